@@ -1,0 +1,39 @@
+"""Length-prefixed frames between the harness and its workers (stdlib only).
+
+Only trusted processes (the harness, a worker, its job process) write these pipes; a
+submission never holds one of their descriptors, so pickle is safe here.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+from typing import Any
+
+_HEADER = struct.Struct("!Q")
+
+
+def write_frame(fd: int, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def read_exact(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError(f"pipe closed with {remaining} of {size} bytes unread")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> Any:
+    (size,) = _HEADER.unpack(read_exact(fd, _HEADER.size))
+    return pickle.loads(read_exact(fd, size))

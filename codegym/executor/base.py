@@ -1,0 +1,219 @@
+"""The executor protocol: a pure-data `Job` in, a frozen `RunResult` out.
+
+Any backend (local namespaces, Docker, Ray) runs the same `Job` and returns the same
+`RunResult`. Nothing here judges: a `RunResult` states what happened (exit status, signal,
+output, resources, which limit fired); families turn it into a `Grade`. Stdlib only, because
+the sandboxed worker unpickles these types.
+"""
+
+from __future__ import annotations
+
+import abc
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # the sandboxed worker imports this module: keep it free of at-fork hooks
+    from concurrent.futures import Future
+
+LimitName = Literal["cpu", "wall", "memory", "output", "file_size", "processes"]
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one step of a job.
+
+    Attributes:
+        cpu_s: CPU seconds, all of the step's processes together.
+        wall_s: Wall-clock seconds before the step's whole process tree is killed.
+        memory_bytes: Memory (resident plus tmpfs files) of the step's process tree.
+        processes: Processes and threads alive at once.
+        output_bytes: Bytes kept of stdout and of stderr each; more kills the step.
+        file_size_bytes: Largest file the step may write.
+        disk_bytes: Size of the writable work dir and of ``/tmp`` each.
+        open_files: File descriptors per process.
+        stack_bytes: Stack size per thread.
+    """
+
+    cpu_s: float = 5.0
+    wall_s: float = 10.0
+    memory_bytes: int = 512 * MiB
+    processes: int = 32
+    output_bytes: int = 1 * MiB
+    file_size_bytes: int = 16 * MiB
+    disk_bytes: int = 64 * MiB
+    open_files: int = 256
+    stack_bytes: int = 64 * MiB
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if value <= 0:
+                raise ValueError(f"Limits.{name} must be positive, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command of a job, run as a fresh process tree in the job's sandbox.
+
+    ``argv[0] == "python"`` runs in the worker's already-loaded interpreter: ``python
+    file.py`` runs a file of the work dir, ``python -m module`` calls ``module.main()`` of a
+    module the job preloads. Any other ``argv`` is executed from the toolchain's ``PATH``.
+
+    Attributes:
+        argv: The command.
+        stdin: Bytes fed to standard input.
+        limits: Limits for this step; the job's when None.
+        channel: Connect fds 3 (read) and 4 (write) to the job's `Harness`.
+        stop_on_failure: Skip the remaining steps when this one fails (a compile step).
+        env: Extra environment variables.
+    """
+
+    argv: tuple[str, ...]
+    stdin: bytes = b""
+    limits: Limits | None = None
+    channel: bool = False
+    stop_on_failure: bool = True
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Harness:
+    """Trusted code that judges a job from outside the submission's sandbox.
+
+    ``entry`` names ``"module:function"``; the function is called in a grader process as
+    ``function(channel, payload) -> bytes`` while the steps run. ``payload`` (tests, expected
+    values) is never inside the submission's process or file system view.
+    """
+
+    entry: str
+    payload: bytes = b""
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a backend needs to run a submission: pure data.
+
+    Attributes:
+        steps: Commands run in order in one sandbox; files persist between them.
+        files: Relative path -> content, written into the work dir before the first step.
+        limits: Default limits of every step.
+        harness: Trusted grader talking to the steps that ask for a channel.
+        preload: Modules every worker imports once at start (``python -m`` targets, the
+            harness entry), so a job costs a fork and not an import.
+    """
+
+    steps: tuple[Step, ...]
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    harness: Harness | None = None
+    preload: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.steps:
+            raise ValueError("a Job needs at least one Step")
+        for path in self.files:
+            if path.startswith("/") or ".." in path.split("/"):
+                raise ValueError(f"Job file paths must be relative and stay inside the work dir, got {path!r}")
+
+    def limits_of(self, step: Step) -> Limits:
+        return step.limits or self.limits
+
+    def without_payload(self) -> Job:
+        """This job minus the harness payload: the part a submission's process may hold."""
+        if self.harness is None:
+            return self
+        return replace(self, harness=replace(self.harness, payload=b""))
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step did, measured by the sandbox.
+
+    Attributes:
+        argv: The command.
+        exit_code: Exit status when it exited, else None.
+        signal: Signal number when it was killed, else None.
+        stdout: Standard output, at most ``output_bytes``.
+        stderr: Standard error, at most ``output_bytes``.
+        cpu_s: CPU seconds of the step's whole process tree.
+        wall_s: Wall-clock seconds.
+        peak_memory_bytes: Peak memory of the process tree.
+        limit: The limit that stopped it, if one did.
+        skipped: Not run because an earlier step failed.
+    """
+
+    argv: tuple[str, ...]
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    peak_memory_bytes: int = 0
+    limit: LimitName | None = None
+    skipped: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Exited with status 0 within every limit."""
+        return self.exit_code == 0 and self.limit is None and not self.skipped
+
+    @property
+    def denied_syscall(self) -> bool:
+        """Killed by the seccomp filter."""
+        return self.signal == signal.SIGSYS
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of a `Job`.
+
+    Attributes:
+        steps: One result per step, in order.
+        harness_output: What the harness returned, when the job had one.
+        harness_error: Traceback of a harness that crashed (a fault of the task, not of
+            the submission).
+        backend: Name of the backend that ran it.
+        cgroup: Which cgroup version enforced memory and process limits ("v1", "v2",
+            "none").
+        attempts: How many times the job was started (more than one after a retried
+            infrastructure fault).
+    """
+
+    steps: tuple[StepResult, ...]
+    harness_output: bytes | None = None
+    harness_error: str | None = None
+    backend: str = "local"
+    cgroup: str = "none"
+    attempts: int = 1
+
+    @property
+    def ok(self) -> bool:
+        return all(step.ok for step in self.steps)
+
+
+class Executor(abc.ABC):
+    """Runs jobs in a sandbox. Infrastructure failures raise `SandboxError`; whatever the
+    submission does is reported in the `RunResult`."""
+
+    name: str = "abstract"
+
+    @abc.abstractmethod
+    def submit(self, job: Job) -> Future[RunResult]:
+        """Start ``job`` and return a future of its result."""
+
+    def run(self, job: Job) -> RunResult:
+        """Run ``job`` and wait for its result."""
+        return self.submit(job).result()
+
+    def close(self) -> None:
+        """Release workers and sandboxes. Idempotent."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

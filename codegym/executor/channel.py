@@ -1,0 +1,75 @@
+"""A framed, bounded, deadline-aware byte channel between a harness and a submission.
+
+The harness side treats every byte from the submission as hostile: frames have a size cap
+and every read a deadline. Stdlib only: both ends live inside sandboxes.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import struct
+import time
+
+_HEADER = struct.Struct("!I")
+MAX_FRAME = 64 << 20
+
+
+class ChannelClosed(EOFError):
+    """The other end closed the channel (it exited or was killed)."""
+
+
+class ChannelTimeout(TimeoutError):
+    """No complete frame arrived before the deadline."""
+
+
+class ChannelViolation(ValueError):
+    """The other end sent something that is not a well-formed frame."""
+
+
+class Channel:
+    """Frames over a pair of pipe descriptors."""
+
+    def __init__(self, read_fd: int, write_fd: int, *, max_frame: int = MAX_FRAME) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self.max_frame = max_frame
+
+    def send(self, data: bytes) -> None:
+        """Write one frame; raises `ChannelClosed` if the reader is gone."""
+        view = memoryview(_HEADER.pack(len(data)) + data)
+        try:
+            while view:
+                view = view[os.write(self.write_fd, view) :]
+        except (BrokenPipeError, ConnectionResetError) as e:
+            raise ChannelClosed("the other end closed the channel") from e
+
+    def recv(self, timeout: float | None = None) -> bytes:
+        """Read one frame, waiting at most ``timeout`` seconds (forever when None)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        (size,) = _HEADER.unpack(self._read_exact(_HEADER.size, deadline))
+        if size > self.max_frame:
+            raise ChannelViolation(f"frame of {size} bytes exceeds the {self.max_frame}-byte cap")
+        return self._read_exact(size, deadline)
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _read_exact(self, size: int, deadline: float | None) -> bytes:
+        chunks: list[bytes] = []
+        remaining = size
+        while remaining:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.read_fd], [], [], left)[0]:
+                    raise ChannelTimeout(f"no reply within the deadline ({remaining} bytes missing)")
+            chunk = os.read(self.read_fd, min(remaining, 1 << 20))
+            if not chunk:
+                raise ChannelClosed("the other end closed the channel")
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)

@@ -1,0 +1,363 @@
+"""The local backend: warm sandboxed workers on this machine, one per core, forking per job.
+
+No daemon is needed. Each worker (see ``_worker.py``) isolates itself once with Linux
+namespaces and a read-only view of the toolchain, imports what jobs need, then forks a fresh
+confined process tree per job, so a job costs a few forks rather than an interpreter start.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.util
+import json
+import logging
+import os
+import queue
+import secrets
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from codegym.error import SandboxError
+from codegym.executor import _cgroup
+from codegym.executor._wire import write_frame
+from codegym.executor.base import Executor, Job, RunResult
+
+logger = logging.getLogger(__name__)
+
+WORKER_SCRIPT = str(Path(__file__).with_name("_worker.py"))
+# Files of the host's /etc that toolchains read; nothing else of /etc is visible.
+ETC_ALLOWLIST = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
+    "java-17-openjdk", "ssl",
+)  # fmt: skip
+MOUNT_TIMEOUT_S = 30.0
+DEADLINE_MARGIN_S = 10.0
+
+
+class WorkerFault(Exception):
+    """A worker died, hung or answered nonsense: retried, never scored."""
+
+
+def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:
+    """Search paths of every package on the way to ``modules`` (for the worker's stubs)."""
+    packages: dict[str, list[str]] = {}
+    for module in modules:
+        parts = module.split(".")
+        for depth in range(1, len(parts)):
+            name = ".".join(parts[:depth])
+            if name not in packages:
+                spec = importlib.util.find_spec(name)
+                if spec is None or spec.submodule_search_locations is None:
+                    raise SandboxError(f"cannot preload {module!r}: {name!r} is not a package")
+                packages[name] = [str(p) for p in spec.submodule_search_locations]
+    return packages
+
+
+def _view(preload: tuple[str, ...]) -> dict[str, Any]:
+    """What the worker binds into its file system view, and what it hides."""
+    packages = _package_paths(("codegym.executor._worker", *preload))
+    package_dirs = sorted({p for paths in packages.values() for p in paths})
+    symlinks, binds = [], []
+    for name in sorted(os.listdir("/")):
+        path = f"/{name}"
+        if os.path.islink(path) and name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+            symlinks.append((name, os.readlink(path)))
+        elif name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32") and os.path.isdir(path):
+            binds.append((path, path))
+    for name in ETC_ALLOWLIST:
+        if os.path.exists(f"/etc/{name}"):
+            binds.append((f"/etc/{name}", f"/etc/{name}"))
+    masks = []
+    prefix = os.path.realpath(sys.base_prefix)
+    if not prefix.startswith("/usr/"):
+        binds.append((prefix, prefix))
+        site = f"{prefix}/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+        if os.path.isdir(site):
+            masks.append(site)
+    top_package_dirs = [d for d in package_dirs if not any(d.startswith(o + "/") for o in package_dirs)]
+    binds += [(d, d) for d in top_package_dirs if not d.startswith(prefix + "/")]
+    return {
+        "packages": packages,
+        "symlinks": symlinks,
+        "binds": binds,
+        "masks": masks,
+        "hide": top_package_dirs,
+    }
+
+
+def _etc_files(uid: int | None) -> dict[str, str]:
+    user = uid if uid is not None else 0
+    return {
+        "passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{user}:{user}:sandbox:/sandbox:/bin/sh\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+        "group": f"root:x:0:\nsandbox:x:{user}:\nnogroup:x:65534:\n",
+        "hosts": "127.0.0.1 localhost\n::1 localhost\n",
+        "hostname": "codegym\n",
+    }
+
+
+class _FrameReader:
+    """Reads length-prefixed frames from a pipe with a deadline."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def read(self, deadline: float) -> Any:
+        import pickle
+        import struct
+
+        while True:
+            if len(self.buffer) >= 8:
+                (size,) = struct.unpack("!Q", self.buffer[:8])
+                if len(self.buffer) >= 8 + size:
+                    data = bytes(self.buffer[8 : 8 + size])
+                    del self.buffer[: 8 + size]
+                    return pickle.loads(data)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise WorkerFault("the worker missed its deadline")
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                raise WorkerFault("the worker's pipe closed (it died)")
+            self.buffer += chunk
+
+
+class _WorkerProcess:
+    """One warm worker: its process, its pipes and its cgroup."""
+
+    def __init__(self, executor: LocalExecutor, index: int) -> None:
+        self.executor = executor
+        self.index = index
+        self.process: subprocess.Popen[bytes] | None = None
+        self.generation = -1
+        self.uid = executor.uid_base + index if os.geteuid() == 0 else None
+        self.cgroup = _cgroup.WorkerCgroup.create(executor.cgroup_version, f"{os.getpid()}.{executor.serial}.{index}")
+        self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-")
+        self.ctl = -1
+        self.reader: _FrameReader | None = None
+
+    def start(self) -> None:
+        ex = self.executor
+        ctl_r, ctl_w = os.pipe()
+        res_r, res_w = os.pipe()
+        config = dict(
+            ex.view,
+            index=self.index,
+            preload=list(ex.preload),
+            ctl_fd=ctl_r,
+            res_fd=res_w,
+            root=self.root,
+            uid=self.uid,
+            etc=_etc_files(self.uid),
+            cgroup={"version": self.cgroup.version, "paths": self.cgroup.paths},
+        )
+        argv = [sys.executable, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
+        with tempfile.TemporaryFile() as log:
+            self.process = subprocess.Popen(
+                argv, pass_fds=(ctl_r, res_w), env=env, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log, start_new_session=True,
+            )  # fmt: skip
+            os.close(ctl_r)
+            os.close(res_w)
+            self.ctl = ctl_w
+            self.reader = _FrameReader(res_r)
+            try:
+                kind, info = self.reader.read(time.monotonic() + MOUNT_TIMEOUT_S)
+            except WorkerFault as e:
+                log.seek(0)
+                self.stop()
+                raise SandboxError(f"local worker {self.index} failed to start: {e}\n{log.read().decode()}") from e
+        if kind != "ready":
+            self.stop()
+            raise SandboxError(
+                f"local worker {self.index} could not build its sandbox:\n{info}\n"
+                "The local backend needs Linux, root (or a container that grants CAP_SYS_ADMIN)."
+            )
+        self.generation = ex.generation
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def run(self, job: Job) -> RunResult:
+        if self.process is None or self.generation != self.executor.generation:
+            self.stop()
+            self.start()
+        assert self.reader is not None
+        nonce = secrets.token_hex(8)
+        deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
+        try:
+            write_frame(self.ctl, ("job", nonce, job.without_payload()))
+            if job.harness is not None:
+                write_frame(self.ctl, ("payload", job.harness.payload))
+        except OSError as e:
+            raise WorkerFault(f"cannot send the job: {e}") from e
+        first = self.reader.read(deadline)
+        if first[0] == "done":
+            raise WorkerFault(f"the job process exited with status {first[1]} and no result")
+        done = self.reader.read(deadline)
+        if first[0] == "crash":
+            raise WorkerFault(f"the job process crashed:\n{first[1]}")
+        kind, got_nonce, result = first
+        if kind != "result" or got_nonce != nonce or done[0] != "done":
+            raise WorkerFault(f"unexpected frames from the worker: {kind!r}, {done[0]!r}")
+        return result
+
+    def stop(self) -> None:
+        if self.ctl >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.ctl)
+            self.ctl = -1
+        if self.reader is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.reader.fd)
+            self.reader = None
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, 9)
+            self.process.wait()
+            self.process = None
+
+    def destroy(self) -> None:
+        self.stop()
+        self.cgroup.remove()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class LocalExecutor(Executor):
+    """Runs jobs in warm sandboxed workers on this machine.
+
+    Args:
+        workers: Number of workers; one per core by default.
+        preload: Modules every worker imports once (``python -m`` targets, harness entries).
+        retries: How often a job is retried after an infrastructure fault before
+            `SandboxError` is raised.
+        uid_base: First of the unprivileged uids the submissions run as (one per worker).
+    """
+
+    name = "local"
+    _serials = iter(range(1 << 30))
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        preload: Iterable[str] = (),
+        retries: int = 2,
+        uid_base: int | None = None,
+    ) -> None:
+        if sys.platform != "linux":
+            raise SandboxError(f"the local backend needs Linux, not {sys.platform}")
+        self.workers = workers or os.cpu_count() or 1
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.retries = retries
+        self.serial = next(self._serials)
+        self.uid_base = uid_base or 2_000_000 + (os.getpid() % 1_000_000) * 64 + (self.serial % 8) * 8 * 64
+        self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
+        self.view = _view(self.preload)
+        self.generation = 0
+        self.cgroup_version = _cgroup.detect()
+        self.stats = {"jobs": 0, "retries": 0}
+        self._lock = threading.Lock()
+        self._pool: list[_WorkerProcess] = []
+        self._idle: queue.Queue[_WorkerProcess] = queue.Queue()
+        self._threads: ThreadPoolExecutor | None = None
+        self._closed = False
+        _cgroup.reap_stale()
+        _live.add(self)
+
+    @property
+    def cgroup(self) -> str:
+        """The cgroup version enforcing memory and process limits ("v1", "v2" or "none")."""
+        return self.cgroup_version
+
+    def ensure_preloaded(self, modules: Iterable[str]) -> None:
+        """Make workers import ``modules``; running workers restart at their next job."""
+        missing = [m for m in modules if m not in self.preload]
+        if missing:
+            with self._lock:
+                self.preload = (*self.preload, *missing)
+                self.view = _view(self.preload)
+                self.generation += 1
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the running workers (for monitoring and fault-injection tests)."""
+        return [w.pid for w in self._pool if w.pid is not None]
+
+    def submit(self, job: Job) -> Future[RunResult]:
+        self.ensure_preloaded(job.preload)
+        return self._executor().submit(self._run, job)
+
+    def run(self, job: Job) -> RunResult:
+        self.ensure_preloaded(job.preload)
+        self._start_pool()
+        return self._run(job)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        self._start_pool()
+        assert self._threads is not None
+        return self._threads
+
+    def _start_pool(self) -> None:
+        with self._lock:
+            if self._closed:
+                raise SandboxError("this LocalExecutor is closed")
+            if self._pool:
+                return
+            self._pool = [_WorkerProcess(self, i) for i in range(self.workers)]
+            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="codegym-local")
+            for worker in self._pool:
+                self._idle.put(worker)
+
+    def _run(self, job: Job) -> RunResult:
+        last: Exception | None = None
+        for attempt in range(1, self.retries + 2):
+            worker = self._idle.get()
+            try:
+                result = worker.run(job)
+            except WorkerFault as e:
+                last = e
+                self.stats["retries"] += 1
+                logger.warning("local worker %d fault (attempt %d): %s", worker.index, attempt, e)
+                worker.stop()
+                continue
+            finally:
+                self._idle.put(worker)
+            self.stats["jobs"] += 1
+            return replace(result, attempts=attempt)
+        raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+        for worker in self._pool:
+            worker.destroy()
+        _live.discard(self)
+
+
+_live: weakref.WeakSet[LocalExecutor] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for executor in list(_live):
+        executor.close()
