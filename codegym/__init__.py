@@ -1,1 +1,34 @@
+"""codegym: Gymnasium environments in which a language model learns to write code.
 
+``import codegym`` registers every env as ``codegym/<Family>-v<N>``::
+
+    import gymnasium as gym
+    import codegym
+
+    env = gym.make("codegym/PythonFunction-v0", tasks="humaneval")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(code)
+"""
+
+from __future__ import annotations
+
+from codegym.batch import score
+from codegym.executor.registry import configure
+from codegym.grade import Diagnostic, Grade, Status, TestOutcome
+from codegym.task import Task, TaskSet, TestCase
+
+from codegym import envs  # noqa: E402, I001  (registers the families)
+
+__version__ = "0.1.0"
+__all__ = [
+    "Diagnostic",
+    "Grade",
+    "Status",
+    "Task",
+    "TaskSet",
+    "TestCase",
+    "TestOutcome",
+    "configure",
+    "envs",
+    "score",
+]

@@ -1,0 +1,193 @@
+"""`CodeEnv`: the one thin `gymnasium.Env` every family builds on.
+
+A family fills three hooks: `build_job` (task + code -> `Job`), `grade` (a pure function of
+the task and the `RunResult`) and optionally `render_prompt`. ``reset`` and ``step`` are
+written once, here.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, ClassVar, Literal
+
+import gymnasium as gym
+import numpy as np
+
+from codegym.error import InvalidAction, ResetNeeded, SandboxError
+from codegym.executor import Executor, Job, RunResult
+from codegym.extract import extract_code
+from codegym.grade import Grade, Status
+from codegym.spaces import NO_STATUS, UnicodeText, observation_space
+from codegym.task import Task, TaskSet
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["single", "refine"]
+InfraPolicy = Literal["raise", "flag"]
+
+
+class CodeEnv(gym.Env[dict[str, Any], str]):
+    """Base class of codegym environments (see each family's docstring for its details).
+
+    Args:
+        tasks: The task set to draw from.
+        mode: ``"single"`` ends the episode after one submission; ``"refine"`` ends it when
+            the submission passes every test (wrap with ``TimeLimit`` via
+            ``max_episode_steps`` to bound attempts).
+        executor: The sandbox backend; the process-wide local executor by default.
+        on_infra_error: ``"raise"`` a `SandboxError` (default), or ``"flag"`` the step with
+            status ``IE``, reward 0 and ``info["infra_error"]`` for trainers that mask it.
+        render_mode: ``"ansi"`` renders the last feedback as text.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    family: ClassVar[str] = "abstract"
+    preload: ClassVar[tuple[str, ...]] = ()
+    max_tests: ClassVar[int] = 256
+
+    def __init__(
+        self,
+        tasks: TaskSet,
+        *,
+        mode: Mode = "single",
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+    ) -> None:
+        if mode not in ("single", "refine"):
+            raise ValueError(f"mode must be 'single' or 'refine', got {mode!r}")
+        if on_infra_error not in ("raise", "flag"):
+            raise ValueError(f"on_infra_error must be 'raise' or 'flag', got {on_infra_error!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.tasks = tasks
+        self.mode: Mode = mode
+        self.on_infra_error: InfraPolicy = on_infra_error
+        self.render_mode = render_mode
+        self._executor_choice = executor
+        self._executor: Executor | None = None
+        self.action_space = UnicodeText()
+        self.observation_space = observation_space(self.max_tests)
+        self.task: Task | None = None
+        self.attempt = 0
+        self.last_grade: Grade | None = None
+        self._done = True
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    def build_job(self, task: Task, code: str) -> Job:
+        """The sandbox job that runs ``code`` against ``task``'s tests."""
+        raise NotImplementedError
+
+    def grade(self, task: Task, code: str, result: RunResult) -> Grade:
+        """Judge ``result``: a pure function of its arguments."""
+        raise NotImplementedError
+
+    def render_prompt(self, task: Task) -> str:
+        return task.prompt
+
+    def reward(self, grade: Grade) -> float:
+        """1.0 when every test (hidden ones included) passes, else 0.0. Wrappers reshape."""
+        return 1.0 if grade.status is Status.OK else 0.0
+
+    # --- Gymnasium API ---------------------------------------------------------------------
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            from codegym.executor.registry import get_executor
+
+            self._executor = get_executor(self._executor_choice, preload=self.preload)
+        return self._executor
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        if "task_id" in options:
+            self.task = self.tasks.get(options["task_id"])
+        else:
+            self.task = self.tasks.sample(self.np_random)
+        self.attempt = 0
+        self.last_grade = None
+        self._done = False
+        return self._observation(None), {"task_id": self.task.id, "difficulty": self.task.difficulty}
+
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self._done or self.task is None:
+            raise ResetNeeded("call reset() before step(), and again after the episode terminated")
+        if not isinstance(action, str):
+            raise InvalidAction(f"the action is the submission as a str, got {type(action).__name__}")
+        task = self.task
+        code = extract_code(action, task.language)
+        started = time.perf_counter()
+        grade, infra = self.evaluate(task, code)
+        self.attempt += 1
+        reward = 0.0 if infra else self.reward(grade)
+        grade = _with_components(grade, {"correct": reward})
+        self.last_grade = grade
+        terminated = self.mode == "single" or grade.status is Status.OK
+        self._done = terminated
+        info = {
+            "task_id": task.id,
+            "grade": grade,
+            "status": grade.status.value,
+            "reward_components": dict(grade.reward_components),
+            "attempt": self.attempt,
+            "step_time_s": time.perf_counter() - started,
+            "code": code,
+        }
+        if infra is not None:
+            info["infra_error"] = infra
+        return self._observation(grade), reward, terminated, False, info
+
+    def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
+        """Run and grade ``code``; returns the grade and, if flagged, the infra error."""
+        try:
+            result = self.executor.run(self.build_job(task, code))
+        except SandboxError as e:
+            if self.on_infra_error == "raise":
+                raise
+            logger.warning("infrastructure failure flagged as IE: %s", e)
+            return Grade(Status.IE, message="infrastructure failure (not the submission's fault)"), str(e)
+        return self.grade(task, code, result), None
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        if self.task is None:
+            return ""
+        feedback = self.last_grade.feedback() if self.last_grade else "(no submission yet)"
+        return f"{self.render_prompt(self.task)}\n---\n{feedback}\n"
+
+    def close(self) -> None:
+        self._executor = None  # shared executors are closed at interpreter exit
+
+    # --- observation ---------------------------------------------------------------------
+
+    def _observation(self, grade: Grade | None) -> dict[str, Any]:
+        assert self.task is not None
+        passed = np.zeros(self.max_tests, dtype=np.int8)
+        hidden = np.zeros(self.max_tests, dtype=np.int8)
+        tests = sorted(grade.tests, key=lambda t: t.hidden)[: self.max_tests] if grade else []
+        for i, test in enumerate(tests):
+            passed[i], hidden[i] = test.passed, test.hidden
+        metrics = grade.metrics if grade else {}
+        return {
+            "prompt": self.render_prompt(self.task),
+            "feedback": grade.feedback() if grade else "",
+            "diagnostics": "\n".join(d.render() for d in grade.diagnostics) if grade else "",
+            "status": grade.status.index if grade else NO_STATUS,
+            "tests_passed": passed,
+            "tests_hidden": hidden,
+            "tests_count": len(tests),
+            "pass_rate": np.array([grade.pass_rate if grade else 0.0], dtype=np.float32),
+            "attempt": self.attempt,
+            "timing": np.array([metrics.get("cpu_s", 0.0), metrics.get("wall_s", 0.0)], dtype=np.float32),
+        }
+
+
+def _with_components(grade: Grade, components: dict[str, float]) -> Grade:
+    from dataclasses import replace
+
+    return replace(grade, reward_components={**grade.reward_components, **components})

@@ -1,0 +1,120 @@
+"""The verdict: one `Status` taxonomy for every family, and the frozen `Grade`."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning", "note"]
+
+
+class Status(str, enum.Enum):
+    """What happened to a submission; the same for every family."""
+
+    OK = "OK"  # all tests pass
+    WA = "WA"  # ran, some test failed
+    CE = "CE"  # did not compile / parse / lint
+    RE = "RE"  # crashed
+    TLE = "TLE"  # cpu or wall-clock limit
+    MLE = "MLE"  # memory limit
+    OLE = "OLE"  # output or file size limit
+    SEC = "SEC"  # sandbox violation: a denied syscall, an escape attempt
+    HACK = "HACK"  # integrity check failed: tests not all run, harness tampered, forbidden construct
+    IE = "IE"  # infrastructure failure (only when the caller asked to flag rather than raise)
+
+    @property
+    def index(self) -> int:
+        return STATUSES.index(self)
+
+
+STATUSES: tuple[Status, ...] = tuple(Status)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A compiler, parser or runtime message pinned to a place in the submission."""
+
+    message: str
+    file: str = "solution"
+    line: int | None = None
+    column: int | None = None
+    severity: Severity = "error"
+    code: str | None = None
+
+    def render(self) -> str:
+        where = ":".join(str(p) for p in (self.file, self.line, self.column) if p is not None)
+        code = f" [{self.code}]" if self.code else ""
+        return f"{where}: {self.severity}{code}: {self.message}"
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One test's result. Hidden tests carry only their name, tier and pass/fail."""
+
+    name: str
+    passed: bool
+    hidden: bool = False
+    tier: str | None = None
+    time_s: float | None = None
+    call: str | None = None
+    expected: str | None = None
+    got: str | None = None
+    trace: str | None = None
+
+    def public_view(self) -> TestOutcome:
+        """What the agent may see of this test."""
+        if not self.hidden:
+            return self
+        return TestOutcome(name=self.name, passed=self.passed, hidden=True, tier=self.tier)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The full verdict on one submission, built by a family's pure grader.
+
+    Attributes:
+        status: The outcome, from `Status`.
+        tests: Per-test outcomes, public and hidden.
+        diagnostics: Compiler and runtime messages.
+        metrics: Numbers such as ``pass_rate``, ``public_pass_rate``, ``cpu_s``, ``wall_s``.
+        reward_components: Named parts of the reward (filled by the env and wrappers).
+        message: A one-line summary for humans.
+    """
+
+    status: Status
+    tests: tuple[TestOutcome, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    reward_components: Mapping[str, float] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.OK
+
+    @property
+    def pass_rate(self) -> float:
+        return float(self.metrics.get("pass_rate", 0.0))
+
+    def feedback(self, *, max_tests: int = 10, max_chars: int = 4000) -> str:
+        """The text a programmer would read: status, diagnostics, public test details and a
+        pass/fail count for hidden tests."""
+        lines = [f"Status: {self.status.value}" + (f" - {self.message}" if self.message else "")]
+        lines += [d.render() for d in self.diagnostics[:max_tests]]
+        public = [t for t in self.tests if not t.hidden]
+        hidden = [t for t in self.tests if t.hidden]
+        for test in [t for t in public if not t.passed][:max_tests]:
+            lines.append(f"FAILED {test.name}")
+            for label, value in (("call", test.call), ("expected", test.expected), ("got", test.got)):
+                if value is not None:
+                    lines.append(f"  {label}: {value}")
+            if test.trace:
+                lines.append("  " + test.trace.strip().replace("\n", "\n  "))
+        if public:
+            lines.append(f"Public tests: {sum(t.passed for t in public)}/{len(public)} passed")
+        if hidden:
+            lines.append(f"Hidden tests: {sum(t.passed for t in hidden)}/{len(hidden)} passed")
+        text = "\n".join(lines)
+        return text if len(text) <= max_chars else text[: max_chars - 15] + "\n... (truncated)"

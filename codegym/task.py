@@ -1,0 +1,113 @@
+"""Tasks and where they come from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from codegym.error import UnknownTask
+
+Difficulty = Literal["easy", "medium", "hard"]
+TIERS = ("basic", "intermediate", "complex", "edge")
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One test of a task.
+
+    Attributes:
+        name: Unique within the task.
+        code: The test itself (an assert statement, an input, ...; family-defined).
+        hidden: Hidden tests count for reward but are never shown to the agent.
+        tier: One of `TIERS`, when the task set labels them.
+        setup: Code run just before this test, in the same namespace (family-defined).
+        expected: Expected output, for families that compare outputs.
+    """
+
+    name: str
+    code: str
+    hidden: bool = True
+    tier: str | None = None
+    setup: str = ""
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """A coding problem. The agent sees `prompt` and the public tests only.
+
+    Attributes:
+        id: Unique id, for example ``"HumanEval/0"``.
+        family: The env family that can run it.
+        prompt: What the agent reads.
+        tests: Public and hidden tests.
+        language: Language of the expected submission.
+        difficulty: ``easy``/``medium``/``hard`` when known.
+        tags: Free-form labels.
+        reference: A known-correct solution, never shown to the agent.
+        metadata: Family-specific fields (entry point, prelude, ...).
+    """
+
+    id: str
+    family: str
+    prompt: str
+    tests: tuple[TestCase, ...]
+    language: str = "python"
+    difficulty: Difficulty | None = None
+    tags: tuple[str, ...] = ()
+    reference: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def public_tests(self) -> tuple[TestCase, ...]:
+        return tuple(t for t in self.tests if not t.hidden)
+
+    @property
+    def hidden_tests(self) -> tuple[TestCase, ...]:
+        return tuple(t for t in self.tests if t.hidden)
+
+
+class TaskSet:
+    """An ordered, immutable collection of tasks, sampled with the env's ``np_random``."""
+
+    def __init__(self, tasks: Iterable[Task], name: str = "tasks") -> None:
+        self.name = name
+        self._tasks: dict[str, Task] = {}
+        for task in tasks:
+            if task.id in self._tasks:
+                raise ValueError(f"duplicate task id {task.id!r} in task set {name!r}")
+            self._tasks[task.id] = task
+        if not self._tasks:
+            raise ValueError(f"task set {name!r} is empty")
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self._tasks.values())
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._tasks
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self._tasks)
+
+    def get(self, task_id: str) -> Task:
+        try:
+            return self._tasks[task_id]
+        except KeyError:
+            close = [i for i in self._tasks if task_id.lower() in i.lower()][:5]
+            hint = f" Did you mean one of {close}?" if close else f" It holds {len(self)} tasks, e.g. {self.ids[:3]}."
+            raise UnknownTask(f"task {task_id!r} is not in task set {self.name!r}.{hint}") from None
+
+    def sample(self, rng: np.random.Generator) -> Task:
+        return self._tasks[self.ids[int(rng.integers(len(self._tasks)))]]
+
+    def filter(self, **fields: Any) -> TaskSet:
+        """The tasks whose attributes equal ``fields`` (e.g. ``difficulty="easy"``)."""
+        chosen = [t for t in self if all(getattr(t, k) == v for k, v in fields.items())]
+        return TaskSet(chosen, name=f"{self.name}[{fields}]")

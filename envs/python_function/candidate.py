@@ -1,0 +1,74 @@
+"""The submission's side of the proxy: load ``solution.py``, then answer calls (stdlib only).
+
+Runs inside the sandbox as ``python -m codegym.envs.python_function.candidate``. It holds
+no test and no expected value: the grader sends calls over fds 3/4 and judges the replies
+itself. Nothing here is trusted; a submission may rewrite all of it, and gains nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+import types
+
+from codegym.envs.python_function import codec
+from codegym.executor.channel import Channel, ChannelClosed
+
+SOLUTION = "/sandbox/solution.py"
+FILENAME = "solution.py"
+MAX_MESSAGE = 2000
+
+
+def main() -> None:
+    channel = Channel(3, 4)
+    with open(SOLUTION, encoding="utf-8", errors="replace") as handle:
+        source = handle.read()
+    try:
+        code = compile(source, FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        channel.send(codec.encode({"kind": "syntax_error", "message": str(e.msg), "line": e.lineno, "column": e.offset}))
+        return
+    module = types.ModuleType("solution")
+    module.__file__ = FILENAME
+    sys.modules["solution"] = sys.modules["__main__"] = module
+    try:
+        exec(code, module.__dict__)
+    except Exception as e:
+        channel.send(codec.encode({"kind": "load_error", **_describe(e)}))
+        return
+    names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("__")]
+    channel.send(codec.encode({"kind": "ready", "functions": names}))
+    _serve(channel, module)
+
+
+def _serve(channel: Channel, module: types.ModuleType) -> None:
+    while True:
+        try:
+            request = codec.decode(channel.recv())
+        except ChannelClosed:
+            return
+        function = getattr(module, request["name"], None)
+        try:
+            if not callable(function):
+                raise NameError(f"name {request['name']!r} is not defined")
+            reply = {"kind": "return", "value": function(*request["args"], **request["kwargs"])}
+            data = codec.encode(reply)
+        except codec.NotPlain as e:
+            data = codec.encode({"kind": "not_plain", "message": str(e)})
+        except Exception as e:
+            data = codec.encode({"kind": "raise", **_describe(e)})
+        channel.send(data)
+
+
+def _describe(error: BaseException) -> dict[str, object]:
+    """The error and the submission's own frames (nothing of the harness)."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == FILENAME]
+    try:
+        message = str(error)[:MAX_MESSAGE]
+    except Exception:
+        message = "<unprintable>"
+    return {
+        "type": type(error).__name__,
+        "message": message,
+        "frames": [[f.lineno or 0, f.name, (f.line or "")[:200]] for f in frames[-10:]],
+    }

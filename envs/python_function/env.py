@@ -1,0 +1,119 @@
+"""`PythonFunctionEnv`: write a Python function, judged by unit tests across a process boundary."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from codegym.core import CodeEnv, InfraPolicy, Mode
+from codegym.envs.python_function import grader
+from codegym.envs.python_function.tasks import load_tasks
+from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
+from codegym.grade import Grade
+from codegym.task import Task, TaskSet
+
+CANDIDATE = "codegym.envs.python_function.candidate"
+HARNESS = "codegym.envs.python_function.harness"
+DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
+
+
+class PythonFunctionEnv(CodeEnv):
+    """Write a Python function from its signature and docstring.
+
+    ## Action space
+    `UnicodeText`: Python source (the whole function, or the body that completes the
+    prompt), raw or inside a fenced ```python block of a chat answer.
+
+    ## Observation space
+    `codegym.spaces.observation_space`: the prompt, rendered feedback (for public tests:
+    call, expected and got; for hidden tests: pass/fail counts only), diagnostics
+    (SyntaxError with line and column, runtime errors with the submission's own frames),
+    status, per-test pass/fail, pass rate, attempt count and timings.
+
+    ## Rewards
+    1.0 when every test, hidden ones included, passes; else 0.0. ``info["grade"]`` holds
+    the whole `Grade` (``.metrics["pass_rate"]`` etc.) for reward-shaping wrappers.
+
+    ## Episode end
+    ``mode="single"``: terminated after the one submission. ``mode="refine"``: terminated
+    when solved; truncated only by ``max_episode_steps``.
+
+    ## Registered configurations
+    ``codegym/PythonFunction-v0`` with ``tasks="codegym-py"`` (default), ``"humaneval"``, or
+    a path to an MBPP-format / codegym-format JSONL file.
+
+    ## How it is judged
+    The submission runs in the local sandbox and serves calls over a pipe; the tests run in
+    a separate grader process that holds the expected values, so nothing the submission does
+    in its own process (patching, frame inspection, exit tricks, fake output) can pass a test.
+    """
+
+    family: ClassVar[str] = "PythonFunction"
+    preload: ClassVar[tuple[str, ...]] = (CANDIDATE, HARNESS)
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet = "codegym-py",
+        *,
+        mode: Mode = "single",
+        limits: Limits = DEFAULT_LIMITS,
+        public_tests: int = 1,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            load_tasks(tasks, public=public_tests),
+            mode=mode,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+        )
+        self.limits = limits
+
+    def build_job(self, task: Task, code: str) -> Job:
+        program, _ = assemble(task, code)
+        payload = {
+            "entry_point": task.metadata["entry_point"],
+            "prelude": task.metadata.get("test_prelude", ""),
+            "tests": [{"name": t.name, "code": t.code, "setup": t.setup} for t in task.tests],
+            "time_budget_s": self.limits.wall_s,
+        }
+        return Job(
+            steps=(Step(argv=("python", "-m", CANDIDATE), channel=True),),
+            files={"solution.py": program.encode()},
+            limits=self.limits,
+            harness=Harness(f"{HARNESS}:grade", json.dumps(payload).encode()),
+            preload=self.preload,
+        )
+
+    def grade(self, task: Task, code: str, result: RunResult) -> Grade:
+        _, offset = assemble(task, code)
+        return grader.grade(task, result, line_offset=offset)
+
+
+def assemble(task: Task, code: str) -> tuple[str, int]:
+    """The program the sandbox runs, and how many lines of task code precede ``code``.
+
+    A submission that defines the entry point is placed after the task's prefix (its
+    imports and helpers stay available); anything else is taken as the completion of the
+    prompt, the HumanEval convention.
+    """
+    prefix: str = task.metadata.get("prefix", "")
+    if not prefix:
+        return code, 0
+    if _defines(code, task.metadata["entry_point"]):
+        head = prefix.rstrip("\n") + "\n\n"
+    else:
+        head = prefix
+    return head + code, head.count("\n")
+
+
+def _defines(code: str, name: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in tree.body)

@@ -1,0 +1,141 @@
+"""From a `RunResult` to a `Grade` for Python functions: a pure function.
+
+The verdict comes from the harness's report (outside the submission's process) and the
+sandbox's own measurements, never from the submission's exit code or output.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from codegym.error import SandboxError
+from codegym.executor import RunResult, StepResult
+from codegym.grade import Diagnostic, Grade, Status, TestOutcome
+from codegym.task import Task
+
+_LIMIT_STATUS = {
+    "cpu": (Status.TLE, "CPU time limit exceeded"),
+    "wall": (Status.TLE, "wall-clock time limit exceeded"),
+    "memory": (Status.MLE, "memory limit exceeded"),
+    "output": (Status.OLE, "output limit exceeded"),
+    "file_size": (Status.OLE, "file size limit exceeded"),
+    "processes": (Status.RE, "process limit exceeded"),
+}
+
+
+def grade(task: Task, result: RunResult, *, line_offset: int = 0) -> Grade:
+    """Judge a Python-function submission.
+
+    Args:
+        task: The task, with the full list of tests the harness had to run.
+        result: What the sandbox reported.
+        line_offset: Lines of task code placed before the submission in ``solution.py``.
+    """
+    if result.harness_error is not None or result.harness_output is None:
+        raise SandboxError(f"the Python-function harness failed for task {task.id}: {result.harness_error}")
+    step = result.steps[0]
+    report = json.loads(result.harness_output)
+    phase = report["phase"]
+    metrics: dict[str, float] = {
+        "cpu_s": step.cpu_s,
+        "wall_s": step.wall_s,
+        "peak_memory_bytes": float(step.peak_memory_bytes),
+    }
+    tests = _outcomes(task, report, line_offset) if phase == "tests" else _not_run(task, report.get("error", ""))
+    metrics.update(_rates(tests))
+    diagnostics = _diagnostics(report, tests, line_offset)
+    status, message = _status(task, step, report, tests)
+    return Grade(status, tests, diagnostics, metrics, message=message)
+
+
+def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[TestOutcome, ...]) -> tuple[Status, str]:
+    if step.denied_syscall:
+        return Status.SEC, "killed by the sandbox for a forbidden system call"
+    if step.limit is not None:
+        return _LIMIT_STATUS[step.limit]
+    phase = report["phase"]
+    if phase == "compile":
+        return Status.CE, f"SyntaxError: {report.get('error')}"
+    if phase == "protocol" or any(r.get("violation") for r in report.get("results", ())):
+        return Status.HACK, "the submission tampered with the call channel"
+    if phase == "load":
+        return Status.RE, str(report.get("error"))
+    names = [r.get("name") for r in report["results"]]
+    if names != [t.name for t in task.tests]:
+        return Status.HACK, "the harness did not run every test of the task"
+    if all(t.passed for t in tests):
+        return Status.OK, f"all {len(tests)} tests passed"
+    if any(not r.get("ran", True) for r in report["results"]):
+        reason = step.signal and f"killed by signal {step.signal}" or "it stopped answering"
+        return Status.RE, f"the submission died during the tests ({reason})"
+    return Status.WA, f"{sum(not t.passed for t in tests)} of {len(tests)} tests failed"
+
+
+def _outcomes(task: Task, report: dict[str, Any], offset: int) -> tuple[TestOutcome, ...]:
+    by_name = {r.get("name"): r for r in report["results"]}
+    outcomes = []
+    for test in task.tests:
+        r = by_name.get(test.name, {"passed": False, "trace": "not run"})
+        trace = r.get("trace")
+        if r.get("frames"):
+            trace = f"{trace}\n" + "\n".join(_frame(f, offset) for f in r["frames"])
+        outcomes.append(
+            TestOutcome(
+                name=test.name,
+                passed=bool(r.get("passed")),
+                hidden=test.hidden,
+                tier=test.tier,
+                time_s=r.get("time_s"),
+                call=r.get("call"),
+                expected=r.get("expected"),
+                got=r.get("got"),
+                trace=trace,
+            )
+        )
+    return tuple(outcomes)
+
+
+def _frame(frame: list[Any], offset: int) -> str:
+    line, name, text = frame
+    return f'  File "solution.py", line {max(int(line) - offset, 0)}, in {name}: {text}'
+
+
+def _not_run(task: Task, reason: str) -> tuple[TestOutcome, ...]:
+    return tuple(TestOutcome(t.name, False, t.hidden, t.tier, trace=reason or "not run") for t in task.tests)
+
+
+def _rates(tests: tuple[TestOutcome, ...]) -> dict[str, float]:
+    def rate(subset: list[TestOutcome]) -> float:
+        return sum(t.passed for t in subset) / len(subset) if subset else 0.0
+
+    return {
+        "pass_rate": rate(list(tests)),
+        "public_pass_rate": rate([t for t in tests if not t.hidden]),
+        "hidden_pass_rate": rate([t for t in tests if t.hidden]),
+        "tests_passed": float(sum(t.passed for t in tests)),
+        "tests_total": float(len(tests)),
+    }
+
+
+def _diagnostics(report: dict[str, Any], tests: tuple[TestOutcome, ...], offset: int) -> tuple[Diagnostic, ...]:
+    phase = report["phase"]
+    if phase == "compile":
+        line = report.get("line")
+        return (
+            Diagnostic(
+                f"SyntaxError: {report.get('error')}",
+                line=max(int(line) - offset, 1) if line else None,
+                column=report.get("column"),
+            ),
+        )
+    if phase == "load":
+        frames = report.get("frames") or []
+        line = max(int(frames[-1][0]) - offset, 1) if frames else None
+        return (Diagnostic(str(report.get("error")), line=line),)
+    diagnostics = []
+    for result in report.get("results", ()):
+        frames = result.get("frames") or []
+        if frames:
+            diagnostics.append(Diagnostic(str(result.get("trace")), line=max(int(frames[-1][0]) - offset, 1)))
+    return tuple(dict.fromkeys(diagnostics))[:10]

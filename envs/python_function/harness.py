@@ -1,0 +1,156 @@
+"""The grader's side: run the task's tests, calling the submission through a proxy.
+
+Runs in the job's grader process, outside the submission's sandbox (stdlib only). Every
+reply from the submission is decoded by `codec` into plain builtins before a test sees it,
+and every wait has a deadline. Returns a JSON report; `grader.grade` turns it into a Grade.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import time
+from typing import Any
+
+from codegym.envs.python_function import codec
+from codegym.executor.channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
+
+MAX_REPR = 300
+
+
+class CandidateGone(Exception):
+    """The submission died, hung or broke the protocol: no later test can run."""
+
+    def __init__(self, reason: str, *, violation: bool = False) -> None:
+        super().__init__(reason)
+        self.violation = violation
+
+
+class CandidateRaised(Exception):
+    """The submission raised; re-raised as the builtin exception type where there is one."""
+
+    frames: list[list[Any]] = []
+
+
+def _raised(kind: str, message: str, frames: list[list[Any]]) -> CandidateRaised:
+    base = getattr(builtins, kind, None)
+    bases: tuple[type, ...] = (CandidateRaised,)
+    if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
+        bases = (CandidateRaised, base)
+    error_type = type(kind, bases, {})
+    error = error_type(f"{kind}: {message}")
+    error.frames = frames
+    return error
+
+
+class Proxy:
+    """Stands in for the submission's function inside the tests."""
+
+    def __init__(self, channel: Channel, name: str, deadline: float) -> None:
+        self.channel = channel
+        self.name = name
+        self.deadline = deadline
+        self.last: tuple[str, Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        request = codec.encode({"kind": "call", "name": self.name, "args": list(args), "kwargs": kwargs})
+        call = f"{self.name}({', '.join([*map(_short, args), *(f'{k}={_short(v)}' for k, v in kwargs.items())])})"
+        try:
+            self.channel.send(request)
+            reply = codec.decode(self.channel.recv(timeout=max(0.0, self.deadline - time.monotonic())))
+        except ChannelClosed as e:
+            raise CandidateGone("the submission's process ended during a call") from e
+        except ChannelTimeout as e:
+            raise CandidateGone("the submission did not answer before the deadline") from e
+        except (ChannelViolation, codec.Malformed) as e:
+            raise CandidateGone(f"the submission broke the call protocol: {e}", violation=True) from e
+        if type(reply) is not dict or reply.get("kind") not in ("return", "raise", "not_plain"):
+            raise CandidateGone("the submission sent a malformed reply", violation=True)
+        if reply["kind"] == "not_plain":
+            raise _raised("TypeError", str(reply.get("message", "")), [])
+        if reply["kind"] == "raise":
+            frames = reply.get("frames") if type(reply.get("frames")) is list else []
+            raise _raised(str(reply.get("type", "Exception")), str(reply.get("message", "")), frames)
+        self.last = (call, reply.get("value"))
+        return reply.get("value")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+def grade(channel: Channel, payload: bytes) -> bytes:
+    """Harness entry (see `codegym.executor.Harness`)."""
+    spec = json.loads(payload)
+    deadline = time.monotonic() + float(spec["time_budget_s"])
+    try:
+        hello = codec.decode(channel.recv(timeout=float(spec["time_budget_s"])))
+    except ChannelClosed:
+        return _report("load", error="the submission exited before it could be tested")
+    except ChannelTimeout:
+        return _report("load", error="the submission did not finish loading in time")
+    except (ChannelViolation, codec.Malformed) as e:
+        return _report("protocol", error=str(e))
+    kind = hello.get("kind") if type(hello) is dict else None
+    if kind == "syntax_error":
+        return _report("compile", error=str(hello.get("message")), line=hello.get("line"), column=hello.get("column"))
+    if kind == "load_error":
+        return _report("load", error=f"{hello.get('type')}: {hello.get('message')}", frames=hello.get("frames"))
+    if kind != "ready":
+        return _report("protocol", error="the submission did not start the protocol")
+    return _report("tests", results=_run_tests(spec, Proxy(channel, spec["entry_point"], deadline)))
+
+
+def _run_tests(spec: dict[str, Any], proxy: Proxy) -> list[dict[str, Any]]:
+    namespace: dict[str, Any] = {"__name__": "__grader__"}
+    exec(compile(spec["prelude"], "prelude", "exec"), namespace)
+    results: list[dict[str, Any]] = []
+    gone: CandidateGone | None = None
+    for test in spec["tests"]:
+        namespace[spec["entry_point"]] = namespace["candidate"] = proxy
+        if gone is not None:
+            results.append({"name": test["name"], "passed": False, "ran": False, "trace": str(gone)})
+            continue
+        started = time.perf_counter()
+        proxy.last = None
+        try:
+            outcome = _run_one(test, namespace)
+        except CandidateGone as e:
+            gone = e
+            outcome = {"passed": False, "trace": str(e), "violation": e.violation}
+        except CandidateRaised as e:
+            outcome = {"passed": False, "trace": str(e), "frames": e.frames}
+        except AssertionError as e:
+            outcome = {"passed": False, "trace": f"AssertionError: {e}" if str(e) else "assertion failed"}
+        except Exception as e:  # the test tripped over what the submission returned
+            outcome = {"passed": False, "trace": f"{type(e).__name__}: {e}"}
+        if proxy.last is not None and "got" not in outcome:
+            outcome["call"], outcome["got"] = proxy.last[0], _short(proxy.last[1])
+        results.append({"name": test["name"], "ran": True, "time_s": time.perf_counter() - started, **outcome})
+    return results
+
+
+def _run_one(test: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+    if test.get("setup"):
+        exec(compile(test["setup"], test["name"], "exec"), namespace)
+    tree = ast.parse(test["code"])
+    statement = tree.body[0] if len(tree.body) == 1 else None
+    if (
+        isinstance(statement, ast.Assert)
+        and isinstance(statement.test, ast.Compare)
+        and len(statement.test.ops) == 1
+        and isinstance(statement.test.ops[0], ast.Eq)
+    ):
+        left, right = statement.test.left, statement.test.comparators[0]
+        got = eval(compile(ast.Expression(left), test["name"], "eval"), namespace)
+        expected = eval(compile(ast.Expression(right), test["name"], "eval"), namespace)
+        passed = bool(got == expected)
+        return {"passed": passed, "call": ast.unparse(left), "expected": _short(expected), "got": _short(got)}
+    exec(compile(tree, test["name"], "exec"), namespace)
+    return {"passed": True}
+
+
+def _report(phase: str, **fields: Any) -> bytes:
+    return json.dumps({"phase": phase, **fields}, default=repr).encode()
