@@ -625,7 +625,8 @@ def _run_python(argv: tuple[str, ...], env: dict[str, str]) -> NoReturn:
     """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
     os.environ.clear()
     os.environ.update(env)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+    # Unlike a stock interpreter, let SIGXFSZ kill: a file-size limit is reported as such.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)

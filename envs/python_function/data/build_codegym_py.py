@@ -3657,7 +3657,7 @@ def render_assert(call_expr: str, expected: object) -> str:
 def load(source: str, entry_point: str) -> dict:
     """Exec ``source`` in a fresh namespace and check it defines ``entry_point``."""
     namespace: dict = {"__name__": "codegym_task"}
-    exec(compile(source, "<task>", "exec"), namespace)  # noqa: S102 - running task code is the point
+    exec(compile(source, "<task>", "exec"), namespace)
     if not callable(namespace.get(entry_point)):
         raise VerificationError(f"source does not define {entry_point}()")
     return namespace
@@ -3668,7 +3668,7 @@ def passes(source: str, entry_point: str, assertion: str, timeout: float) -> boo
     try:
         with time_limit(timeout):
             namespace = load(source, entry_point)
-            exec(assertion, namespace)  # noqa: S102
+            exec(assertion, namespace)
     except Exception:  # any failure, timeout included, means "fails"
         return False
     return True
@@ -3717,9 +3717,9 @@ def build_tests(task: Task) -> list[dict]:
     namespace = load(task.reference, task.entry_point)
     tests = []
     for call_expr, tier, hidden in specs:
-        expected = eval(call_expr, dict(namespace))  # noqa: S307 - our own test expression
+        expected = eval(call_expr, dict(namespace))
         literal = to_literal(expected)
-        roundtrip = eval(literal)  # noqa: S307 - a literal we just generated
+        roundtrip = eval(literal)
         if roundtrip != expected or type(roundtrip) is not type(expected):
             raise VerificationError(f"expected value of {call_expr} does not round-trip")
         code = render_assert(call_expr, expected)
@@ -3741,7 +3741,7 @@ def check_tests(task: Task, tests: list[dict]) -> float:
         ok = passes(task.reference, task.entry_point, test["code"], MAX_TEST_SECONDS * 4)
         elapsed = time.perf_counter() - began
         if not ok:
-            raise VerificationError(f"reference fails its own test: {test['code'][:200]}")
+            raise VerificationError(f"reference fails or times out on its own test: {test['code'][:200]}")
         if elapsed > MAX_TEST_SECONDS:
             raise VerificationError(f"test too slow ({elapsed * 1000:.1f} ms): {test['code'][:200]}")
         slowest = max(slowest, elapsed)
