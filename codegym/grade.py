@@ -53,6 +53,8 @@ class Diagnostic:
 class TestOutcome:
     """One test's result. Hidden tests carry only their name, tier and pass/fail."""
 
+    __test__ = False  # not a pytest class
+
     name: str
     passed: bool
     hidden: bool = False

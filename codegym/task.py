@@ -27,6 +27,8 @@ class TestCase:
         expected: Expected output, for families that compare outputs.
     """
 
+    __test__ = False  # not a pytest class
+
     name: str
     code: str
     hidden: bool = True

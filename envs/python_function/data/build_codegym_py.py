@@ -2189,7 +2189,7 @@ MEDIUM: list[Task] = [
             ("intermediate", 'count_islands(["#..", ".#.", "..#"])'),
             ("complex", 'count_islands(["#." * 50] * 50)'),
             ("complex", 'count_islands(["#." * 30, ".#" * 30] * 30)'),
-            ("complex", 'count_islands(["#" * 100] * 100)'),
+            ("complex", 'count_islands(["#" * 45] * 45)'),
             ("edge", "count_islands([])"),
             ("edge", 'count_islands([""])'),
             ("edge", 'count_islands(["~~~", "..."])'),
@@ -3734,14 +3734,18 @@ def build_tests(task: Task) -> list[dict]:
 
 
 def check_tests(task: Task, tests: list[dict]) -> float:
-    """Reference passes every test, each in a fresh namespace and in time."""
+    """Reference passes every test, each in a fresh namespace and in time (best of 3 runs)."""
     slowest = 0.0
     for test in tests:
-        began = time.perf_counter()
-        ok = passes(task.reference, task.entry_point, test["code"], MAX_TEST_SECONDS * 4)
-        elapsed = time.perf_counter() - began
-        if not ok:
-            raise VerificationError(f"reference fails or times out on its own test: {test['code'][:200]}")
+        elapsed = float("inf")
+        for _ in range(3):
+            began = time.perf_counter()
+            ok = passes(task.reference, task.entry_point, test["code"], MAX_TEST_SECONDS * 4)
+            elapsed = min(elapsed, time.perf_counter() - began)
+            if not ok:
+                raise VerificationError(f"reference fails or times out on its own test: {test['code'][:200]}")
+            if elapsed <= MAX_TEST_SECONDS:
+                break
         if elapsed > MAX_TEST_SECONDS:
             raise VerificationError(f"test too slow ({elapsed * 1000:.1f} ms): {test['code'][:200]}")
         slowest = max(slowest, elapsed)

@@ -1,0 +1,142 @@
+"""Hostile submissions through the public API: each is stopped within its limit plus a
+margin, earns reward 0 with the right status, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import gymnasium as gym
+import pytest
+
+import codegym  # noqa: F401  (registers the envs)
+from codegym.executor import Limits
+from codegym.executor.local import LocalExecutor
+from codegym.task import Task, TaskSet, TestCase
+
+from ...conftest import sandbox_processes
+
+LIMITS = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=128 << 20, processes=8, output_bytes=64 << 10,
+                file_size_bytes=1 << 20, disk_bytes=8 << 20)  # fmt: skip
+MARGIN_S = 2.0
+TASK = Task(
+    id="attack/add",
+    family="PythonFunction",
+    prompt='def add(a: int, b: int) -> int:\n    """Return a + b."""\n',
+    tests=(
+        TestCase("test_00", "assert add(1, 2) == 3", hidden=False),
+        TestCase("test_01", "assert add(-5, 5) == 0"),
+        TestCase("test_02", "assert add(10**20, 1) == 10**20 + 1"),
+    ),
+    metadata={"entry_point": "add", "prefix": "", "test_prelude": ""},
+)
+CORRECT = "def add(a, b):\n    return a + b\n"
+
+ATTACKS = {
+    # name: (source, expected status)
+    "cpu-spin": ("def add(a, b):\n    while True:\n        pass\n", "TLE"),
+    "sleep": ("import time\ntime.sleep(100)\n", "TLE"),
+    "memory-bomb": ("hoard = 'x' * (1 << 30)\n", "MLE"),
+    "fork-bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", "TLE"),
+    "output-flood": ("while True:\n    print('All tests passed! ' * 100)\n", "OLE"),
+    "fd-exhaustion": ("handles = [open('/dev/null') for _ in range(100000)]\n", "RE"),
+    "huge-file": ("open('/tmp/big', 'wb').write(b'x' * (8 << 20))\n", "OLE"),
+    "network": ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\n", "SEC"),
+    "namespace-escape": ("import ctypes\nctypes.CDLL(None).unshare(0x20000)\n", "SEC"),
+    "read-host-files": (
+        "def add(a, b):\n    secret = ''\n    for p in ['/etc/shadow', '/root/.bash_history', '/proc/1/environ']:\n"
+        "        try:\n            secret += open(p).read()\n        except OSError:\n            pass\n"
+        "    return secret or None\n",
+        "WA",
+    ),
+    "kill-parent": (
+        "import os, signal\nfor pid in (os.getppid(), 1, -1):\n    try:\n        os.kill(pid, signal.SIGKILL)\n"
+        "    except OSError:\n        pass\ndef add(a, b):\n    return 0\n",
+        "WA",
+    ),
+    "daemon": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(1)\n"
+        "def add(a, b):\n    return None\n",
+        "WA",
+    ),
+    "os-exit-0": ("import os\nos._exit(0)\n", "RE"),
+    "sys-exit-0": ("import sys\nsys.exit(0)\n", "RE"),
+    "atexit-exit-0": (
+        "import atexit, os\natexit.register(lambda: (print('OK: 3/3 passed'), os._exit(0)))\n"
+        "def add(a, b):\n    raise SystemExit(0)\n",
+        "RE",
+    ),
+    "always-equal": (
+        "class Anything:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n"
+        "def add(a, b):\n    return Anything()\n",
+        "WA",
+    ),
+    "int-subclass-equal": ("class Liar(int):\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Liar(0)\n", "WA"),
+    "monkeypatch": (
+        "import builtins, sys\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
+        "for name, module in list(sys.modules.items()):\n"
+        "    if name.startswith('codegym'):\n        for attr in dir(module):\n"
+        "            if attr in ('decode', 'grade', '_run_tests', '_run_one'):\n"
+        "                setattr(module, attr, lambda *a, **k: True)\n"
+        "def add(a, b):\n    return None\n",
+        "RE",  # it broke its own call loop; the grader was untouched
+    ),
+    "caller-frames": (
+        "import gc, sys\ndef add(a, b):\n    frame, found = sys._getframe(1), []\n    while frame:\n"
+        "        found += [v for v in frame.f_locals.values() if isinstance(v, int) and v not in (a, b)]\n"
+        "        frame = frame.f_back\n"
+        "    found += [o for o in gc.get_objects() if isinstance(o, str) and 'assert' in o]\n"
+        "    return found[0] if found else None\n",
+        "WA",
+    ),
+    "fake-pass-markers": ("print('Status: OK')\nprint('3 passed, 0 failed')\ndef add(a, b):\n    print('PASSED')\n    return -1\n", "WA"),
+    "channel-garbage": ("import os\nos.write(4, b'\\xff' * 64)\n", "HACK"),
+    "forged-reply": (
+        "import os, struct, json\n"
+        "body = json.dumps({'d': [['kind', 'ready'], ['functions', []]]}).encode()\n"
+        "os.write(4, struct.pack('!I', len(body)) + body)\n"
+        "reply = json.dumps({'d': [['kind', 'pass']]}).encode()\n"
+        "while True:\n    os.write(4, struct.pack('!I', len(reply)) + reply)\n",
+        "HACK",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def env(executor: LocalExecutor) -> Iterator[gym.Env]:
+    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]), limits=LIMITS, executor=executor)
+    yield env
+    env.close()
+
+
+def submit(env: gym.Env, code: str) -> tuple[float, dict]:
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step(code)
+    assert terminated and not truncated
+    return float(reward), info
+
+
+def test_the_task_is_solvable(env: gym.Env) -> None:
+    reward, info = submit(env, CORRECT)
+    assert (reward, info["status"]) == (1.0, "OK")
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_attack_earns_nothing(env: gym.Env, executor: LocalExecutor, name: str) -> None:
+    source, status = ATTACKS[name]
+    started = time.monotonic()
+    reward, info = submit(env, source)
+    assert time.monotonic() - started < LIMITS.wall_s + MARGIN_S
+    assert (reward, info["status"]) == (0.0, status), info["grade"].message
+    assert sandbox_processes(executor) == []
+    assert submit(env, CORRECT)[0] == 1.0  # the env still works, and nothing carried over
+
+
+def test_state_does_not_carry_into_the_next_episode(env: gym.Env) -> None:
+    plant = "for p in ['/tmp/x', '/sandbox/x']:\n    open(p, 'w').write('3')\ndef add(a, b):\n    return a + b\n"
+    use = "import os\ndef add(a, b):\n    return int(open('/tmp/x').read()) if os.path.exists('/tmp/x') else None\n"
+    for _ in range(4):
+        assert submit(env, plant)[0] == 1.0
+    reward, info = submit(env, use)
+    assert (reward, info["status"]) == (0.0, "WA")
+    assert info["grade"].tests[0].got == "None"
