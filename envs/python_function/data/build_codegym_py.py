@@ -2374,7 +2374,7 @@ HARD: list[Task] = [
             ),
             (
                 "complex",
-                'topo_order({"hub": list("zyxwvutsrqponmlkjihgfedcba"), "m": ["hub"]})',
+                'topo_order({"hub": list("zyxwvutsrqponmlkjihgfedcba"), "start": ["hub"]})',
             ),
             ("edge", "topo_order({})"),
             ("edge", 'topo_order({"a": ["a"]})'),

@@ -1,0 +1,105 @@
+"""The ``codegym`` command: list envs and task sets, score sample files, run a demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from math import comb
+from pathlib import Path
+
+import gymnasium as gym
+
+import codegym
+from codegym.envs.python_function.tasks import BUILTIN_SETS
+
+DEFAULT_ENV = "codegym/PythonFunction-v0"
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k estimator for ``c`` correct out of ``n`` samples."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="codegym", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="registered envs and built-in task sets")
+    score = commands.add_parser("score", help="score a JSONL of {task_id, completion}")
+    score.add_argument("samples", type=Path)
+    score.add_argument("--env", default=DEFAULT_ENV)
+    score.add_argument("--tasks", help="task set; inferred from the task ids when omitted")
+    score.add_argument("-k", default="1,10,100", help="comma-separated k for pass@k")
+    score.add_argument("--out", type=Path, help="where to write per-sample results (default: SAMPLES_results.jsonl)")
+    demo = commands.add_parser("demo", help="score HumanEval's canonical solutions and broken variants of them")
+    demo.add_argument("--out", type=Path, default=Path("codegym_demo_samples.jsonl"))
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        return _list()
+    if args.command == "demo":
+        _write_demo_samples(args.out)
+        return _score(args.out, DEFAULT_ENV, "humaneval", "1,2", None)
+    return _score(args.samples, args.env, args.tasks, args.k, args.out)
+
+
+def _list() -> int:
+    for env_id in sorted(i for i in gym.registry if i.startswith("codegym/")):
+        print(env_id)
+    print("task sets:", ", ".join(BUILTIN_SETS), "(or a JSONL path)")
+    return 0
+
+
+def _score(samples: Path, env_id: str, tasks: str | None, ks: str, out: Path | None) -> int:
+    records = [json.loads(line) for line in samples.read_text().splitlines() if line.strip()]
+    if not records:
+        print(f"{samples}: no samples", file=sys.stderr)
+        return 2
+    tasks = tasks or _infer_tasks(records[0]["task_id"])
+    started = time.perf_counter()
+    grades = codegym.score(env_id, [(r["task_id"], r["completion"]) for r in records], tasks=tasks, progress=True)
+    elapsed = time.perf_counter() - started
+    out = out or samples.with_name(samples.stem + "_results.jsonl")
+    with out.open("w") as handle:
+        for record, grade in zip(records, grades):
+            row = {**record, "status": grade.status.value, "passed": grade.passed, "pass_rate": grade.pass_rate}
+            handle.write(json.dumps(row) + "\n")
+    per_task: dict[str, list[bool]] = defaultdict(list)
+    for record, grade in zip(records, grades):
+        per_task[record["task_id"]].append(grade.passed)
+    print(f"scored {len(grades)} samples of {len(per_task)} tasks in {elapsed:.1f} s ({len(grades) / elapsed:.0f}/s)")
+    print("status:", dict(Counter(g.status.value for g in grades).most_common()))
+    for k in (int(x) for x in ks.split(",")):
+        if all(len(v) >= k for v in per_task.values()):
+            value = sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / len(per_task)
+            print(f"pass@{k}: {value:.4f}")
+    print(f"per-sample results: {out}")
+    return 0
+
+
+def _infer_tasks(task_id: str) -> str:
+    if task_id.startswith("HumanEval/"):
+        return "humaneval"
+    if task_id.startswith("codegym-py/"):
+        return "codegym-py"
+    raise SystemExit(f"cannot infer the task set from task id {task_id!r}; pass --tasks")
+
+
+def _write_demo_samples(path: Path) -> None:
+    """Two samples per HumanEval task: the canonical solution, and a broken variant."""
+    from codegym.envs.python_function.tasks import load_humaneval
+
+    with path.open("w") as handle:
+        for task in load_humaneval():
+            completion = task.metadata["completion"]
+            broken = f"def {task.metadata['entry_point']}(*args, **kwargs):\n    return None\n"
+            for code in (completion, broken):
+                handle.write(json.dumps({"task_id": task.id, "completion": code}) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
