@@ -117,8 +117,8 @@ def mbpp_task(record: dict[str, Any], *, public: int = 1) -> Task:
     ``test_setup_code`` optional)."""
     reference = record["code"]
     defined = [n.name for n in ast.parse(reference).body if isinstance(n, ast.FunctionDef)]
-    called = [_called_name(t) for t in record["test_list"]]
-    entry = next((c for c in called if c in defined), called[0] if called else None)
+    called = [name for test in record["test_list"] for name in _called_names(test)]
+    entry = next((c for c in called if c in defined), None)
     if entry is None:
         raise TaskFormatError(f"MBPP task {record.get('task_id')}: cannot tell which function the tests call")
     tests = tuple(
@@ -138,11 +138,8 @@ def mbpp_task(record: dict[str, Any], *, public: int = 1) -> Task:
     )
 
 
-def _called_name(test: str) -> str | None:
-    for node in ast.walk(ast.parse(test)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            return node.func.id
-    return None
+def _called_names(test: str) -> list[str]:
+    return [n.func.id for n in ast.walk(ast.parse(test)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
 
 
 # --- codegym-py ------------------------------------------------------------------------------
