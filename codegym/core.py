@@ -8,7 +8,6 @@ written once, here.
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any, ClassVar, Literal
 
 import gymnasium as gym
@@ -41,7 +40,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         render_mode: ``"ansi"`` renders the last feedback as text.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
     family: ClassVar[str] = "abstract"
     preload: ClassVar[tuple[str, ...]] = ()
     max_tests: ClassVar[int] = 256
@@ -120,7 +119,6 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             raise InvalidAction(f"the action is the submission as a str, got {type(action).__name__}")
         task = self.task
         code = extract_code(action, task.language)
-        started = time.perf_counter()
         grade, infra = self.evaluate(task, code)
         self.attempt += 1
         reward = 0.0 if infra else self.reward(grade)
@@ -134,7 +132,6 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "status": grade.status.value,
             "reward_components": dict(grade.reward_components),
             "attempt": self.attempt,
-            "step_time_s": time.perf_counter() - started,
             "code": code,
         }
         if infra is not None:
@@ -172,7 +169,6 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         tests = sorted(grade.tests, key=lambda t: t.hidden)[: self.max_tests] if grade else []
         for i, test in enumerate(tests):
             passed[i], hidden[i] = test.passed, test.hidden
-        metrics = grade.metrics if grade else {}
         return {
             "prompt": self.render_prompt(self.task),
             "feedback": grade.feedback() if grade else "",
@@ -183,7 +179,6 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "tests_count": len(tests),
             "pass_rate": np.array([grade.pass_rate if grade else 0.0], dtype=np.float32),
             "attempt": self.attempt,
-            "timing": np.array([metrics.get("cpu_s", 0.0), metrics.get("wall_s", 0.0)], dtype=np.float32),
         }
 
 

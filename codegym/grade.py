@@ -59,7 +59,7 @@ class TestOutcome:
     passed: bool
     hidden: bool = False
     tier: str | None = None
-    time_s: float | None = None
+    time_s: float | None = field(default=None, compare=False)  # measured, so not part of equality
     call: str | None = None
     expected: str | None = None
     got: str | None = None
@@ -80,9 +80,13 @@ class Grade:
         status: The outcome, from `Status`.
         tests: Per-test outcomes, public and hidden.
         diagnostics: Compiler and runtime messages.
-        metrics: Numbers such as ``pass_rate``, ``public_pass_rate``, ``cpu_s``, ``wall_s``.
+        metrics: Deterministic numbers such as ``pass_rate``, ``public_pass_rate``,
+            ``tests_passed``.
         reward_components: Named parts of the reward (filled by the env and wrappers).
         message: A one-line summary for humans.
+        resources: Measured ``cpu_s``, ``wall_s``, ``peak_memory_bytes``. Measurements vary
+            from run to run, so they take no part in equality: two grades are equal when
+            their verdicts are.
     """
 
     status: Status
@@ -91,6 +95,7 @@ class Grade:
     metrics: Mapping[str, float] = field(default_factory=dict)
     reward_components: Mapping[str, float] = field(default_factory=dict)
     message: str = ""
+    resources: Mapping[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def passed(self) -> bool:

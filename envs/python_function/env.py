@@ -30,7 +30,8 @@ class PythonFunctionEnv(CodeEnv):
     `codegym.spaces.observation_space`: the prompt, rendered feedback (for public tests:
     call, expected and got; for hidden tests: pass/fail counts only), diagnostics
     (SyntaxError with line and column, runtime errors with the submission's own frames),
-    status, per-test pass/fail, pass rate, attempt count and timings.
+    status, per-test pass/fail, pass rate and attempt count. Timings and peak memory are in
+    ``info["grade"].resources``.
 
     ## Rewards
     1.0 when every test, hidden ones included, passes; else 0.0. ``info["grade"]`` holds

@@ -37,16 +37,11 @@ def grade(task: Task, result: RunResult, *, line_offset: int = 0) -> Grade:
     step = result.steps[0]
     report = json.loads(result.harness_output)
     phase = report["phase"]
-    metrics: dict[str, float] = {
-        "cpu_s": step.cpu_s,
-        "wall_s": step.wall_s,
-        "peak_memory_bytes": float(step.peak_memory_bytes),
-    }
+    resources = {"cpu_s": step.cpu_s, "wall_s": step.wall_s, "peak_memory_bytes": float(step.peak_memory_bytes)}
     tests = _outcomes(task, report, line_offset) if phase == "tests" else _not_run(task, report.get("error", ""))
-    metrics.update(_rates(tests))
     diagnostics = _diagnostics(report, tests, line_offset)
     status, message = _status(task, step, report, tests)
-    return Grade(status, tests, diagnostics, metrics, message=message)
+    return Grade(status, tests, diagnostics, _rates(tests), message=message, resources=resources)
 
 
 def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[TestOutcome, ...]) -> tuple[Status, str]:

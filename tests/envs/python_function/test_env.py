@@ -52,7 +52,7 @@ def test_public_tests_show_details_and_hidden_tests_only_counts(executor: LocalE
     assert "Hidden tests: 3/6 passed" in obs["feedback"]
     for test in hidden:  # the rendered feedback never quotes a hidden test
         assert test.call is None or test.call not in obs["feedback"]
-    assert 0.0 < grade.metrics["pass_rate"] < 1.0 and grade.metrics["cpu_s"] > 0
+    assert 0.0 < grade.metrics["pass_rate"] < 1.0 and grade.resources["cpu_s"] > 0
 
 
 def test_failed_public_test_shows_call_expected_and_got(executor: LocalExecutor) -> None:
