@@ -12,12 +12,11 @@
 
 from __future__ import annotations
 
+from codegym import envs
 from codegym.batch import score
 from codegym.executor.registry import configure
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome
 from codegym.task import Task, TaskSet, TestCase
-
-from codegym import envs  # noqa: E402, I001  (registers the families)
 
 __version__ = "0.1.0"
 __all__ = [

@@ -16,7 +16,9 @@ from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 
 
-def score(env_id: str, submissions: Iterable[tuple[str, str]], *, progress: bool = False, **env_kwargs: Any) -> list[Grade]:
+def score(
+    env_id: str, submissions: Iterable[tuple[str, str]], *, progress: bool = False, **env_kwargs: Any
+) -> list[Grade]:
     """Grade ``(task_id, code)`` pairs with the env registered as ``env_id``.
 
     Submissions run concurrently on the env's executor; the grades come back in input
@@ -45,7 +47,8 @@ def score_with(env: CodeEnv, submissions: Iterable[tuple[str, str]], *, progress
         pairs.append((task, extract_code(answer, task.language)))
     futures: Sequence[Future[RunResult]] = [env.executor.submit(env.build_job(t, c)) for t, c in pairs]
     grades = []
-    for (task, code), future in zip(pairs, tqdm(futures, disable=not progress, desc="scoring", unit="sample")):
+    bar = tqdm(futures, disable=not progress, desc="scoring", unit="sample")
+    for (task, code), future in zip(pairs, bar, strict=True):
         try:
             grades.append(env.grade(task, code, future.result()))
         except SandboxError:

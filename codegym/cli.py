@@ -14,7 +14,6 @@ from pathlib import Path
 import gymnasium as gym
 
 import codegym
-from codegym.envs.python_function.tasks import BUILTIN_SETS
 
 DEFAULT_ENV = "codegym/PythonFunction-v0"
 
@@ -50,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _list() -> int:
     for env_id in sorted(i for i in gym.registry if i.startswith("codegym/")):
         print(env_id)
-    print("task sets:", ", ".join(BUILTIN_SETS), "(or a JSONL path)")
+    print("PythonFunction task sets: codegym-py, humaneval, or a path to an MBPP/codegym JSONL file")
     return 0
 
 
@@ -65,11 +64,11 @@ def _score(samples: Path, env_id: str, tasks: str | None, ks: str, out: Path | N
     elapsed = time.perf_counter() - started
     out = out or samples.with_name(samples.stem + "_results.jsonl")
     with out.open("w") as handle:
-        for record, grade in zip(records, grades):
+        for record, grade in zip(records, grades, strict=False):
             row = {**record, "status": grade.status.value, "passed": grade.passed, "pass_rate": grade.pass_rate}
             handle.write(json.dumps(row) + "\n")
     per_task: dict[str, list[bool]] = defaultdict(list)
-    for record, grade in zip(records, grades):
+    for record, grade in zip(records, grades, strict=False):
         per_task[record["task_id"]].append(grade.passed)
     print(f"scored {len(grades)} samples of {len(per_task)} tasks in {elapsed:.1f} s ({len(grades) / elapsed:.0f}/s)")
     print("status:", dict(Counter(g.status.value for g in grades).most_common()))
@@ -91,10 +90,9 @@ def _infer_tasks(task_id: str) -> str:
 
 def _write_demo_samples(path: Path) -> None:
     """Two samples per HumanEval task: the canonical solution, and a broken variant."""
-    from codegym.envs.python_function.tasks import load_humaneval
-
+    env = gym.make(DEFAULT_ENV, tasks="humaneval").unwrapped
     with path.open("w") as handle:
-        for task in load_humaneval():
+        for task in env.tasks:  # type: ignore[attr-defined]
             completion = task.metadata["completion"]
             broken = f"def {task.metadata['entry_point']}(*args, **kwargs):\n    return None\n"
             for code in (completion, broken):

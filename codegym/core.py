@@ -40,7 +40,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         render_mode: ``"ansi"`` renders the last feedback as text.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
     family: ClassVar[str] = "abstract"
     preload: ClassVar[tuple[str, ...]] = ()
     max_tests: ClassVar[int] = 256
@@ -100,7 +100,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             self._executor = get_executor(self._executor_choice, preload=self.preload)
         return self._executor
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         options = options or {}
         if "task_id" in options:
@@ -173,7 +175,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "prompt": self.render_prompt(self.task),
             "feedback": grade.feedback() if grade else "",
             "diagnostics": "\n".join(d.render() for d in grade.diagnostics) if grade else "",
-            "status": grade.status.index if grade else NO_STATUS,
+            "status": grade.status.ordinal if grade else NO_STATUS,
             "tests_passed": passed,
             "tests_hidden": hidden,
             "tests_count": len(tests),

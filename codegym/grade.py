@@ -25,7 +25,8 @@ class Status(str, enum.Enum):
     IE = "IE"  # infrastructure failure (only when the caller asked to flag rather than raise)
 
     @property
-    def index(self) -> int:
+    def ordinal(self) -> int:
+        """Position in `STATUSES` (the observation's ``status`` value)."""
         return STATUSES.index(self)
 
 

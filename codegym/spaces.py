@@ -34,6 +34,9 @@ class UnicodeText(spaces.Text):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, UnicodeText) and other.max_length == self.max_length
 
+    def __hash__(self) -> int:
+        return hash((UnicodeText, self.max_length))
+
 
 NO_STATUS = len(STATUSES)  # the status before any submission
 

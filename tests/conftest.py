@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -12,8 +12,16 @@ from codegym.executor.local import LocalExecutor
 
 @pytest.fixture(scope="session")
 def executor() -> Iterator[LocalExecutor]:
-    with LocalExecutor(workers=2, preload=("codegym.envs.python_function.candidate", "codegym.envs.python_function.harness")) as ex:
+    with LocalExecutor(
+        workers=2, preload=("codegym.envs.python_function.candidate", "codegym.envs.python_function.harness")
+    ) as ex:
         yield ex  # type: ignore[misc]
+
+
+@pytest.fixture
+def leftovers(executor: LocalExecutor) -> Callable[[], list[int]]:
+    """Call it to list processes of the session executor's submissions still alive."""
+    return lambda: sandbox_processes(executor)
 
 
 def sandbox_processes(executor: LocalExecutor) -> list[int]:

@@ -38,6 +38,8 @@ if __name__ == "__main__":
     _install_stub_packages(_CONFIG["packages"])
 
 import atexit  # noqa: E402
+import builtins  # noqa: E402
+import contextlib  # noqa: E402
 import fcntl  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
@@ -535,16 +537,22 @@ def _pump(pid: int, stdin: bytes, stdin_w: int, out_r: int, err_r: int, limits: 
 
 
 def _kill_others() -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):  # nothing left
         os.kill(-1, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # nothing left
 
 
 class Candidate:
     """The submission's process: confined, then exec'd (or run in this warm interpreter)."""
 
-    def __init__(self, jp: JobProcess, step: Step, limits: Limits, stdio: tuple[int, int, int], channel: tuple[int, int] | None, setup_w: int) -> None:
+    def __init__(
+        self,
+        jp: JobProcess,
+        step: Step,
+        limits: Limits,
+        stdio: tuple[int, int, int],
+        channel: tuple[int, int] | None,
+        setup_w: int,
+    ) -> None:
         self.jp = jp
         self.step = step
         self.limits = limits
@@ -581,22 +589,20 @@ class Candidate:
         for name in os.listdir("/proc/self/fd"):
             fd = int(name)
             if fd not in keep:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
         _set_oom_score_adj(1000)
         limits = self.limits
         cpu = max(1, int(limits.cpu_s + 0.999))
-        for which, value in (
-            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-            (resource.RLIMIT_FSIZE, (limits.file_size_bytes,) * 2),
-            (resource.RLIMIT_NOFILE, (limits.open_files,) * 2),
-            (resource.RLIMIT_STACK, (limits.stack_bytes,) * 2),
-            (resource.RLIMIT_CORE, (0, 0)),
-            (resource.RLIMIT_NPROC, (limits.processes,) * 2),
+        for which, soft, hard in (
+            (resource.RLIMIT_CPU, cpu, cpu + 1),
+            (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
+            (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
+            (resource.RLIMIT_STACK, limits.stack_bytes, limits.stack_bytes),
+            (resource.RLIMIT_CORE, 0, 0),
+            (resource.RLIMIT_NPROC, limits.processes, limits.processes),
         ):
-            resource.setrlimit(which, value)
+            resource.setrlimit(which, (soft, hard))
         os.chdir(WORK)
         uid = self.jp.uid
         if uid is not None:
@@ -630,7 +636,9 @@ def _run_python(argv: tuple[str, ...], env: dict[str, str]) -> NoReturn:
         signal.signal(sig, signal.SIG_DFL)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True)
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
     code = 0
     try:
         if argv[1] == "-m":
@@ -660,7 +668,7 @@ def _run_script(path: str) -> None:
     code = compile(source, path, "exec", dont_inherit=True)
     module = types.ModuleType("__main__")
     module.__file__ = path
-    module.__builtins__ = __builtins__
+    module.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = module
     sys.path[0] = os.path.dirname(path)
     exec(code, module.__dict__)

@@ -6,6 +6,7 @@ and every read a deadline. Stdlib only: both ends live inside sandboxes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import struct
@@ -54,10 +55,8 @@ class Channel:
 
     def close(self) -> None:
         for fd in (self.read_fd, self.write_fd):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
     def _read_exact(self, size: int, deadline: float | None) -> bytes:
         chunks: list[bytes] = []

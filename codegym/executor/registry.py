@@ -28,7 +28,10 @@ def get_executor(choice: Executor | str | None = None, *, preload: Iterable[str]
         return choice
     name = choice or _default or os.environ.get("CODEGYM_EXECUTOR") or "local"
     if name not in BACKENDS:
-        raise ValueError(f"unknown executor {name!r}; choose one of {BACKENDS} (set by argument, codegym.configure or $CODEGYM_EXECUTOR)")
+        raise ValueError(
+            f"unknown executor {name!r}; choose one of {BACKENDS} "
+            "(set by argument, codegym.configure or $CODEGYM_EXECUTOR)"
+        )
     with _lock:
         executor = _shared.get(name)
         if executor is None:

@@ -12,6 +12,7 @@ import traceback
 import types
 
 from codegym.envs.python_function import codec
+
 from codegym.executor.channel import Channel, ChannelClosed
 
 SOLUTION = "/sandbox/solution.py"
@@ -26,7 +27,9 @@ def main() -> None:
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as e:
-        channel.send(codec.encode({"kind": "syntax_error", "message": str(e.msg), "line": e.lineno, "column": e.offset}))
+        channel.send(
+            codec.encode({"kind": "syntax_error", "message": str(e.msg), "line": e.lineno, "column": e.offset})
+        )
         return
     module = types.ModuleType("solution")
     module.__file__ = FILENAME

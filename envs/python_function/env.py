@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
-from codegym.core import CodeEnv, InfraPolicy, Mode
 from codegym.envs.python_function import grader
 from codegym.envs.python_function.tasks import load_tasks
+
+from codegym.core import CodeEnv, InfraPolicy, Mode
 from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
 from codegym.grade import Grade
 from codegym.task import Task, TaskSet
@@ -105,10 +106,7 @@ def assemble(task: Task, code: str) -> tuple[str, int]:
     prefix: str = task.metadata.get("prefix", "")
     if not prefix:
         return code, 0
-    if _defines(code, task.metadata["entry_point"]):
-        head = prefix.rstrip("\n") + "\n\n"
-    else:
-        head = prefix
+    head = prefix.rstrip("\n") + "\n\n" if _defines(code, task.metadata["entry_point"]) else prefix
     return head + code, head.count("\n")
 
 

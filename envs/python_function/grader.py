@@ -62,7 +62,7 @@ def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[T
     if all(t.passed for t in tests):
         return Status.OK, f"all {len(tests)} tests passed"
     if any(not r.get("ran", True) for r in report["results"]):
-        reason = step.signal and f"killed by signal {step.signal}" or "it stopped answering"
+        reason = (step.signal and f"killed by signal {step.signal}") or "it stopped answering"
         return Status.RE, f"the submission died during the tests ({reason})"
     return Status.WA, f"{sum(not t.passed for t in tests)} of {len(tests)} tests failed"
 

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from codegym.envs.python_function import codec
+
 from codegym.executor.channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
 
 MAX_REPR = 300

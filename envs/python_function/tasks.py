@@ -121,9 +121,7 @@ def mbpp_task(record: dict[str, Any], *, public: int = 1) -> Task:
     entry = next((c for c in called if c in defined), None)
     if entry is None:
         raise TaskFormatError(f"MBPP task {record.get('task_id')}: cannot tell which function the tests call")
-    tests = tuple(
-        TestCase(name=f"test_{i:02d}", code=t, hidden=i >= public) for i, t in enumerate(record["test_list"])
-    )
+    tests = tuple(TestCase(name=f"test_{i:02d}", code=t, hidden=i >= public) for i, t in enumerate(record["test_list"]))
     shown = "\n".join(t.code for t in tests if not t.hidden)
     prompt = f"{record['text']}\nWrite a Python function `{entry}`." + (
         f" Your code should pass these tests:\n{shown}\n" if shown else "\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from codegym.envs.python_function import codec
+
 from codegym.extract import extract_code
 
 VALUES = [None, True, 0, -7, 10**400, 1.5, float("inf"), "héllo", b"\x00\xff", 1 + 2j, [1, [2]], (1, (2,)),
@@ -25,7 +25,12 @@ def test_nan_round_trips() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [object(), type("Liar", (int,), {"__eq__": lambda s, o: True})(1), [1, lambda: 0], {"k": type("S", (str,), {})("x")}],
+    [
+        object(),
+        type("Liar", (int,), {"__eq__": lambda s, o: True})(1),
+        [1, lambda: 0],
+        {"k": type("S", (str,), {})("x")},
+    ],
     ids=["object", "int-subclass", "nested-function", "str-subclass"],
 )
 def test_anything_else_is_refused(value: object) -> None:
@@ -33,7 +38,9 @@ def test_anything_else_is_refused(value: object) -> None:
         codec.encode(value)
 
 
-@pytest.mark.parametrize("data", [b"\xff", b'{"x": 1}', b'{"s": [[1]]}', b'{"d": [[1]]}', b"[" * 100000, b'{"c": "no"}'])
+@pytest.mark.parametrize(
+    "data", [b"\xff", b'{"x": 1}', b'{"s": [[1]]}', b'{"d": [[1]]}', b"[" * 100000, b'{"c": "no"}']
+)
 def test_malformed_bytes_are_rejected(data: bytes) -> None:
     with pytest.raises(codec.Malformed):
         codec.decode(data)

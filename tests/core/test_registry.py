@@ -35,8 +35,10 @@ def test_seeded_rollout_is_deterministic(env_id: str) -> None:
         trace = []
         for episode in range(3):
             obs, info = env.reset(seed=100 + episode)
-            obs, reward, terminated, truncated, info = env.step(SOLUTION[env_id])
-            trace.append((info["task_id"], obs["prompt"], obs["feedback"], obs["status"], reward, obs["tests_passed"].tolist()))
+            obs, reward, _terminated, _truncated, info = env.step(SOLUTION[env_id])
+            trace.append(
+                (info["task_id"], obs["prompt"], obs["feedback"], obs["status"], reward, obs["tests_passed"].tolist())
+            )
         return trace
 
     assert rollout() == rollout()
@@ -57,7 +59,7 @@ def test_async_vector_env_steps(env_id: str) -> None:
     try:
         obs, info = envs.reset(seed=[0, 1])
         assert len(obs["prompt"]) == 2
-        obs, reward, terminated, truncated, info = envs.step((SOLUTION[env_id], "syntax error("))
+        obs, reward, terminated, truncated, _info = envs.step((SOLUTION[env_id], "syntax error("))
         assert reward.shape == (2,) and terminated.all() and not truncated.any()
         assert np.asarray(obs["status"]).shape == (2,)
     finally:

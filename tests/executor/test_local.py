@@ -6,6 +6,7 @@ risk.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sysconfig
@@ -13,15 +14,12 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 import codegym.envs.python_function
+import pytest
 
 from codegym.error import SandboxError
 from codegym.executor import Job, Limits, RunResult, Step
 from codegym.executor.local import LocalExecutor
-
-from ..conftest import sandbox_processes
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_FILE = Path(codegym.envs.python_function.__file__).parent / "data" / "codegym_py.jsonl"
@@ -40,7 +38,9 @@ def shell(executor: LocalExecutor, script: str, limits: Limits = FAST) -> RunRes
 
 
 def test_runs_python_and_captures_output(executor: LocalExecutor) -> None:
-    result = python(executor, "import sys\nprint(input()[::-1])\nprint('err', file=sys.stderr)\nsys.exit(3)", stdin=b"abc\n")
+    result = python(
+        executor, "import sys\nprint(input()[::-1])\nprint('err', file=sys.stderr)\nsys.exit(3)", stdin=b"abc\n"
+    )
     step = result.steps[0]
     assert (step.stdout, step.stderr, step.exit_code, step.limit) == (b"cba\n", b"err\n", 3, None)
     assert result.cgroup == executor.cgroup and result.backend == "local"
@@ -87,7 +87,9 @@ def test_file_system_view_hides_the_host(executor: LocalExecutor) -> None:
 
 
 def test_network_is_denied_by_seccomp(executor: LocalExecutor) -> None:
-    step = python(executor, "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\nprint('connected')").steps[0]
+    step = python(
+        executor, "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\nprint('connected')"
+    ).steps[0]
     assert step.denied_syscall and step.signal == signal.SIGSYS and b"connected" not in step.stdout
 
 
@@ -120,13 +122,13 @@ def test_limits_fire_and_are_reported(executor: LocalExecutor, source: str, limi
     assert len(step.stdout) <= FAST.output_bytes
 
 
-def test_fork_bomb_is_contained(executor: LocalExecutor) -> None:
+def test_fork_bomb_is_contained(executor: LocalExecutor, leftovers) -> None:
     source = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
     started = time.monotonic()
     step = python(executor, source).steps[0]
     assert step.limit in ("wall", "cpu", "processes")
     assert time.monotonic() - started < FAST.wall_s + 2.0
-    assert sandbox_processes(executor) == []
+    assert leftovers() == []
 
 
 def test_fd_exhaustion_fails_inside_the_sandbox_only(executor: LocalExecutor) -> None:
@@ -134,11 +136,11 @@ def test_fd_exhaustion_fails_inside_the_sandbox_only(executor: LocalExecutor) ->
     assert step.exit_code == 1 and b"Too many open files" in step.stderr
 
 
-def test_daemons_die_with_the_step(executor: LocalExecutor) -> None:
+def test_daemons_die_with_the_step(executor: LocalExecutor, leftovers) -> None:
     source = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\nprint('parent done')"
     step = python(executor, source).steps[0]
     assert step.ok and step.wall_s < 1.5
-    assert sandbox_processes(executor) == []
+    assert leftovers() == []
 
 
 def test_killing_the_parent_does_nothing(executor: LocalExecutor) -> None:
@@ -156,7 +158,9 @@ def test_killing_the_parent_does_nothing(executor: LocalExecutor) -> None:
 
 def test_nothing_survives_into_the_next_job(executor: LocalExecutor) -> None:
     plant = "for p in ['/tmp/planted', '/sandbox/planted', '/dev/shm/planted']:\n    try:\n        open(p, 'w').write('x')\n    except OSError:\n        pass"
-    probe = "import os\nprint([p for p in ['/tmp/planted', '/sandbox/planted', '/dev/shm/planted'] if os.path.exists(p)])"
+    probe = (
+        "import os\nprint([p for p in ['/tmp/planted', '/sandbox/planted', '/dev/shm/planted'] if os.path.exists(p)])"
+    )
     for _ in range(executor.workers * 2):  # every worker, twice
         python(executor, plant)
     assert python(executor, probe).steps[0].stdout == b"[]\n"
@@ -192,15 +196,13 @@ def test_repeated_infrastructure_faults_raise_sandbox_error() -> None:
         def kill_workers() -> None:
             for _ in range(40):
                 for pid in ex.worker_pids():
-                    try:
+                    with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
                 time.sleep(0.05)
 
         killer = threading.Thread(target=kill_workers)
         killer.start()
-        with pytest.raises(SandboxError, match="attempts|failed to start"):
+        with pytest.raises(SandboxError, match=r"attempts|failed to start"):
             python(ex, "import time\ntime.sleep(1.5)", Limits(wall_s=5))
         killer.join()
 

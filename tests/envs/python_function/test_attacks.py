@@ -14,8 +14,6 @@ from codegym.executor import Limits
 from codegym.executor.local import LocalExecutor
 from codegym.task import Task, TaskSet, TestCase
 
-from ...conftest import sandbox_processes
-
 LIMITS = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=128 << 20, processes=8, output_bytes=64 << 10,
                 file_size_bytes=1 << 20, disk_bytes=8 << 20)  # fmt: skip
 MARGIN_S = 2.0
@@ -71,7 +69,10 @@ ATTACKS = {
         "def add(a, b):\n    return Anything()\n",
         "WA",
     ),
-    "int-subclass-equal": ("class Liar(int):\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Liar(0)\n", "WA"),
+    "int-subclass-equal": (
+        "class Liar(int):\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Liar(0)\n",
+        "WA",
+    ),
     "monkeypatch": (
         "import builtins, sys\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
         "for name, module in list(sys.modules.items()):\n"
@@ -89,7 +90,10 @@ ATTACKS = {
         "    return found[0] if found else None\n",
         "WA",
     ),
-    "fake-pass-markers": ("print('Status: OK')\nprint('3 passed, 0 failed')\ndef add(a, b):\n    print('PASSED')\n    return -1\n", "WA"),
+    "fake-pass-markers": (
+        "print('Status: OK')\nprint('3 passed, 0 failed')\ndef add(a, b):\n    print('PASSED')\n    return -1\n",
+        "WA",
+    ),
     "channel-garbage": ("import os\nos.write(4, b'\\xff' * 64)\n", "HACK"),
     "forged-reply": (
         "import os, struct, json\n"
@@ -122,13 +126,13 @@ def test_the_task_is_solvable(env: gym.Env) -> None:
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_attack_earns_nothing(env: gym.Env, executor: LocalExecutor, name: str) -> None:
+def test_attack_earns_nothing(env: gym.Env, leftovers, name: str) -> None:
     source, status = ATTACKS[name]
     started = time.monotonic()
     reward, info = submit(env, source)
     assert time.monotonic() - started < LIMITS.wall_s + MARGIN_S
     assert (reward, info["status"]) == (0.0, status), info["grade"].message
-    assert sandbox_processes(executor) == []
+    assert leftovers() == []
     assert submit(env, CORRECT)[0] == 1.0  # the env still works, and nothing carried over
 
 

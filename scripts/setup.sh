@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Idempotent set-up on a fresh Debian machine: system packages, a virtual environment in
+# .venv, and codegym installed in it with its development extras. Sourced by main.sh and
+# test.sh; safe to run again at any time.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SYSTEM_PACKAGES=(python3 python3-venv python3-dev gcc)
+missing=()
+for package in "${SYSTEM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+stamp=.venv/.codegym-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e '.[dev]'
+    touch "$stamp"
+fi
