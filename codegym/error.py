@@ -16,10 +16,6 @@ class DependencyNotInstalled(Error, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 
 
-class UnregisteredEnv(Error):
-    """No environment is registered under the requested id."""
-
-
 class UnknownTask(Error, KeyError):
     """A task id that the task source does not hold."""
 

@@ -11,7 +11,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401
-from codegym.error import UnregisteredEnv  # noqa: F401
 
 ENV_IDS = sorted(i for i in gym.registry if i.startswith("codegym/"))
 SOLUTION = {"codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n"}

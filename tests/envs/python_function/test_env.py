@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -185,3 +188,17 @@ def test_completion_and_full_function_submissions_are_assembled() -> None:
     assert program.splitlines()[offset] == "def truncate_number(x):"
     program, offset = assemble(task, "    return number % 1.0\n")
     assert program == task.prompt + "    return number % 1.0\n"
+
+
+def test_a_worker_killed_mid_step_is_retried_not_scored() -> None:
+    with LocalExecutor(workers=1) as executor:
+        env = make(executor, tasks="humaneval")
+        env.reset(options={"task_id": "HumanEval/2"})
+        assert env.step("def truncate_number(n):\n    return n % 1.0\n")[1] == 1.0
+        victim = executor.worker_pids()[0]
+        env.reset(options={"task_id": "HumanEval/2"})
+        threading.Timer(0.3, os.kill, (victim, signal.SIGKILL)).start()
+        slow = "import time\ntime.sleep(1)\ndef truncate_number(n):\n    return n % 1.0\n"
+        _, reward, _, _, info = env.step(slow)
+        assert (reward, info["status"]) == (1.0, "OK")
+        assert executor.stats["retries"] == 1 and executor.worker_pids() != [victim]
