@@ -52,6 +52,10 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
 
 
+def setns(fd: int, nstype: int) -> None:
+    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), "setns")
+
+
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str = "") -> None:
     _check(
         _libc.mount(

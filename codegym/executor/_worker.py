@@ -47,6 +47,7 @@ import io  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
 import selectors  # noqa: E402
+import threading  # noqa: E402
 import signal  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -55,10 +56,11 @@ from typing import Any, NoReturn  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
+from codegym.executor.channel import Channel  # noqa: E402
 from codegym.executor.base import Job, Limits, RunResult, Step, StepResult  # noqa: E402
 
 EXIT_SHUTDOWN = 64
-HARNESS_SLACK_BYTES = 32 << 20  # the job, init and grader processes share the cgroup
+HARNESS_SLACK_BYTES = 32 << 20  # the worker and the job process (with its harness) share the cgroup
 WORK = "/sandbox"
 CANDIDATE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -173,7 +175,7 @@ class Cgroup:
         else:
             self._write("memory", "memory.max", memory)
             self._write("memory", "memory.swap.max", "0")
-        self._write("pids", "pids.max", str(limits.processes + 4))
+        self._write("pids", "pids.max", str(limits.processes + 3))  # + worker, job process, its thread
         return self.counters()
 
     def counters(self) -> tuple[int, int]:
@@ -201,9 +203,14 @@ class Worker:
     res: int
     cgroup: Cgroup
     seccomp: linux.SeccompFilter
+    pid_namespace: int  # fd of the worker's own pid namespace
 
     def serve(self) -> None:
         while True:
+            # Each job process is pid 1 of a fresh pid namespace. Going back to our own
+            # namespace first is what lets unshare(CLONE_NEWPID) be called again.
+            linux.setns(self.pid_namespace, linux.CLONE_NEWPID)
+            linux.unshare(linux.CLONE_NEWPID)
             pid = os.fork()
             if pid == 0:
                 self._run_job_process()
@@ -234,36 +241,41 @@ class SetupError(RuntimeError):
 
 
 class JobProcess:
-    """Runs one job: starts its grader, isolates a fresh pid + mount namespace, collects."""
+    """pid 1 of the job's namespace: sets up its file system, runs each step, grades.
+
+    It is forked from the worker *before* the job arrives and reads the job itself. When
+    the job has a harness, the payload (tests, expected values) is read only after the
+    step that talks to the harness has been forked, so no submission process ever holds
+    it; the harness then runs here, in a different process from the submission.
+    """
 
     def __init__(self, worker: Worker, job: Job) -> None:
         self.worker = worker
         self.job = job
         self.uid: int | None = worker.config["uid"]
+        self.harness_output: bytes | None = None
+        self.harness_error: str | None = None
 
     def run(self) -> RunResult:
-        job = self.job
-        deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + 5.0
-        grader = Grader.start(self.worker, job) if job.harness else None
-        linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWPID)
+        linux.unshare(linux.CLONE_NEWNS)
+        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         self._mount_scratch()
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            Init(self, write_fd, grader).run()
-        os.close(write_fd)
-        if grader is not None:
-            grader.close_candidate_ends()
-        kind, payload = _read_frame_by(read_fd, deadline)
-        os.waitpid(pid, 0)
-        if kind != "steps":
-            raise SetupError(payload)
-        output, error = grader.collect(deadline) if grader is not None else (None, None)
+        results: list[StepResult] = []
+        failed = False
+        for step in self.job.steps:
+            if failed:
+                results.append(StepResult(argv=step.argv, skipped=True))
+                continue
+            result = self._run_step(step)
+            results.append(result)
+            failed = step.stop_on_failure and not result.ok
+        if self.job.harness is not None and self.harness_output is None and self.harness_error is None:
+            read_frame(self.worker.ctl)  # drain the unread payload; no step is forked after this
+            self.harness_error = "the harness never ran: the step it talks to was skipped"
         return RunResult(
-            steps=tuple(payload),
-            harness_output=output,
-            harness_error=error,
+            steps=tuple(results),
+            harness_output=self.harness_output,
+            harness_error=self.harness_error,
             backend="local",
             cgroup=self.worker.cgroup.version,
         )
@@ -285,139 +297,38 @@ class JobProcess:
                 for name in names:
                     os.chown(os.path.join(directory, name), self.uid, self.uid)
 
-
-def _read_frame_by(fd: int, deadline: float) -> tuple[str, Any]:
-    if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-        raise SetupError("init process missed its deadline")
-    try:
-        return read_frame(fd)
-    except EOFError as e:
-        raise SetupError("init process died without reporting") from e
-
-
-class Grader:
-    """The harness's process: reads the payload itself, then talks to the steps."""
-
-    def __init__(self, pid: int, results: int, candidate_ends: tuple[int, int]) -> None:
-        self.pid = pid
-        self.results = results
-        self.candidate_ends = candidate_ends
-
-    @classmethod
-    def start(cls, worker: Worker, job: Job) -> Grader:
-        assert job.harness is not None
-        to_grader_r, to_grader_w = os.pipe()
-        to_candidate_r, to_candidate_w = os.pipe()
-        results_r, results_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            for fd in (to_grader_w, to_candidate_r, results_r):
-                os.close(fd)
-            cls._main(worker, job.harness.entry, to_grader_r, to_candidate_w, results_w)
-        for fd in (to_grader_r, to_candidate_w, results_w):
-            os.close(fd)
-        grader = cls(pid, results_r, (to_candidate_r, to_grader_w))
-        kind, _ = _read_frame_by(results_r, time.monotonic() + 30.0)
-        if kind != "ready":
-            raise SetupError("grader did not take its payload")
-        return grader
-
-    @staticmethod
-    def _main(worker: Worker, entry: str, read_fd: int, write_fd: int, results: int) -> NoReturn:
-        try:
-            linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-            _, payload = read_frame(worker.ctl)
-            write_frame(results, ("ready", None))
-            os.close(worker.ctl)
-            os.close(worker.res)
-            if worker.config["uid"] is not None:
-                os.setgroups([])
-                os.setgid(65534)
-                os.setuid(65534)
-            linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-            from codegym.executor.channel import Channel
-
-            module_name, _, function_name = entry.partition(":")
-            function = getattr(importlib.import_module(module_name), function_name)
-            output = function(Channel(read_fd, write_fd), payload)
-            write_frame(results, ("output", bytes(output)))
-        except BaseException:
-            write_frame(results, ("error", traceback.format_exc()))
-        os._exit(0)
-
-    def close_candidate_ends(self) -> None:
-        for fd in self.candidate_ends:
-            os.close(fd)
-
-    def collect(self, deadline: float) -> tuple[bytes | None, str | None]:
-        try:
-            kind, value = _read_frame_by(self.results, deadline)
-        except SetupError:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            return None, "the harness did not finish before the job's deadline"
-        os.waitpid(self.pid, 0)
-        return (value, None) if kind == "output" else (None, value)
-
-
-class Init:
-    """pid 1 of the job's namespace: runs each step, then kills whatever it left behind."""
-
-    def __init__(self, job_process: JobProcess, report: int, grader: Grader | None) -> None:
-        self.jp = job_process
-        self.report = report
-        self.channel = grader.candidate_ends if grader else None
-
-    def run(self) -> NoReturn:
-        try:
-            linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-            linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
-            results: list[StepResult] = []
-            failed = False
-            for step in self.jp.job.steps:
-                if failed:
-                    results.append(StepResult(argv=step.argv, skipped=True))
-                    continue
-                result = self._run_step(step)
-                results.append(result)
-                failed = step.stop_on_failure and not result.ok
-            write_frame(self.report, ("steps", results))
-        except BaseException:
-            write_frame(self.report, ("crash", traceback.format_exc()))
-        os._exit(0)
-
     def _run_step(self, step: Step) -> StepResult:
-        limits = self.jp.job.limits_of(step)
-        cgroup = self.jp.worker.cgroup
+        limits = self.job.limits_of(step)
+        cgroup = self.worker.cgroup
         oom_before, pids_before = cgroup.prepare(limits)
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
-        channel = self.channel if step.channel else None
+        # to_harness: submission -> harness; to_candidate: harness -> submission
+        channel = (*os.pipe(), *os.pipe()) if step.channel else None
         usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            Candidate(self.jp, step, limits, (stdin_r, out_w, err_w), channel, setup_w).run()
-        for fd in (stdin_r, out_w, err_w, setup_w):
+            ends = (channel[2], channel[1]) if channel else None
+            Candidate(self, step, limits, (stdin_r, out_w, err_w), ends, setup_w).run()
+        for fd in (stdin_r, out_w, err_w, setup_w, *((channel[1], channel[2]) if channel else ())):
             os.close(fd)
-        if channel is not None:
-            for fd in channel:
-                os.close(fd)
-            self.channel = None
         failure = _read_all(setup_r)
         os.close(setup_r)
         if failure:
             _kill_namespace()
             raise SetupError(failure.decode(errors="replace"))
-        io_result = _pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started)
+        if channel is None:
+            io_result = _pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started)
+        else:
+            io_result = self._pump_beside_harness(pid, step, stdin_w, out_r, err_r, limits, started, channel)
         wall = time.monotonic() - started
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (usage.ru_utime - usage_before.ru_utime) + (usage.ru_stime - usage_before.ru_stime)
         oom_after, pids_after = cgroup.counters()
-        status = io_result.status
-        code = os.waitstatus_to_exitcode(status)
+        code = os.waitstatus_to_exitcode(io_result.status)
         exit_code, sig = (code, None) if code >= 0 else (None, -code)
         limit = io_result.limit or _limit_from(sig, cpu, limits, oom_after > oom_before)
         if limit is None and pids_after > pids_before and exit_code != 0:
@@ -433,6 +344,36 @@ class Init:
             peak_memory_bytes=cgroup.peak() or usage.ru_maxrss * 1024,
             limit=limit,
         )
+
+    def _pump_beside_harness(
+        self, pid: int, step: Step, stdin_w: int, out_r: int, err_r: int, limits: Limits, started: float,
+        channel: tuple[int, int, int, int],
+    ) -> _IOResult:  # fmt: skip
+        """Supervise the step in a thread while the harness runs in this one."""
+        box: list[_IOResult] = []
+        pump = threading.Thread(target=lambda: box.append(_pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started)))
+        pump.start()
+        from_candidate, to_candidate = channel[0], channel[3]
+        try:
+            if self.job.harness is None or self.harness_output is not None or self.harness_error is not None:
+                raise SetupError("a job has one harness, talking to its last step")
+            _, payload = read_frame(self.worker.ctl)  # only now: the submission is already forked
+            self.harness_output = _call_harness(self.job.harness.entry, from_candidate, to_candidate, payload)
+        except SetupError:
+            raise
+        except BaseException:
+            self.harness_error = traceback.format_exc()
+        finally:
+            os.close(from_candidate)
+            os.close(to_candidate)
+        pump.join()
+        return box[0]
+
+
+def _call_harness(entry: str, read_fd: int, write_fd: int, payload: bytes) -> bytes:
+    module_name, _, function_name = entry.partition(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    return bytes(function(Channel(read_fd, write_fd), payload))
 
 
 def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> Any:
@@ -542,7 +483,11 @@ def _kill_others() -> None:
 
 
 class Candidate:
-    """The submission's process: confined, then exec'd (or run in this warm interpreter)."""
+    """The submission's process: confined, then exec'd (or run in this warm interpreter).
+
+    It never runs the harness and never holds its payload: it is forked before the payload
+    is read.
+    """
 
     def __init__(
         self,
@@ -690,6 +635,7 @@ def main() -> None:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         _set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = linux.SeccompFilter(linux.seccomp_program(allow_network=False))
+        pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
         build_view(config)
         for module in config["preload"]:
             importlib.import_module(module)
@@ -697,7 +643,7 @@ def main() -> None:
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
         cgroup = Cgroup(config["cgroup"]["version"])
         cgroup.join()
-        worker = Worker(config, ctl, res, cgroup, seccomp)
+        worker = Worker(config, ctl, res, cgroup, seccomp, pid_namespace)
         write_frame(res, ("ready", {"pid": os.getpid()}))
     except BaseException:
         write_frame(res, ("crash", traceback.format_exc()))

@@ -83,9 +83,10 @@ class Step:
 class Harness:
     """Trusted code that judges a job from outside the submission's sandbox.
 
-    ``entry`` names ``"module:function"``; the function is called in a grader process as
-    ``function(channel, payload) -> bytes`` while the steps run. ``payload`` (tests, expected
-    values) is never inside the submission's process or file system view.
+    ``entry`` names ``"module:function"``; it is called as ``function(channel, payload) ->
+    bytes`` in the job's supervising process (never the submission's) while the last step
+    runs. ``payload`` (tests, expected values) is never inside the submission's process or
+    file system view.
     """
 
     entry: str
@@ -100,7 +101,7 @@ class Job:
         steps: Commands run in order in one sandbox; files persist between them.
         files: Relative path -> content, written into the work dir before the first step.
         limits: Default limits of every step.
-        harness: Trusted grader talking to the steps that ask for a channel.
+        harness: Trusted grader talking to the last step, which asks for a channel.
         preload: Modules every worker imports once at start (``python -m`` targets, the
             harness entry), so a job costs a fork and not an import.
     """
@@ -117,6 +118,14 @@ class Job:
         for path in self.files:
             if path.startswith("/") or ".." in path.split("/"):
                 raise ValueError(f"Job file paths must be relative and stay inside the work dir, got {path!r}")
+        talking = [i for i, step in enumerate(self.steps) if step.channel]
+        if self.harness is None and talking:
+            raise ValueError("a Step with channel=True needs the Job to have a harness")
+        if self.harness is not None and talking != [len(self.steps) - 1]:
+            raise ValueError(
+                "a Job with a harness needs exactly one Step with channel=True, and it must be the last step "
+                "(the payload is read after that step is forked, so that no submission process holds it)"
+            )
 
     def limits_of(self, step: Step) -> Limits:
         return step.limits or self.limits
