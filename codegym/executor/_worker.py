@@ -45,10 +45,9 @@ import gc  # noqa: E402
 import importlib  # noqa: E402
 import io  # noqa: E402
 import resource  # noqa: E402
-import select  # noqa: E402
 import selectors  # noqa: E402
-import threading  # noqa: E402
 import signal  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -56,8 +55,8 @@ from typing import Any, NoReturn  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
-from codegym.executor.channel import Channel  # noqa: E402
 from codegym.executor.base import Job, Limits, RunResult, Step, StepResult  # noqa: E402
+from codegym.executor.channel import Channel  # noqa: E402
 
 EXIT_SHUTDOWN = 64
 HARNESS_SLACK_BYTES = 32 << 20  # the worker and the job process (with its harness) share the cgroup
@@ -351,7 +350,11 @@ class JobProcess:
     ) -> _IOResult:  # fmt: skip
         """Supervise the step in a thread while the harness runs in this one."""
         box: list[_IOResult] = []
-        pump = threading.Thread(target=lambda: box.append(_pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started)))
+
+        def supervise() -> None:
+            box.append(_pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started))
+
+        pump = threading.Thread(target=supervise)
         pump.start()
         from_candidate, to_candidate = channel[0], channel[3]
         try:
