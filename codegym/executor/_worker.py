@@ -1,18 +1,19 @@
-"""The sandboxed fork server behind the local backend (stdlib only).
+"""The sandboxed worker behind the local backend (stdlib only).
 
 `LocalExecutor` starts one of these per core as ``python -s -S -B -P _worker.py CONFIG``.
 It isolates itself once (mount, net, ipc and uts namespaces; a root file system built from
-an empty tmpfs with read-only binds of the toolchain), imports what jobs will need, then
-serves jobs one at a time, each in processes forked from it:
+an empty tmpfs with read-only binds of the toolchain), imports what jobs will need, and then
+splits in two:
 
-    worker ── job process ──┬── grader (harness code, holds the tests; worker namespaces)
-                            └── init (pid 1 of a fresh pid + mount namespace)
-                                   └── step process (the submission: unprivileged uid,
-                                        no_new_privs, seccomp, rlimits, cgroup)
+    supervisor (reads jobs, holds tests, runs the harness, pumps output, kills on timeout)
+      └── fork server (forked before any job arrived; its memory never holds one)
+             └── submission, one per step: pid 1 of a fresh pid namespace, fresh mount
+                  namespace, unprivileged uid, no_new_privs, seccomp, rlimits, cgroup
 
-The job process is forked *before* a job arrives and reads the job itself, so the worker's
-own memory never holds a submission, a test, or an output that a later fork could inherit.
-Results go straight to the harness on the result pipe, tagged with the job's nonce.
+A step costs one fork of a warm, clean interpreter. The supervisor is never forked after
+start, so nothing it reads (tests, expected values, earlier submissions, their output) can
+reach a submission's memory; the fork server only ever sees a step's argv, limits and
+descriptors, passed over a unix socket.
 """
 
 from __future__ import annotations
@@ -44,9 +45,11 @@ import fcntl  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import io  # noqa: E402
+import pickle  # noqa: E402
 import resource  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
+import socket  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -55,11 +58,10 @@ from typing import Any, NoReturn  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
-from codegym.executor.base import Job, Limits, RunResult, Step, StepResult  # noqa: E402
+from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import Channel  # noqa: E402
 
-EXIT_SHUTDOWN = 64
-HARNESS_SLACK_BYTES = 32 << 20  # the worker and the job process (with its harness) share the cgroup
+HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
 WORK = "/sandbox"
 CANDIDATE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -174,7 +176,7 @@ class Cgroup:
         else:
             self._write("memory", "memory.max", memory)
             self._write("memory", "memory.swap.max", "0")
-        self._write("pids", "pids.max", str(limits.processes + 3))  # + worker, job process, its thread
+        self._write("pids", "pids.max", str(limits.processes + 1))  # + the fork server
         return self.counters()
 
     def counters(self) -> tuple[int, int]:
@@ -192,100 +194,75 @@ class Cgroup:
         return 0
 
 
-# --- serving jobs --------------------------------------------------------------------------
-
-
-@dataclass
-class Worker:
-    config: dict[str, Any]
-    ctl: int
-    res: int
-    cgroup: Cgroup
-    seccomp: linux.SeccompFilter
-    pid_namespace: int  # fd of the worker's own pid namespace
-
-    def serve(self) -> None:
-        while True:
-            # Each job process is pid 1 of a fresh pid namespace. Going back to our own
-            # namespace first is what lets unshare(CLONE_NEWPID) be called again.
-            linux.setns(self.pid_namespace, linux.CLONE_NEWPID)
-            linux.unshare(linux.CLONE_NEWPID)
-            pid = os.fork()
-            if pid == 0:
-                self._run_job_process()
-            _, status = os.waitpid(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            if code == EXIT_SHUTDOWN:
-                return
-            write_frame(self.res, ("done", code))
-
-    def _run_job_process(self) -> NoReturn:
-        try:
-            linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-            try:
-                message = read_frame(self.ctl)
-            except EOFError:
-                os._exit(EXIT_SHUTDOWN)
-            _, nonce, job = message
-            result = JobProcess(self, job).run()
-            write_frame(self.res, ("result", nonce, result))
-        except BaseException:
-            write_frame(self.res, ("crash", traceback.format_exc()))
-            os._exit(70)
-        os._exit(0)
+# --- the supervisor --------------------------------------------------------------------------
 
 
 class SetupError(RuntimeError):
     """The sandbox could not be set up for a step: an infrastructure fault."""
 
 
-class JobProcess:
-    """pid 1 of the job's namespace: sets up its file system, runs each step, grades.
+@dataclass
+class _Exit:
+    status: int
+    rusage: Any
 
-    It is forked from the worker *before* the job arrives and reads the job itself. When
-    the job has a harness, the payload (tests, expected values) is read only after the
-    step that talks to the harness has been forked, so no submission process ever holds
-    it; the harness then runs here, in a different process from the submission.
-    """
 
-    def __init__(self, worker: Worker, job: Job) -> None:
-        self.worker = worker
-        self.job = job
-        self.uid: int | None = worker.config["uid"]
-        self.harness_output: bytes | None = None
-        self.harness_error: str | None = None
+class Supervisor:
+    """Reads jobs from the harness, runs their steps through the fork server, judges nothing:
+    it reports what happened, with the harness's output when the job has one."""
 
-    def run(self) -> RunResult:
-        linux.unshare(linux.CLONE_NEWNS)
-        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
-        self._mount_scratch()
-        results: list[StepResult] = []
-        failed = False
-        for step in self.job.steps:
-            if failed:
-                results.append(StepResult(argv=step.argv, skipped=True))
-                continue
-            result = self._run_step(step)
-            results.append(result)
-            failed = step.stop_on_failure and not result.ok
-        if self.job.harness is not None and self.harness_output is None and self.harness_error is None:
-            read_frame(self.worker.ctl)  # drain the unread payload; no step is forked after this
-            self.harness_error = "the harness never ran: the step it talks to was skipped"
+    def __init__(self, config: dict[str, Any], cgroup: Cgroup, server: socket.socket) -> None:
+        self.config = config
+        self.cgroup = cgroup
+        self.server = server
+        self.uid: int | None = config["uid"]
+
+    def serve(self, ctl: int, res: int) -> None:
+        while True:
+            try:
+                _, nonce, job = read_frame(ctl)
+            except EOFError:
+                return
+            try:
+                result = self.run(job)
+                write_frame(res, ("result", nonce, result))
+            except BaseException:
+                write_frame(res, ("crash", traceback.format_exc()))
+                raise
+
+    def run(self, job: Job) -> RunResult:
+        self._mount_scratch(job)
+        try:
+            results: list[StepResult] = []
+            harness: list[bytes | str | None] = [None, None]  # output, error
+            failed = False
+            for step in job.steps:
+                if failed:
+                    results.append(StepResult(argv=step.argv, skipped=True))
+                    continue
+                result = self._run_step(job, step, harness)
+                results.append(result)
+                failed = step.stop_on_failure and not result.ok
+        finally:
+            for path in (WORK, "/tmp"):
+                linux.umount(path)
+        output, error = harness
+        if job.harness is not None and output is None and error is None:
+            error = "the harness never ran: the step it talks to was skipped"
         return RunResult(
             steps=tuple(results),
-            harness_output=self.harness_output,
-            harness_error=self.harness_error,
+            harness_output=output if isinstance(output, bytes) else None,
+            harness_error=error if isinstance(error, str) else None,
             backend="local",
-            cgroup=self.worker.cgroup.version,
+            cgroup=self.cgroup.version,
         )
 
-    def _mount_scratch(self) -> None:
-        disk = max(self.job.limits_of(step).disk_bytes for step in self.job.steps)
-        for path in self.worker.config["hide"]:
-            linux.tmpfs(path, 4096, flags=linux.MS_RDONLY)
+    def _mount_scratch(self, job: Job) -> None:
+        """A fresh work dir and /tmp for this job; every step of it sees the same ones."""
+        disk = max(job.limits_of(step).disk_bytes for step in job.steps)
         linux.tmpfs(WORK, disk, mode=0o755)
         linux.tmpfs("/tmp", disk, mode=0o1777)
-        for relative, content in self.job.files.items():
+        for relative, content in job.files.items():
             path = os.path.join(WORK, relative)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
@@ -296,90 +273,172 @@ class JobProcess:
                 for name in names:
                     os.chown(os.path.join(directory, name), self.uid, self.uid)
 
-    def _run_step(self, step: Step) -> StepResult:
-        limits = self.job.limits_of(step)
-        cgroup = self.worker.cgroup
-        oom_before, pids_before = cgroup.prepare(limits)
+    def _run_step(self, job: Job, step: Step, harness: list[bytes | str | None]) -> StepResult:
+        limits = job.limits_of(step)
+        oom_before, pids_before = self.cgroup.prepare(limits)
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
-        # to_harness: submission -> harness; to_candidate: harness -> submission
-        channel = (*os.pipe(), *os.pipe()) if step.channel else None
-        usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # to_harness (submission writes), to_submission (harness writes)
+        to_harness_r, to_harness_w = os.pipe() if step.channel else (-1, -1)
+        to_submission_r, to_submission_w = os.pipe() if step.channel else (-1, -1)
+        child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            ends = (channel[2], channel[1]) if channel else None
-            Candidate(self, step, limits, (stdin_r, out_w, err_w), ends, setup_w).run()
-        for fd in (stdin_r, out_w, err_w, setup_w, *((channel[1], channel[2]) if channel else ())):
+        request = pickle.dumps({"argv": step.argv, "env": step.env, "limits": limits, "uid": self.uid})
+        socket.send_fds(self.server, [request], child_fds)
+        for fd in child_fds:
             os.close(fd)
+        pidfd = self._receive_pidfd()
         failure = _read_all(setup_r)
         os.close(setup_r)
         if failure:
-            _kill_namespace()
+            _kill(pidfd)
+            self._receive_exit()
             raise SetupError(failure.decode(errors="replace"))
-        if channel is None:
-            io_result = _pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started)
+        pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
+        if step.channel:
+            assert job.harness is not None
+            thread = threading.Thread(target=pump.run)
+            thread.start()
+            try:
+                harness[0] = _call_harness(job.harness, to_harness_r, to_submission_w)
+            except BaseException:
+                harness[1] = traceback.format_exc()
+            finally:
+                os.close(to_harness_r)
+                os.close(to_submission_w)
+            thread.join()
         else:
-            io_result = self._pump_beside_harness(pid, step, stdin_w, out_r, err_r, limits, started, channel)
-        wall = time.monotonic() - started
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (usage.ru_utime - usage_before.ru_utime) + (usage.ru_stime - usage_before.ru_stime)
-        oom_after, pids_after = cgroup.counters()
-        code = os.waitstatus_to_exitcode(io_result.status)
+            pump.run()
+        os.close(pidfd)
+        exit_ = pump.exit
+        assert exit_ is not None
+        cpu = exit_.rusage.ru_utime + exit_.rusage.ru_stime
+        oom_after, pids_after = self.cgroup.counters()
+        code = os.waitstatus_to_exitcode(exit_.status)
         exit_code, sig = (code, None) if code >= 0 else (None, -code)
-        limit = io_result.limit or _limit_from(sig, cpu, limits, oom_after > oom_before)
+        limit = pump.limit or _limit_from(sig, cpu, limits, oom_after > oom_before)
         if limit is None and pids_after > pids_before and exit_code != 0:
             limit = "processes"
         return StepResult(
             argv=step.argv,
             exit_code=exit_code,
             signal=sig,
-            stdout=io_result.stdout,
-            stderr=io_result.stderr,
+            stdout=bytes(pump.stdout),
+            stderr=bytes(pump.stderr),
             cpu_s=round(cpu, 6),
-            wall_s=round(wall, 6),
-            peak_memory_bytes=cgroup.peak() or usage.ru_maxrss * 1024,
+            wall_s=round(pump.wall, 6),
+            peak_memory_bytes=self.cgroup.peak() or exit_.rusage.ru_maxrss * 1024,
             limit=limit,
         )
 
-    def _pump_beside_harness(
-        self, pid: int, step: Step, stdin_w: int, out_r: int, err_r: int, limits: Limits, started: float,
-        channel: tuple[int, int, int, int],
-    ) -> _IOResult:  # fmt: skip
-        """Supervise the step in a thread while the harness runs in this one."""
-        box: list[_IOResult] = []
+    def _receive_pidfd(self) -> int:
+        _, fds, _, _ = socket.recv_fds(self.server, 64, 1)
+        if len(fds) != 1:
+            raise SetupError("the fork server did not start the step")
+        return fds[0]
 
-        def supervise() -> None:
-            box.append(_pump(pid, step.stdin, stdin_w, out_r, err_r, limits, started))
-
-        pump = threading.Thread(target=supervise)
-        pump.start()
-        from_candidate, to_candidate = channel[0], channel[3]
-        try:
-            if self.job.harness is None or self.harness_output is not None or self.harness_error is not None:
-                raise SetupError("a job has one harness, talking to its last step")
-            _, payload = read_frame(self.worker.ctl)  # only now: the submission is already forked
-            self.harness_output = _call_harness(self.job.harness.entry, from_candidate, to_candidate, payload)
-        except SetupError:
-            raise
-        except BaseException:
-            self.harness_error = traceback.format_exc()
-        finally:
-            os.close(from_candidate)
-            os.close(to_candidate)
-        pump.join()
-        return box[0]
+    def _receive_exit(self) -> _Exit:
+        data = self.server.recv(4096)
+        if not data:
+            raise SetupError("the fork server died")
+        status, rusage = pickle.loads(data)
+        return _Exit(status, rusage)
 
 
-def _call_harness(entry: str, read_fd: int, write_fd: int, payload: bytes) -> bytes:
-    module_name, _, function_name = entry.partition(":")
+def _call_harness(harness: Harness, read_fd: int, write_fd: int) -> bytes:
+    module_name, _, function_name = harness.entry.partition(":")
     function = getattr(importlib.import_module(module_name), function_name)
-    return bytes(function(Channel(read_fd, write_fd), payload))
+    return bytes(function(Channel(read_fd, write_fd), harness.payload))
 
 
-def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> Any:
+def _kill(pidfd: int) -> None:
+    """SIGKILL the step's pid 1: the kernel then kills its whole pid namespace."""
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+class _Pump:
+    """Feeds stdin, keeps at most ``output_bytes`` of each output, enforces the wall clock,
+    and waits for the fork server to report the step's exit."""
+
+    def __init__(self, supervisor: Supervisor, pidfd: int, stdin: bytes, stdin_w: int, out_r: int, err_r: int,
+                 limits: Limits, started: float) -> None:  # fmt: skip
+        self.supervisor = supervisor
+        self.pidfd = pidfd
+        self.pending = memoryview(stdin)
+        self.stdin_w = stdin_w
+        self.out_r = out_r
+        self.err_r = err_r
+        self.limits = limits
+        self.deadline = started + limits.wall_s
+        self.started = started
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.limit: LimitName | None = None
+        self.exit: _Exit | None = None
+        self.wall = 0.0
+
+    def run(self) -> None:
+        selector = selectors.DefaultSelector()
+        for fd in (self.out_r, self.err_r):
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        if self.pending:
+            os.set_blocking(self.stdin_w, False)
+            selector.register(self.stdin_w, selectors.EVENT_WRITE)
+        else:
+            os.close(self.stdin_w)
+        server = self.supervisor.server
+        selector.register(server, selectors.EVENT_READ)
+        open_outputs = 2
+        while self.exit is None or open_outputs:
+            timeout = self.deadline - time.monotonic()
+            if timeout <= 0 and self.limit is None:
+                self.limit = "wall"
+            if self.limit is not None:
+                break
+            for key, _ in selector.select(timeout):
+                if key.fileobj is server:
+                    selector.unregister(server)
+                    self.exit = self.supervisor._receive_exit()
+                    self.wall = time.monotonic() - self.started
+                elif key.fd == self.stdin_w:
+                    self._feed(selector)
+                elif not self._drain(key.fd):
+                    selector.unregister(key.fd)
+                    open_outputs -= 1
+        selector.close()
+        if self.exit is None:
+            _kill(self.pidfd)
+            self.exit = self.supervisor._receive_exit()
+            self.wall = time.monotonic() - self.started
+        for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
+            os.close(fd)
+
+    def _feed(self, selector: selectors.BaseSelector) -> None:
+        try:
+            self.pending = self.pending[os.write(self.stdin_w, self.pending[: 1 << 16]) :]
+        except BrokenPipeError:
+            self.pending = self.pending[:0]
+        if not self.pending:
+            selector.unregister(self.stdin_w)
+            os.close(self.stdin_w)
+
+    def _drain(self, fd: int) -> bool:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return False
+        buffer = self.stdout if fd == self.out_r else self.stderr
+        room = self.limits.output_bytes - len(buffer)
+        buffer += chunk[:room]
+        if len(chunk) > room:
+            self.limit = "output"
+        return True
+
+
+def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> LimitName | None:
     if oom:
         return "memory"
     if sig == signal.SIGXCPU or cpu > limits.cpu_s:
@@ -389,16 +448,6 @@ def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> Any:
     return None
 
 
-def _kill_namespace() -> None:
-    """As pid 1: kill every other process of the namespace, then reap them all."""
-    _kill_others()
-    while True:
-        try:
-            os.wait()
-        except ChildProcessError:
-            return
-
-
 def _read_all(fd: int) -> bytes:
     chunks = []
     while chunk := os.read(fd, 65536):
@@ -406,139 +455,104 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-@dataclass
-class _IOResult:
-    status: int
-    stdout: bytes
-    stderr: bytes
-    limit: Any
+# --- the fork server -------------------------------------------------------------------------
 
 
-def _pump(pid: int, stdin: bytes, stdin_w: int, out_r: int, err_r: int, limits: Limits, started: float) -> _IOResult:
-    """Feed stdin, collect capped output, enforce the wall clock, and reap the step."""
-    deadline = started + limits.wall_s
-    buffers = {out_r: bytearray(), err_r: bytearray()}
-    selector = selectors.DefaultSelector()
-    for fd in (out_r, err_r):
-        os.set_blocking(fd, False)
-        selector.register(fd, selectors.EVENT_READ)
-    pending = memoryview(stdin)
-    if pending:
-        os.set_blocking(stdin_w, False)
-        selector.register(stdin_w, selectors.EVENT_WRITE)
-    else:
-        os.close(stdin_w)
-    pidfd = os.pidfd_open(pid)
-    selector.register(pidfd, selectors.EVENT_READ)
-    status: int | None = None
-    limit = None
-    open_outputs = 2
-    while open_outputs or status is None:
-        timeout = deadline - time.monotonic()
-        if timeout <= 0:
-            limit = limit or "wall"
-            break
-        for key, _ in selector.select(timeout):
-            fd = key.fd
-            if fd == pidfd:
-                selector.unregister(pidfd)
-                _, status = os.waitpid(pid, 0)
-                # Daemons it left behind die now; their pipe ends close with them.
-                _kill_others()
-            elif fd == stdin_w:
-                try:
-                    pending = pending[os.write(stdin_w, pending[: 1 << 16]) :]
-                except BrokenPipeError:
-                    pending = pending[:0]
-                if not pending:
-                    selector.unregister(stdin_w)
-                    os.close(stdin_w)
-            else:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    selector.unregister(fd)
-                    open_outputs -= 1
-                    continue
-                buffer = buffers[fd]
-                room = limits.output_bytes - len(buffer)
-                buffer += chunk[:room]
-                if len(chunk) > room:
-                    limit = "output"
-                    break
-        if limit:
-            break
-    selector.close()
-    if status is None:
-        _kill_others()
-        _, status = os.waitpid(pid, 0)
-    _kill_namespace()
-    os.close(pidfd)
-    for fd in (out_r, err_r):
-        os.close(fd)
-    if pending:
-        os.close(stdin_w)
-    return _IOResult(status, bytes(buffers[out_r]), bytes(buffers[err_r]), limit)
+class ForkServer:
+    """Forks one submission process per step request and reports its exit.
 
-
-def _kill_others() -> None:
-    with contextlib.suppress(ProcessLookupError):  # nothing left
-        os.kill(-1, signal.SIGKILL)
-
-
-class Candidate:
-    """The submission's process: confined, then exec'd (or run in this warm interpreter).
-
-    It never runs the harness and never holds its payload: it is forked before the payload
-    is read.
+    Forked from the supervisor before the first job, so its memory holds no job; a request
+    carries argv, environment, limits and uid, and the step's descriptors ride along as
+    SCM_RIGHTS. Each submission is pid 1 of a fresh pid namespace.
     """
 
-    def __init__(
-        self,
-        jp: JobProcess,
-        step: Step,
-        limits: Limits,
-        stdio: tuple[int, int, int],
-        channel: tuple[int, int] | None,
-        setup_w: int,
-    ) -> None:
-        self.jp = jp
-        self.step = step
-        self.limits = limits
-        self.stdio = stdio
-        self.channel = channel
-        self.setup_w = setup_w
+    def __init__(self, sock: socket.socket, seccomp: linux.SeccompFilter, pid_namespace: int) -> None:
+        self.sock = sock
+        self.seccomp = seccomp
+        self.pid_namespace = pid_namespace
+
+    def serve(self) -> NoReturn:
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
+            except OSError:
+                os._exit(0)
+            if not data:
+                os._exit(0)
+            request = pickle.loads(data)
+            report_r, report_w = os.pipe()
+            # Back to our own pid namespace first: that is what lets unshare(NEWPID) repeat.
+            linux.setns(self.pid_namespace, linux.CLONE_NEWPID)
+            linux.unshare(linux.CLONE_NEWPID)
+            pid = os.fork()
+            if pid == 0:
+                self.sock.close()
+                os.close(report_r)
+                Submission(request, fds, report_w, self.seccomp).run()
+            for fd in (*fds, report_w):
+                os.close(fd)
+            pidfd = os.pidfd_open(pid)
+            socket.send_fds(self.sock, [b"p"], [pidfd])
+            os.close(pidfd)
+            _, status, rusage = os.wait4(pid, 0)
+            report = _read_all(report_r)
+            os.close(report_r)
+            # The step's own exit as its init saw it; the init's when it was killed first.
+            self.sock.send(report or pickle.dumps((status, rusage)))
+
+
+class Submission:
+    """A step's process tree. Its first process is pid 1 of a fresh pid namespace: it
+    confines the namespace, forks the step's process, reaps everything and reports; the step
+    itself (exec'd, or run in this warm interpreter) is pid 2, so it sees ordinary signal
+    semantics, and when pid 1 exits the kernel kills whatever is left."""
+
+    def __init__(self, request: dict[str, Any], fds: list[int], report: int, seccomp: linux.SeccompFilter) -> None:
+        self.argv: tuple[str, ...] = request["argv"]
+        self.env = dict(CANDIDATE_ENV, **dict(request["env"]))
+        self.limits: Limits = request["limits"]
+        self.uid: int | None = request["uid"]
+        self.fds = fds
+        self.report = report
+        self.seccomp = seccomp
 
     def run(self) -> NoReturn:
-        env = dict(CANDIDATE_ENV, **dict(self.step.env))
+        setup_w = self.fds[3]
         try:
-            self._confine()
+            setup_w = self._isolate()
+            pid = os.fork()
+            if pid == 0:
+                self._confine()
         except BaseException:
-            os.write(self.setup_w, traceback.format_exc().encode())
+            os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
-        argv = self.step.argv
-        if argv[0] == "python":
-            os.close(self.setup_w)
-            _run_python(argv, env)
-        try:
-            os.execvpe(argv[0], argv, env)
-        except OSError as e:
-            os.write(self.setup_w, f"cannot execute {argv[0]!r}: {e}".encode())
-        os._exit(127)
+        if pid == 0:
+            self._start(setup_w)
+        self._reap(pid, setup_w)
+
+    def _isolate(self) -> int:
+        """As root, still pid 1: a private mount namespace with its own /proc, and the
+        step's descriptors on 0-4."""
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        linux.unshare(linux.CLONE_NEWNS)
+        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        stdin_r, out_w, err_w, setup_w, *channel = self.fds
+        for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
+            os.dup2(fd, target)
+        setup_w = _move_high(setup_w, 100)
+        self.report = _move_high(self.report, 101)
+        keep = {0, 1, 2, setup_w, self.report} | ({3, 4} if channel else set())
+        for name in os.listdir("/proc/self/fd"):
+            if int(name) not in keep:
+                with contextlib.suppress(OSError):
+                    os.close(int(name))
+        return setup_w
 
     def _confine(self) -> None:
+        """The step's process: limits, an unprivileged uid, no_new_privs, seccomp."""
+        os.close(self.report)
         os.setsid()
-        for target, fd in enumerate(self.stdio):
-            os.dup2(fd, target)
-        if self.channel is not None:
-            os.dup2(self.channel[0], 3)
-            os.dup2(self.channel[1], 4)
-        self.setup_w = _move_high(self.setup_w)
-        keep = {0, 1, 2, self.setup_w} | ({3, 4} if self.channel else set())
-        for name in os.listdir("/proc/self/fd"):
-            fd = int(name)
-            if fd not in keep:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
         _set_oom_score_adj(1000)
         limits = self.limits
         cpu = max(1, int(limits.cpu_s + 0.999))
@@ -552,13 +566,41 @@ class Candidate:
         ):
             resource.setrlimit(which, (soft, hard))
         os.chdir(WORK)
-        uid = self.jp.uid
-        if uid is not None:
+        if self.uid is not None:
             os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            os.setgid(self.uid)
+            os.setuid(self.uid)
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-        self.jp.worker.seccomp.install()
+        self.seccomp.install()
+
+    def _start(self, setup_w: int) -> NoReturn:
+        if self.argv[0] == "python":
+            os.close(setup_w)
+            _run_python(self.argv, self.env)
+        try:
+            os.execvpe(self.argv[0], self.argv, self.env)
+        except OSError as e:
+            os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
+        os._exit(127)
+
+    def _reap(self, pid: int, setup_w: int) -> NoReturn:
+        """pid 1's whole job: wait for the step, kill what it left, report its exit."""
+        for fd in (0, 1, 2, 3, 4, setup_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        status = 0
+        while True:
+            try:
+                reaped, child_status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            if reaped == pid:
+                status = child_status
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(-1, signal.SIGKILL)  # daemons die with the step
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        os.write(self.report, pickle.dumps((status, usage)))
+        os._exit(0)
 
 
 def _set_oom_score_adj(value: int) -> None:
@@ -569,8 +611,8 @@ def _set_oom_score_adj(value: int) -> None:
         pass  # lowering needs CAP_SYS_RESOURCE, which some hosts withhold even from root
 
 
-def _move_high(fd: int) -> int:
-    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)
+def _move_high(fd: int, at_least: int) -> int:
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, at_least)
     os.close(fd)
     return high
 
@@ -642,16 +684,26 @@ def main() -> None:
         build_view(config)
         for module in config["preload"]:
             importlib.import_module(module)
+        for path in config["hide"]:  # codegym's own files (task data among them) leave the view
+            linux.tmpfs(path, 4096, flags=linux.MS_RDONLY)
+        cgroup = Cgroup(config["cgroup"]["version"])
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
-        cgroup = Cgroup(config["cgroup"]["version"])
-        cgroup.join()
-        worker = Worker(config, ctl, res, cgroup, seccomp, pid_namespace)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if os.fork() == 0:
+            ours.close()
+            os.close(ctl)
+            os.close(res)
+            cgroup.join()  # the fork server and its submissions, not the supervisor
+            ForkServer(theirs, seccomp, pid_namespace).serve()
+        theirs.close()
+        os.close(pid_namespace)
+        supervisor = Supervisor(config, cgroup, ours)
         write_frame(res, ("ready", {"pid": os.getpid()}))
     except BaseException:
         write_frame(res, ("crash", traceback.format_exc()))
         sys.exit(1)
-    worker.serve()
+    supervisor.serve(ctl, res)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 import signal
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # the sandboxed worker imports this module: keep it free of at-fork hooks
@@ -84,9 +84,9 @@ class Harness:
     """Trusted code that judges a job from outside the submission's sandbox.
 
     ``entry`` names ``"module:function"``; it is called as ``function(channel, payload) ->
-    bytes`` in the job's supervising process (never the submission's) while the last step
-    runs. ``payload`` (tests, expected values) is never inside the submission's process or
-    file system view.
+    bytes`` in the worker's supervising process (never the submission's, nor one a
+    submission is forked from) while the step with the channel runs. ``payload`` (tests,
+    expected values) is never inside the submission's process or file system view.
     """
 
     entry: str
@@ -101,7 +101,7 @@ class Job:
         steps: Commands run in order in one sandbox; files persist between them.
         files: Relative path -> content, written into the work dir before the first step.
         limits: Default limits of every step.
-        harness: Trusted grader talking to the last step, which asks for a channel.
+        harness: Trusted grader talking to the one step that asks for a channel.
         preload: Modules every worker imports once at start (``python -m`` targets, the
             harness entry), so a job costs a fork and not an import.
     """
@@ -121,20 +121,11 @@ class Job:
         talking = [i for i, step in enumerate(self.steps) if step.channel]
         if self.harness is None and talking:
             raise ValueError("a Step with channel=True needs the Job to have a harness")
-        if self.harness is not None and talking != [len(self.steps) - 1]:
-            raise ValueError(
-                "a Job with a harness needs exactly one Step with channel=True, and it must be the last step "
-                "(the payload is read after that step is forked, so that no submission process holds it)"
-            )
+        if self.harness is not None and len(talking) != 1:
+            raise ValueError(f"a Job with a harness needs exactly one Step with channel=True, found {len(talking)}")
 
     def limits_of(self, step: Step) -> Limits:
         return step.limits or self.limits
-
-    def without_payload(self) -> Job:
-        """This job minus the harness payload: the part a submission's process may hold."""
-        if self.harness is None:
-            return self
-        return replace(self, harness=replace(self.harness, payload=b""))
 
 
 @dataclass(frozen=True)

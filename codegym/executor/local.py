@@ -201,20 +201,15 @@ class _WorkerProcess:
         nonce = secrets.token_hex(8)
         deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
         try:
-            write_frame(self.ctl, ("job", nonce, job.without_payload()))
-            if job.harness is not None:
-                write_frame(self.ctl, ("payload", job.harness.payload))
+            write_frame(self.ctl, ("job", nonce, job))
         except OSError as e:
             raise WorkerFault(f"cannot send the job: {e}") from e
-        first = self.reader.read(deadline)
-        if first[0] == "done":
-            raise WorkerFault(f"the job process exited with status {first[1]} and no result")
-        done = self.reader.read(deadline)
-        if first[0] == "crash":
-            raise WorkerFault(f"the job process crashed:\n{first[1]}")
-        kind, got_nonce, result = first
-        if kind != "result" or got_nonce != nonce or done[0] != "done":
-            raise WorkerFault(f"unexpected frames from the worker: {kind!r}, {done[0]!r}")
+        reply = self.reader.read(deadline)
+        if reply[0] == "crash":
+            raise WorkerFault(f"the worker crashed:\n{reply[1]}")
+        kind, got_nonce, result = reply
+        if kind != "result" or got_nonce != nonce:
+            raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
         return result
 
     def stop(self) -> None:
