@@ -204,7 +204,8 @@ class SetupError(RuntimeError):
 @dataclass
 class _Exit:
     status: int
-    rusage: Any
+    cpu_s: float
+    max_rss_kb: int
 
 
 class Supervisor:
@@ -314,7 +315,7 @@ class Supervisor:
         os.close(pidfd)
         exit_ = pump.exit
         assert exit_ is not None
-        cpu = exit_.rusage.ru_utime + exit_.rusage.ru_stime
+        cpu = exit_.cpu_s
         oom_after, pids_after = self.cgroup.counters()
         code = os.waitstatus_to_exitcode(exit_.status)
         exit_code, sig = (code, None) if code >= 0 else (None, -code)
@@ -329,7 +330,7 @@ class Supervisor:
             stderr=bytes(pump.stderr),
             cpu_s=round(cpu, 6),
             wall_s=round(pump.wall, 6),
-            peak_memory_bytes=self.cgroup.peak() or exit_.rusage.ru_maxrss * 1024,
+            peak_memory_bytes=self.cgroup.peak() or exit_.max_rss_kb * 1024,
             limit=limit,
         )
 
@@ -343,8 +344,7 @@ class Supervisor:
         data = self.server.recv(4096)
         if not data:
             raise SetupError("the fork server died")
-        status, rusage = pickle.loads(data)
-        return _Exit(status, rusage)
+        return _Exit(*pickle.loads(data))
 
 
 def _call_harness(harness: Harness, read_fd: int, write_fd: int) -> bytes:
@@ -354,7 +354,7 @@ def _call_harness(harness: Harness, read_fd: int, write_fd: int) -> bytes:
 
 
 def _kill(pidfd: int) -> None:
-    """SIGKILL the step's pid 1: the kernel then kills its whole pid namespace."""
+    """SIGKILL the step's process; its init (the fork server) then kills the rest."""
     with contextlib.suppress(ProcessLookupError):
         signal.pidfd_send_signal(pidfd, signal.SIGKILL)
 
@@ -459,20 +459,23 @@ def _read_all(fd: int) -> bytes:
 
 
 class ForkServer:
-    """Forks one submission process per step request and reports its exit.
+    """Forks one submission process per step request, and is the init of them all.
 
-    Forked from the supervisor before the first job, so its memory holds no job; a request
-    carries argv, environment, limits and uid, and the step's descriptors ride along as
-    SCM_RIGHTS. Each submission is pid 1 of a fresh pid namespace.
+    It is pid 1 of the worker's pid namespace, forked from the supervisor before the first
+    job, so its memory holds no job: a request carries argv, environment, limits and uid,
+    and the step's descriptors ride along as SCM_RIGHTS. When the step's process exits (or
+    the supervisor kills it), pid 1 kills every other process of the namespace and reaps
+    them all, so nothing a step starts outlives it, and each step is a single fork.
     """
 
-    def __init__(self, sock: socket.socket, seccomp: linux.SeccompFilter, pid_namespace: int) -> None:
+    def __init__(self, sock: socket.socket, seccomp: linux.SeccompFilter) -> None:
         self.sock = sock
         self.seccomp = seccomp
-        self.pid_namespace = pid_namespace
 
     def serve(self) -> NoReturn:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        linux.prctl(linux.PR_SET_DUMPABLE, 0)  # its /proc entries stay root's
+        linux.set_name("codegym-init")
         while True:
             try:
                 data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
@@ -480,79 +483,80 @@ class ForkServer:
                 os._exit(0)
             if not data:
                 os._exit(0)
-            request = pickle.loads(data)
-            report_r, report_w = os.pipe()
-            # Back to our own pid namespace first: that is what lets unshare(NEWPID) repeat.
-            linux.setns(self.pid_namespace, linux.CLONE_NEWPID)
-            linux.unshare(linux.CLONE_NEWPID)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             pid = os.fork()
             if pid == 0:
                 self.sock.close()
-                os.close(report_r)
-                Submission(request, fds, report_w, self.seccomp).run()
-            for fd in (*fds, report_w):
+                Submission(pickle.loads(data), fds, self.seccomp).run()
+            for fd in fds:
                 os.close(fd)
             pidfd = os.pidfd_open(pid)
             socket.send_fds(self.sock, [b"p"], [pidfd])
             os.close(pidfd)
-            _, status, rusage = os.wait4(pid, 0)
-            report = _read_all(report_r)
-            os.close(report_r)
-            # The step's own exit as its init saw it; the init's when it was killed first.
-            self.sock.send(report or pickle.dumps((status, rusage)))
+            status = _reap_all(pid)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            self.sock.send(pickle.dumps((status, cpu, after.ru_maxrss)))
+
+
+def _reap_all(pid: int) -> int:
+    """As pid 1: wait for ``pid``, then kill and reap every other process of the namespace."""
+    status = 0
+    while True:
+        try:
+            reaped, reaped_status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return status
+        if reaped == pid:
+            status = reaped_status
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)  # whatever the step left running dies with it
 
 
 class Submission:
-    """A step's process tree. Its first process is pid 1 of a fresh pid namespace: it
-    confines the namespace, forks the step's process, reaps everything and reports; the step
-    itself (exec'd, or run in this warm interpreter) is pid 2, so it sees ordinary signal
-    semantics, and when pid 1 exits the kernel kills whatever is left."""
+    """A step's process: its own mount namespace and /proc, then confined (limits, an
+    unprivileged uid, no_new_privs, seccomp), then exec'd or run in this warm interpreter."""
 
-    def __init__(self, request: dict[str, Any], fds: list[int], report: int, seccomp: linux.SeccompFilter) -> None:
+    def __init__(self, request: dict[str, Any], fds: list[int], seccomp: linux.SeccompFilter) -> None:
         self.argv: tuple[str, ...] = request["argv"]
         self.env = dict(CANDIDATE_ENV, **dict(request["env"]))
         self.limits: Limits = request["limits"]
         self.uid: int | None = request["uid"]
         self.fds = fds
-        self.report = report
         self.seccomp = seccomp
 
     def run(self) -> NoReturn:
         setup_w = self.fds[3]
         try:
-            setup_w = self._isolate()
-            pid = os.fork()
-            if pid == 0:
-                self._confine()
+            setup_w = self._confine()
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
-        if pid == 0:
-            self._start(setup_w)
-        self._reap(pid, setup_w)
+        if self.argv[0] == "python":
+            os.close(setup_w)
+            _run_python(self.argv, self.env)
+        try:
+            os.execvpe(self.argv[0], self.argv, self.env)
+        except OSError as e:
+            os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
+        os._exit(127)
 
-    def _isolate(self) -> int:
-        """As root, still pid 1: a private mount namespace with its own /proc, and the
-        step's descriptors on 0-4."""
+    def _confine(self) -> int:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        linux.prctl(linux.PR_SET_DUMPABLE, 1)
+        linux.set_name("codegym-step")
         linux.unshare(linux.CLONE_NEWNS)
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        os.setsid()
         stdin_r, out_w, err_w, setup_w, *channel = self.fds
         for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
             os.dup2(fd, target)
         setup_w = _move_high(setup_w, 100)
-        self.report = _move_high(self.report, 101)
-        keep = {0, 1, 2, setup_w, self.report} | ({3, 4} if channel else set())
+        keep = {0, 1, 2, setup_w} | ({3, 4} if channel else set())
         for name in os.listdir("/proc/self/fd"):
             if int(name) not in keep:
                 with contextlib.suppress(OSError):
                     os.close(int(name))
-        return setup_w
-
-    def _confine(self) -> None:
-        """The step's process: limits, an unprivileged uid, no_new_privs, seccomp."""
-        os.close(self.report)
-        os.setsid()
         _set_oom_score_adj(1000)
         limits = self.limits
         cpu = max(1, int(limits.cpu_s + 0.999))
@@ -572,35 +576,7 @@ class Submission:
             os.setuid(self.uid)
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
         self.seccomp.install()
-
-    def _start(self, setup_w: int) -> NoReturn:
-        if self.argv[0] == "python":
-            os.close(setup_w)
-            _run_python(self.argv, self.env)
-        try:
-            os.execvpe(self.argv[0], self.argv, self.env)
-        except OSError as e:
-            os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
-        os._exit(127)
-
-    def _reap(self, pid: int, setup_w: int) -> NoReturn:
-        """pid 1's whole job: wait for the step, kill what it left, report its exit."""
-        for fd in (0, 1, 2, 3, 4, setup_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        status = 0
-        while True:
-            try:
-                reaped, child_status = os.waitpid(-1, 0)
-            except ChildProcessError:
-                break
-            if reaped == pid:
-                status = child_status
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(-1, signal.SIGKILL)  # daemons die with the step
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        os.write(self.report, pickle.dumps((status, usage)))
-        os._exit(0)
+        return setup_w
 
 
 def _set_oom_score_adj(value: int) -> None:
@@ -680,7 +656,7 @@ def main() -> None:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         _set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = linux.SeccompFilter(linux.seccomp_program(allow_network=False))
-        pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
+        own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
         build_view(config)
         for module in config["preload"]:
             importlib.import_module(module)
@@ -690,14 +666,18 @@ def main() -> None:
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        if os.fork() == 0:
+        linux.unshare(linux.CLONE_NEWPID)
+        if os.fork() == 0:  # pid 1 of the submissions' pid namespace
             ours.close()
             os.close(ctl)
             os.close(res)
             cgroup.join()  # the fork server and its submissions, not the supervisor
-            ForkServer(theirs, seccomp, pid_namespace).serve()
+            ForkServer(theirs, seccomp).serve()
         theirs.close()
-        os.close(pid_namespace)
+        # Threads must share our pid namespace: undo the unshare for later children.
+        linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
+        os.close(own_pid_namespace)
+        linux.set_name("codegym-super")
         supervisor = Supervisor(config, cgroup, ours)
         write_frame(res, ("ready", {"pid": os.getpid()}))
     except BaseException:
