@@ -50,7 +50,6 @@ import resource  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -300,18 +299,15 @@ class Supervisor:
         pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
         if step.channel:
             assert job.harness is not None
-            thread = threading.Thread(target=pump.run)
-            thread.start()
+            os.set_blocking(to_submission_w, False)
+            channel = _SupervisedChannel(to_harness_r, to_submission_w, pump)
             try:
-                harness[0] = _call_harness(job.harness, to_harness_r, to_submission_w)
+                harness[0] = _call_harness(job.harness, channel)
             except BaseException:
                 harness[1] = traceback.format_exc()
             finally:
-                os.close(to_harness_r)
-                os.close(to_submission_w)
-            thread.join()
-        else:
-            pump.run()
+                channel.close()
+        pump.finish()
         os.close(pidfd)
         exit_ = pump.exit
         assert exit_ is not None
@@ -326,8 +322,8 @@ class Supervisor:
             argv=step.argv,
             exit_code=exit_code,
             signal=sig,
-            stdout=bytes(pump.stdout),
-            stderr=bytes(pump.stderr),
+            stdout=pump.stdout,
+            stderr=pump.stderr,
             cpu_s=round(cpu, 6),
             wall_s=round(pump.wall, 6),
             peak_memory_bytes=self.cgroup.peak() or exit_.max_rss_kb * 1024,
@@ -347,10 +343,22 @@ class Supervisor:
         return _Exit(*pickle.loads(data))
 
 
-def _call_harness(harness: Harness, read_fd: int, write_fd: int) -> bytes:
+def _call_harness(harness: Harness, channel: Channel) -> bytes:
     module_name, _, function_name = harness.entry.partition(":")
     function = getattr(importlib.import_module(module_name), function_name)
-    return bytes(function(Channel(read_fd, write_fd), harness.payload))
+    return bytes(function(channel, harness.payload))
+
+
+class _SupervisedChannel(Channel):
+    """The harness's end of the channel. While the harness waits on it, the step's output
+    keeps being drained and its wall clock enforced, all on this one thread."""
+
+    def __init__(self, read_fd: int, write_fd: int, pump: _Pump) -> None:
+        super().__init__(read_fd, write_fd)
+        self.pump = pump
+
+    def _wait(self, fd: int, *, writable: bool, deadline: float | None) -> bool:
+        return self.pump.poll(fd, selectors.EVENT_WRITE if writable else selectors.EVENT_READ, deadline)
 
 
 def _kill(pidfd: int) -> None:
@@ -361,7 +369,8 @@ def _kill(pidfd: int) -> None:
 
 class _Pump:
     """Feeds stdin, keeps at most ``output_bytes`` of each output, enforces the wall clock,
-    and waits for the fork server to report the step's exit."""
+    and waits for the fork server to report the step's exit. Driven from one thread: by
+    `finish`, or by the harness's channel waits through `poll`."""
 
     def __init__(self, supervisor: Supervisor, pidfd: int, stdin: bytes, stdin_w: int, out_r: int, err_r: int,
                  limits: Limits, started: float) -> None:  # fmt: skip
@@ -369,72 +378,103 @@ class _Pump:
         self.pidfd = pidfd
         self.pending = memoryview(stdin)
         self.stdin_w = stdin_w
-        self.out_r = out_r
-        self.err_r = err_r
+        self.outputs = {out_r: bytearray(), err_r: bytearray()}
+        self.out_r, self.err_r = out_r, err_r
         self.limits = limits
         self.deadline = started + limits.wall_s
         self.started = started
-        self.stdout = bytearray()
-        self.stderr = bytearray()
         self.limit: LimitName | None = None
         self.exit: _Exit | None = None
         self.wall = 0.0
-
-    def run(self) -> None:
-        selector = selectors.DefaultSelector()
-        for fd in (self.out_r, self.err_r):
+        self.selector = selectors.DefaultSelector()
+        for fd in (out_r, err_r):
             os.set_blocking(fd, False)
-            selector.register(fd, selectors.EVENT_READ)
+            self.selector.register(fd, selectors.EVENT_READ)
         if self.pending:
-            os.set_blocking(self.stdin_w, False)
-            selector.register(self.stdin_w, selectors.EVENT_WRITE)
+            os.set_blocking(stdin_w, False)
+            self.selector.register(stdin_w, selectors.EVENT_WRITE)
         else:
-            os.close(self.stdin_w)
-        server = self.supervisor.server
-        selector.register(server, selectors.EVENT_READ)
-        open_outputs = 2
-        while self.exit is None or open_outputs:
-            timeout = self.deadline - time.monotonic()
-            if timeout <= 0 and self.limit is None:
-                self.limit = "wall"
-            if self.limit is not None:
-                break
-            for key, _ in selector.select(timeout):
-                if key.fileobj is server:
-                    selector.unregister(server)
-                    self.exit = self.supervisor._receive_exit()
-                    self.wall = time.monotonic() - self.started
-                elif key.fd == self.stdin_w:
-                    self._feed(selector)
-                elif not self._drain(key.fd):
-                    selector.unregister(key.fd)
-                    open_outputs -= 1
-        selector.close()
-        if self.exit is None:
-            _kill(self.pidfd)
-            self.exit = self.supervisor._receive_exit()
-            self.wall = time.monotonic() - self.started
+            os.close(stdin_w)
+        self.selector.register(supervisor.server, selectors.EVENT_READ)
+
+    @property
+    def stdout(self) -> bytes:
+        return bytes(self.outputs[self.out_r])
+
+    @property
+    def stderr(self) -> bytes:
+        return bytes(self.outputs[self.err_r])
+
+    def poll(self, fd: int, events: int, deadline: float | None) -> bool:
+        """Serve the step until ``fd`` is ready (True) or ``deadline`` passes (False)."""
+        self.selector.register(fd, events)
+        try:
+            while True:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    return False
+                if now >= self.deadline and self.limit is None:
+                    self._stop("wall")
+                waits = [d for d in (deadline, None if self.limit else self.deadline) if d is not None]
+                for key, _ in self.selector.select(max(0.0, min(waits) - now) if waits else None):
+                    if key.fd == fd:
+                        return True
+                    self._handle(key)
+        finally:
+            self.selector.unregister(fd)
+
+    def finish(self) -> None:
+        """Serve the step until it has exited and its outputs are closed (or it was stopped)."""
+        while self.exit is None or (self.selector.get_map() and self.limit is None):
+            now = time.monotonic()
+            if now >= self.deadline and self.limit is None:
+                self._stop("wall")
+            timeout = None if self.limit is not None else max(0.0, self.deadline - now)
+            for key, _ in self.selector.select(timeout):
+                self._handle(key)
+        self.selector.close()
         for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
             os.close(fd)
 
-    def _feed(self, selector: selectors.BaseSelector) -> None:
+    def _handle(self, key: selectors.SelectorKey) -> None:
+        if key.fileobj is self.supervisor.server:
+            self.selector.unregister(key.fileobj)
+            self.exit = self.supervisor._receive_exit()
+            self.wall = time.monotonic() - self.started
+        elif key.fd == self.stdin_w:
+            self._feed()
+        elif not self._drain(key.fd):
+            self.selector.unregister(key.fd)
+
+    def _stop(self, limit: LimitName) -> None:
+        """A limit fired: kill the step; its init reaps the rest and reports the exit."""
+        self.limit = limit
+        _kill(self.pidfd)
+        for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
+            if fd in self.selector.get_map():
+                self.selector.unregister(fd)
+
+    def _feed(self) -> None:
         try:
             self.pending = self.pending[os.write(self.stdin_w, self.pending[: 1 << 16]) :]
         except BrokenPipeError:
             self.pending = self.pending[:0]
         if not self.pending:
-            selector.unregister(self.stdin_w)
+            self.selector.unregister(self.stdin_w)
             os.close(self.stdin_w)
 
     def _drain(self, fd: int) -> bool:
-        chunk = os.read(fd, 1 << 16)
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return True
         if not chunk:
             return False
-        buffer = self.stdout if fd == self.out_r else self.stderr
+        buffer = self.outputs[fd]
         room = self.limits.output_bytes - len(buffer)
         buffer += chunk[:room]
         if len(chunk) > room:
-            self.limit = "output"
+            self._stop("output")
         return True
 
 

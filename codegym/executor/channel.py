@@ -41,7 +41,10 @@ class Channel:
         view = memoryview(_HEADER.pack(len(data)) + data)
         try:
             while view:
-                view = view[os.write(self.write_fd, view) :]
+                try:
+                    view = view[os.write(self.write_fd, view) :]
+                except BlockingIOError:
+                    self._wait(self.write_fd, writable=True, deadline=None)
         except (BrokenPipeError, ConnectionResetError) as e:
             raise ChannelClosed("the other end closed the channel") from e
 
@@ -53,6 +56,15 @@ class Channel:
             raise ChannelViolation(f"frame of {size} bytes exceeds the {self.max_frame}-byte cap")
         return self._read_exact(size, deadline)
 
+    def _wait(self, fd: int, *, writable: bool, deadline: float | None) -> bool:
+        """Block until ``fd`` is ready or ``deadline`` passes; False on timeout.
+
+        A supervisor overrides this to keep serving the other end's process meanwhile.
+        """
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready = select.select([], [fd], [], timeout) if writable else select.select([fd], [], [], timeout)
+        return bool(ready[0] or ready[1])
+
     def close(self) -> None:
         for fd in (self.read_fd, self.write_fd):
             with contextlib.suppress(OSError):
@@ -62,10 +74,8 @@ class Channel:
         chunks: list[bytes] = []
         remaining = size
         while remaining:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([self.read_fd], [], [], left)[0]:
-                    raise ChannelTimeout(f"no reply within the deadline ({remaining} bytes missing)")
+            if deadline is not None and not self._wait(self.read_fd, writable=False, deadline=deadline):
+                raise ChannelTimeout(f"no reply within the deadline ({remaining} bytes missing)")
             chunk = os.read(self.read_fd, min(remaining, 1 << 20))
             if not chunk:
                 raise ChannelClosed("the other end closed the channel")
