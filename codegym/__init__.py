@@ -13,15 +13,19 @@
 from __future__ import annotations
 
 from codegym import envs
-from codegym.batch import score
+from codegym.batch import Scorer, score
+from codegym.core import CodeEnv, ReferenceTimeLimits
 from codegym.executor.registry import configure
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome
 from codegym.task import Task, TaskSet, TestCase
 
 __version__ = "0.1.0"
 __all__ = [
+    "CodeEnv",
     "Diagnostic",
     "Grade",
+    "ReferenceTimeLimits",
+    "Scorer",
     "Status",
     "Task",
     "TaskSet",

@@ -1,7 +1,16 @@
-"""Scoring many submissions at once: every warm worker busy, results in input order."""
+"""Scoring many submissions at once: every warm worker busy, grades in input order.
+
+`Scorer` is the engine: ``submit`` returns a future (``asubmit`` an awaitable) per
+submission, ``score`` a list in input order, ``score_groups`` one list per GRPO-style group
+(one task, N candidates). Identical ``(task, code)`` pairs of a deterministic task are run
+once and share the grade. `score` is the one-call form.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -14,45 +23,107 @@ from codegym.error import SandboxError
 from codegym.executor import RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
+from codegym.task import Task
+
+DEDUPE_WINDOW = 1 << 16  # most recent distinct submissions remembered
+
+
+class Scorer:
+    """Grades submissions for one code env on its executor's warm workers.
+
+    Args:
+        env: A codegym env (wrapped or not), or a registered id such as
+            ``"codegym/PythonFunction-v0"``.
+        dedupe: Run identical ``(task, code)`` pairs of deterministic tasks once.
+        **env_kwargs: Passed to ``gym.make`` when ``env`` is an id.
+    """
+
+    def __init__(self, env: str | gym.Env, *, dedupe: bool = True, **env_kwargs: Any) -> None:
+        self._owned = isinstance(env, str)
+        made = gym.make(env, **env_kwargs) if isinstance(env, str) else env
+        if not isinstance(made.unwrapped, CodeEnv):
+            raise TypeError(f"{env!r} is not a codegym env (got {type(made.unwrapped).__name__})")
+        self.env: CodeEnv = made.unwrapped
+        self.dedupe = dedupe
+        self._seen: OrderedDict[tuple[str, str], Future[Grade]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.stats = {"submitted": 0, "executed": 0}
+
+    def submit(self, task_id: str, answer: str) -> Future[Grade]:
+        """Start grading ``answer`` (code, or a chat answer with a fenced block)."""
+        task = self.env.tasks.get(task_id)
+        code = extract_code(answer, task.language)
+        key = (task_id, code)
+        with self._lock:
+            self.stats["submitted"] += 1
+            if self.dedupe and task.metadata.get("deterministic", True) and key in self._seen:
+                self._seen.move_to_end(key)
+                return self._seen[key]
+            grade: Future[Grade] = Future()
+            if self.dedupe:
+                self._seen[key] = grade
+                if len(self._seen) > DEDUPE_WINDOW:
+                    self._seen.popitem(last=False)
+            self.stats["executed"] += 1
+        run = self.env.executor.submit(self.env.build_job(task, code))
+        run.add_done_callback(lambda done: self._finish(task, code, done, grade))
+        return grade
+
+    async def asubmit(self, task_id: str, answer: str) -> Grade:
+        """`submit` for asyncio loops."""
+        return await asyncio.wrap_future(self.submit(task_id, answer))
+
+    def score(self, submissions: Iterable[tuple[str, str]], *, progress: bool = False) -> list[Grade]:
+        """Grades of ``(task_id, answer)`` pairs, in input order."""
+        futures = [self.submit(task_id, answer) for task_id, answer in submissions]
+        return [f.result() for f in tqdm(futures, disable=not progress, desc="scoring", unit="sample")]
+
+    def score_groups(self, groups: Iterable[tuple[str, Sequence[str]]], *, progress: bool = False) -> list[list[Grade]]:
+        """GRPO-style groups: ``(task_id, [answer, ...])`` -> one list of grades per group."""
+        groups = [(task_id, list(answers)) for task_id, answers in groups]
+        flat = self.score([(t, a) for t, answers in groups for a in answers], progress=progress)
+        out, start = [], 0
+        for _, answers in groups:
+            out.append(flat[start : start + len(answers)])
+            start += len(answers)
+        return out
+
+    def close(self) -> None:
+        self._seen.clear()
+        if self._owned:
+            self.env.close()
+
+    def __enter__(self) -> Scorer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _finish(self, task: Task, code: str, run: Future[RunResult], grade: Future[Grade]) -> None:
+        try:
+            grade.set_result(self.env.grade(task, code, run.result()))
+        except SandboxError as e:
+            if self.env.on_infra_error == "raise":
+                grade.set_exception(e)
+            else:
+                grade.set_result(Grade(Status.IE, message="infrastructure failure (not the submission's fault)"))
+        except BaseException as e:  # a grader bug must surface, not hang the caller
+            grade.set_exception(e)
 
 
 def score(
     env_id: str, submissions: Iterable[tuple[str, str]], *, progress: bool = False, **env_kwargs: Any
 ) -> list[Grade]:
-    """Grade ``(task_id, code)`` pairs with the env registered as ``env_id``.
+    """Grade ``(task_id, answer)`` pairs with the env registered as ``env_id``.
 
-    Submissions run concurrently on the env's executor; the grades come back in input
+    Submissions run concurrently on every warm worker; the grades come back in input
     order. Infrastructure failures follow the env's ``on_infra_error`` policy.
 
     Args:
         env_id: A registered id such as ``"codegym/PythonFunction-v0"``.
-        submissions: ``(task_id, code)`` pairs; code may be a fenced chat answer.
+        submissions: ``(task_id, answer)`` pairs; an answer may be a fenced chat answer.
         progress: Show a progress bar on stderr.
         **env_kwargs: Passed to ``gym.make`` (``tasks=...``, ``limits=...``, ...).
     """
-    env = gym.make(env_id, **env_kwargs).unwrapped
-    if not isinstance(env, CodeEnv):
-        raise TypeError(f"{env_id} is not a codegym env (got {type(env).__name__})")
-    try:
-        return score_with(env, submissions, progress=progress)
-    finally:
-        env.close()
-
-
-def score_with(env: CodeEnv, submissions: Iterable[tuple[str, str]], *, progress: bool = False) -> list[Grade]:
-    """`score` with an env you already hold."""
-    pairs = []
-    for task_id, answer in submissions:
-        task = env.tasks.get(task_id)
-        pairs.append((task, extract_code(answer, task.language)))
-    futures: Sequence[Future[RunResult]] = [env.executor.submit(env.build_job(t, c)) for t, c in pairs]
-    grades = []
-    bar = tqdm(futures, disable=not progress, desc="scoring", unit="sample")
-    for (task, code), future in zip(pairs, bar, strict=True):
-        try:
-            grades.append(env.grade(task, code, future.result()))
-        except SandboxError:
-            if env.on_infra_error == "raise":
-                raise
-            grades.append(Grade(Status.IE, message="infrastructure failure (not the submission's fault)"))
-    return grades
+    with Scorer(env_id, **env_kwargs) as scorer:
+        return scorer.score(submissions, progress=progress)

@@ -8,13 +8,15 @@ written once, here.
 from __future__ import annotations
 
 import logging
+import threading
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
 import gymnasium as gym
 import numpy as np
 
 from codegym.error import InvalidAction, ResetNeeded, SandboxError
-from codegym.executor import Executor, Job, RunResult
+from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.spaces import NO_STATUS, UnicodeText, observation_space
@@ -26,6 +28,28 @@ Mode = Literal["single", "refine"]
 InfraPolicy = Literal["raise", "flag"]
 
 
+@dataclass(frozen=True)
+class ReferenceTimeLimits:
+    """Per-task time limits from the reference solution's measured run: ``floor_s`` plus
+    ``multiple`` times its time, never above the env's own limits. A runaway submission is
+    then stopped as soon as it is clearly too slow, instead of holding a worker for the
+    env-wide limit. The reference runs once per task and env."""
+
+    multiple: float = 10.0
+    floor_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.multiple < 1 or self.floor_s <= 0:
+            raise ValueError(f"need multiple >= 1 and floor_s > 0, got {self.multiple} and {self.floor_s}")
+
+    def derive(self, base: Limits, cpu_s: float, wall_s: float) -> Limits:
+        return replace(
+            base,
+            cpu_s=min(base.cpu_s, self.floor_s + self.multiple * cpu_s),
+            wall_s=min(base.wall_s, self.floor_s + self.multiple * wall_s),
+        )
+
+
 class CodeEnv(gym.Env[dict[str, Any], str]):
     """Base class of codegym environments (see each family's docstring for its details).
 
@@ -34,6 +58,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         mode: ``"single"`` ends the episode after one submission; ``"refine"`` ends it when
             the submission passes every test (wrap with ``TimeLimit`` via
             ``max_episode_steps`` to bound attempts).
+        limits: Resource limits of every run.
+        time_limits: Derive tighter per-task time limits from each task's reference
+            solution (see `ReferenceTimeLimits`); None keeps ``limits`` for every task.
         executor: The sandbox backend; the process-wide local executor by default.
         on_infra_error: ``"raise"`` a `SandboxError` (default), or ``"flag"`` the step with
             status ``IE``, reward 0 and ``info["infra_error"]`` for trainers that mask it.
@@ -49,6 +76,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self,
         tasks: TaskSet,
         *,
+        limits: Limits,
+        time_limits: ReferenceTimeLimits | None = None,
         mode: Mode = "single",
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
@@ -61,6 +90,10 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.tasks = tasks
+        self.limits = limits
+        self.time_limits = time_limits
+        self._task_limits: dict[str, Limits] = {}
+        self._limits_lock = threading.Lock()
         self.mode: Mode = mode
         self.on_infra_error: InfraPolicy = on_infra_error
         self.render_mode = render_mode
@@ -75,8 +108,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     # --- hooks ---------------------------------------------------------------------------
 
-    def build_job(self, task: Task, code: str) -> Job:
-        """The sandbox job that runs ``code`` against ``task``'s tests."""
+    def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
+        """The sandbox job that runs ``code`` against ``task``'s tests, under ``limits``
+        (`limits_for` the task when None)."""
         raise NotImplementedError
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
@@ -89,6 +123,26 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def reward(self, grade: Grade) -> float:
         """1.0 when every test (hidden ones included) passes, else 0.0. Wrappers reshape."""
         return 1.0 if grade.status is Status.OK else 0.0
+
+    def limits_for(self, task: Task) -> Limits:
+        """The limits a submission to ``task`` runs under (see `ReferenceTimeLimits`)."""
+        if self.time_limits is None or not task.reference:
+            return self.limits
+        with self._limits_lock:
+            if task.id not in self._task_limits:
+                self._task_limits[task.id] = self._calibrate(task, self.time_limits)
+            return self._task_limits[task.id]
+
+    def _calibrate(self, task: Task, policy: ReferenceTimeLimits) -> Limits:
+        reference = task.reference or ""
+        result = self.executor.run(self.build_job(task, reference, self.limits))
+        grade = self.grade(task, reference, result)
+        if grade.status is not Status.OK:
+            logger.warning("reference of %s scored %s; keeping the env's limits", task.id, grade.status.value)
+            return self.limits
+        cpu = max(step.cpu_s for step in result.steps)
+        wall = max(step.wall_s for step in result.steps)
+        return policy.derive(self.limits, cpu, wall)
 
     # --- Gymnasium API ---------------------------------------------------------------------
 
@@ -185,6 +239,4 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
 
 def _with_components(grade: Grade, components: dict[str, float]) -> Grade:
-    from dataclasses import replace
-
     return replace(grade, reward_components={**grade.reward_components, **components})

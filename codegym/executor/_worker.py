@@ -52,7 +52,7 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
@@ -135,13 +135,17 @@ class Cgroup:
 
     version: str
     baseline: int = 0
+    written: dict[str, str] = field(default_factory=dict)
+    last_counters: tuple[int, int] | None = None
 
     def _path(self, controller: str, name: str) -> str:
         return f"/.cg/{'unified' if self.version == 'v2' else controller}/{name}"
 
-    def _write(self, controller: str, name: str, value: str) -> None:
-        with open(self._path(controller, name), "w") as handle:
-            handle.write(value)
+    def _write(self, controller: str, name: str, value: str, *, always: bool = False) -> None:
+        if always or self.written.get(name) != value:
+            with open(self._path(controller, name), "w") as handle:
+                handle.write(value)
+            self.written[name] = value
 
     def _read(self, controller: str, name: str) -> str:
         with open(self._path(controller, name)) as handle:
@@ -168,21 +172,23 @@ class Cgroup:
             return 0, 0
         current = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
         self.baseline = int(self._read("memory", current))
-        memory = str(limits.memory_bytes + self.baseline + HARNESS_SLACK_BYTES)
+        rounded = -(-self.baseline // (4 << 20)) * (4 << 20)  # stable, so the write is cached
+        memory = str(limits.memory_bytes + rounded + HARNESS_SLACK_BYTES)
         if self.version == "v1":
             self._write("memory", "memory.limit_in_bytes", memory)
-            self._write("memory", "memory.max_usage_in_bytes", "0")
+            self._write("memory", "memory.max_usage_in_bytes", "0", always=True)
         else:
             self._write("memory", "memory.max", memory)
             self._write("memory", "memory.swap.max", "0")
         self._write("pids", "pids.max", str(limits.processes + 1))  # + the fork server
-        return self.counters()
+        return self.last_counters or self.counters()
 
     def counters(self) -> tuple[int, int]:
         if self.version == "none":
             return 0, 0
         events = "memory.oom_control" if self.version == "v1" else "memory.events"
-        return self._counter("memory", events, "oom_kill"), self._counter("pids", "pids.events", "max")
+        self.last_counters = self._counter("memory", events, "oom_kill"), self._counter("pids", "pids.events", "max")
+        return self.last_counters
 
     def peak(self) -> int:
         """Peak memory since `prepare`, net of what the worker's processes already used."""
@@ -516,6 +522,8 @@ class ForkServer:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         linux.prctl(linux.PR_SET_DUMPABLE, 0)  # its /proc entries stay root's
         linux.set_name("codegym-init")
+        # /proc of this pid namespace, once for every step: they share the worker's mounts.
+        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         while True:
             try:
                 data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
@@ -554,8 +562,9 @@ def _reap_all(pid: int) -> int:
 
 
 class Submission:
-    """A step's process: its own mount namespace and /proc, then confined (limits, an
-    unprivileged uid, no_new_privs, seccomp), then exec'd or run in this warm interpreter."""
+    """A step's process: confined (limits, an unprivileged uid, no_new_privs, seccomp),
+    then exec'd or run in this warm interpreter. It shares the worker's mount namespace,
+    which it cannot change, and sees the job's fresh work dir and /tmp there."""
 
     def __init__(self, request: dict[str, Any], fds: list[int], seccomp: linux.SeccompFilter) -> None:
         self.argv: tuple[str, ...] = request["argv"]
@@ -585,18 +594,14 @@ class Submission:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         linux.prctl(linux.PR_SET_DUMPABLE, 1)
         linux.set_name("codegym-step")
-        linux.unshare(linux.CLONE_NEWNS)
-        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         os.setsid()
         stdin_r, out_w, err_w, setup_w, *channel = self.fds
+        setup_w = _move_high(setup_w, 100)
         for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
             os.dup2(fd, target)
-        setup_w = _move_high(setup_w, 100)
-        keep = {0, 1, 2, setup_w} | ({3, 4} if channel else set())
-        for name in os.listdir("/proc/self/fd"):
-            if int(name) not in keep:
-                with contextlib.suppress(OSError):
-                    os.close(int(name))
+        first_free = 5 if channel else 3
+        os.closerange(first_free, setup_w)
+        os.closerange(setup_w + 1, 1 << 16)
         _set_oom_score_adj(1000)
         limits = self.limits
         cpu = max(1, int(limits.cpu_s + 0.999))
@@ -709,8 +714,8 @@ def main() -> None:
         linux.unshare(linux.CLONE_NEWPID)
         if os.fork() == 0:  # pid 1 of the submissions' pid namespace
             ours.close()
-            os.close(ctl)
-            os.close(res)
+            for fd in (ctl, res, own_pid_namespace):
+                os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
             ForkServer(theirs, seccomp).serve()
         theirs.close()

@@ -10,7 +10,7 @@ from typing import ClassVar
 from codegym.envs.python_function import grader
 from codegym.envs.python_function.tasks import load_tasks
 
-from codegym.core import CodeEnv, InfraPolicy, Mode
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
 from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
 from codegym.grade import Grade
 from codegym.task import Task, TaskSet
@@ -42,6 +42,11 @@ class PythonFunctionEnv(CodeEnv):
     ``mode="single"``: terminated after the one submission. ``mode="refine"``: terminated
     when solved; truncated only by ``max_episode_steps``.
 
+    ## Limits
+    ``limits`` (default: 5 s CPU, 8 s wall, 512 MiB, 16 processes) bound every run;
+    ``time_limits=ReferenceTimeLimits()`` tightens the time limits per task from the
+    reference solution's measured time.
+
     ## Registered configurations
     ``codegym/PythonFunction-v0`` with ``tasks="codegym-py"`` (default), ``"humaneval"``, or
     a path to an MBPP-format / codegym-format JSONL file.
@@ -61,6 +66,7 @@ class PythonFunctionEnv(CodeEnv):
         *,
         mode: Mode = "single",
         limits: Limits = DEFAULT_LIMITS,
+        time_limits: ReferenceTimeLimits | None = None,
         public_tests: int = 1,
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
@@ -68,25 +74,27 @@ class PythonFunctionEnv(CodeEnv):
     ) -> None:
         super().__init__(
             load_tasks(tasks, public=public_tests),
+            limits=limits,
+            time_limits=time_limits,
             mode=mode,
             executor=executor,
             on_infra_error=on_infra_error,
             render_mode=render_mode,
         )
-        self.limits = limits
 
-    def build_job(self, task: Task, code: str) -> Job:
+    def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
+        limits = limits or self.limits_for(task)
         program, _ = assemble(task, code)
         payload = {
             "entry_point": task.metadata["entry_point"],
             "prelude": task.metadata.get("test_prelude", ""),
             "tests": [{"name": t.name, "code": t.code, "setup": t.setup} for t in task.tests],
-            "time_budget_s": self.limits.wall_s,
+            "time_budget_s": limits.wall_s,
         }
         return Job(
             steps=(Step(argv=("python", "-m", CANDIDATE), channel=True),),
             files={"solution.py": program.encode()},
-            limits=self.limits,
+            limits=limits,
             harness=Harness(f"{HARNESS}:grade", json.dumps(payload).encode()),
             preload=self.preload,
         )

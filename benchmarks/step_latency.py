@@ -1,0 +1,77 @@
+"""Step latency: how long ``env.step`` takes beyond the submitted program's own run time.
+
+    python benchmarks/step_latency.py [--steps 300]
+
+One env, sequential steps (reset + step, as a single-episode agent would), a trivial
+program with one test. The program's own run time is measured in the same run by executing
+the same program and test in-process with no sandbox; the overhead is the difference of the
+medians. Prints median and p95 of the step, the program's own time, and the overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import gymnasium as gym
+
+import codegym  # noqa: F401
+from codegym.task import Task, TaskSet, TestCase
+
+PROGRAM = "def answer():\n    return 42\n"
+TEST = "assert answer() == 42"
+TASK = Task(
+    id="bench/answer",
+    family="PythonFunction",
+    prompt='def answer() -> int:\n    """Return 42."""\n',
+    tests=(TestCase("test_00", TEST, hidden=False),),
+    metadata={"entry_point": "answer", "prefix": "", "test_prelude": ""},
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def own_time(repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        namespace: dict = {}
+        exec(compile(PROGRAM, "solution", "exec"), namespace)
+        exec(compile(TEST, "test", "exec"), namespace)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=300)
+    args = parser.parse_args()
+    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]))
+    for _ in range(20):  # start the workers, warm every cache
+        env.reset()
+        env.step(PROGRAM)
+    latencies = []
+    for _ in range(args.steps):
+        env.reset()
+        started = time.perf_counter()
+        _, reward, *_ = env.step(PROGRAM)
+        latencies.append(time.perf_counter() - started)
+        assert reward == 1.0
+    own = own_time(args.steps)
+    ms = 1000.0
+    print(f"{args.steps} steps of a trivial program (one test)")
+    median, p95 = statistics.median(latencies) * ms, percentile(latencies, 0.95) * ms
+    print(f"step latency   : median {median:.2f} ms, p95 {p95:.2f} ms")
+    print(f"program's own  : median {statistics.median(own) * ms:.3f} ms")
+    overhead = [t - statistics.median(own) for t in latencies]
+    median, p95 = statistics.median(overhead) * ms, percentile(overhead, 0.95) * ms
+    print(f"step overhead  : median {median:.2f} ms, p95 {p95:.2f} ms")
+    env.close()
+
+
+if __name__ == "__main__":
+    main()
