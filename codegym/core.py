@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
@@ -157,16 +158,31 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode.
+
+        Options:
+            task_id: The task to pose (else one is drawn with ``np_random``).
+            tiers: Only tests of these tiers count this episode (tests without a tier
+                always do); used by the tier curriculum.
+            history: Earlier attempts, ``[{"code": ..., "feedback": ...}, ...]``: the episode
+                resumes after them (a partial refinement trajectory); the observation's
+                ``feedback`` shows them and ``attempt`` counts them.
+        """
         super().reset(seed=seed)
         options = options or {}
-        if "task_id" in options:
-            self.task = self.tasks.get(options["task_id"])
-        else:
-            self.task = self.tasks.sample(self.np_random)
-        self.attempt = 0
+        unknown = set(options) - {"task_id", "tiers", "history"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; expected task_id, tiers or history")
+        task = self.tasks.get(options["task_id"]) if "task_id" in options else self.tasks.sample(self.np_random)
+        self.task = _restrict_tiers(task, options.get("tiers"))
+        history = list(options.get("history") or ())
+        self.attempt = len(history)
         self.last_grade = None
         self._done = False
-        return self._observation(None), {"task_id": self.task.id, "difficulty": self.task.difficulty}
+        observation = self._observation(None)
+        observation["feedback"] = render_history(history)
+        info = {"task_id": self.task.id, "difficulty": self.task.difficulty, "tiers": _tiers_of(self.task)}
+        return observation, info
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._done or self.task is None:
@@ -236,6 +252,29 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "pass_rate": np.array([grade.pass_rate if grade else 0.0], dtype=np.float32),
             "attempt": self.attempt,
         }
+
+
+def render_history(history: Sequence[Mapping[str, str]]) -> str:
+    """Earlier attempts and the feedback each got, oldest first."""
+    parts = []
+    for number, attempt in enumerate(history, 1):
+        code, feedback = attempt.get("code", "").rstrip(), attempt.get("feedback", "")
+        parts.append(f"--- attempt {number} ---\n{code}\n--- feedback ---\n{feedback}")
+    return "\n".join(parts)
+
+
+def _restrict_tiers(task: Task, tiers: Any) -> Task:
+    if tiers is None:
+        return task
+    wanted = set(tiers)
+    tests = tuple(t for t in task.tests if t.tier is None or t.tier in wanted)
+    if not tests:
+        raise ValueError(f"task {task.id} has no tests in tiers {sorted(wanted)}")
+    return replace(task, tests=tests)
+
+
+def _tiers_of(task: Task) -> tuple[str, ...]:
+    return tuple(sorted({t.tier for t in task.tests if t.tier is not None}))
 
 
 def _with_components(grade: Grade, components: dict[str, float]) -> Grade:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Severity = Literal["error", "warning", "note"]
+FeedbackLevel = Literal["status", "public", "full"]
+FEEDBACK_LEVELS: tuple[str, ...] = ("status", "public", "full")
 
 
 class Status(str, enum.Enum):
@@ -106,11 +108,23 @@ class Grade:
     def pass_rate(self) -> float:
         return float(self.metrics.get("pass_rate", 0.0))
 
-    def feedback(self, *, max_tests: int = 10, max_chars: int = 4000) -> str:
-        """The text a programmer would read: status, diagnostics, public test details and a
-        pass/fail count for hidden tests."""
+    def feedback(self, level: FeedbackLevel = "full", *, max_tests: int = 10, max_chars: int = 4000) -> str:
+        """The text a programmer would read.
+
+        Args:
+            level: ``"status"``: the status line only; ``"public"``: plus the failing public
+                tests (call, expected, got) and pass counts; ``"full"``: plus diagnostics and
+                traces. Hidden tests only ever appear as a count.
+            max_tests: Failing tests and diagnostics shown at most.
+            max_chars: Length cap of the text.
+        """
+        if level not in FEEDBACK_LEVELS:
+            raise ValueError(f"feedback level must be one of {FEEDBACK_LEVELS}, got {level!r}")
         lines = [f"Status: {self.status.value}" + (f" - {self.message}" if self.message else "")]
-        lines += [d.render() for d in self.diagnostics[:max_tests]]
+        if level == "status":
+            return lines[0]
+        if level == "full":
+            lines += [d.render() for d in self.diagnostics[:max_tests]]
         public = [t for t in self.tests if not t.hidden]
         hidden = [t for t in self.tests if t.hidden]
         for test in [t for t in public if not t.passed][:max_tests]:
@@ -118,7 +132,7 @@ class Grade:
             for label, value in (("call", test.call), ("expected", test.expected), ("got", test.got)):
                 if value is not None:
                     lines.append(f"  {label}: {value}")
-            if test.trace:
+            if test.trace and level == "full":
                 lines.append("  " + test.trace.strip().replace("\n", "\n  "))
         if public:
             lines.append(f"Public tests: {sum(t.passed for t in public)}/{len(public)} passed")

@@ -1,3 +1,43 @@
-"""Wrappers that reshape rewards and drive curricula (they read ``info``, never re-run code)."""
+"""Wrappers that reshape rewards, drive curricula and control feedback. They read ``info``,
+never re-run code, and record their constructor arguments, so ``gym.make(env.spec)``
+rebuilds a whole stack."""
 
 from __future__ import annotations
+
+from codegym.wrappers.curriculum import (
+    AdaptiveCurriculum,
+    ContextBootstrap,
+    Curriculum,
+    DifficultyCurriculum,
+    MistakeReplay,
+    TierCurriculum,
+)
+from codegym.wrappers.refinement import FeedbackDetail
+from codegym.wrappers.reward import (
+    BinaryReward,
+    CompileReward,
+    LengthPenalty,
+    PassRateReward,
+    RefinementDiscount,
+    RewardTerm,
+    SpeedupReward,
+    TierWeightedReward,
+)
+
+__all__ = [
+    "AdaptiveCurriculum",
+    "BinaryReward",
+    "CompileReward",
+    "ContextBootstrap",
+    "Curriculum",
+    "DifficultyCurriculum",
+    "FeedbackDetail",
+    "LengthPenalty",
+    "MistakeReplay",
+    "PassRateReward",
+    "RefinementDiscount",
+    "RewardTerm",
+    "SpeedupReward",
+    "TierCurriculum",
+    "TierWeightedReward",
+]

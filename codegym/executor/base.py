@@ -212,6 +212,9 @@ class Executor(abc.ABC):
     def close(self) -> None:
         """Release workers and sandboxes. Idempotent."""
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Executor:
+        return self  # a shared resource, like a connection pool (env specs deep-copy kwargs)
+
     def __enter__(self) -> Executor:
         return self
 

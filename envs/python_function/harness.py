@@ -72,7 +72,7 @@ class Proxy:
         if reply["kind"] == "not_plain":
             raise _raised("TypeError", str(reply.get("message", "")), [])
         if reply["kind"] == "raise":
-            frames = reply.get("frames") if type(reply.get("frames")) is list else []
+            frames = reply["frames"] if type(reply.get("frames")) is list else []
             raise _raised(str(reply.get("type", "Exception")), str(reply.get("message", "")), frames)
         self.last = (call, reply.get("value"))
         return reply.get("value")
