@@ -67,6 +67,7 @@ class TestOutcome:
     expected: str | None = None
     got: str | None = None
     trace: str | None = None
+    call_args: str | None = None  # the failing call's arguments, family-encoded, for credit assignment
 
     def public_view(self) -> TestOutcome:
         """What the agent may see of this test."""

@@ -4,6 +4,7 @@ rebuilds a whole stack."""
 
 from __future__ import annotations
 
+from codegym.wrappers.credit import DivergenceCredit
 from codegym.wrappers.curriculum import (
     AdaptiveCurriculum,
     ContextBootstrap,
@@ -31,6 +32,7 @@ __all__ = [
     "ContextBootstrap",
     "Curriculum",
     "DifficultyCurriculum",
+    "DivergenceCredit",
     "FeedbackDetail",
     "LengthPenalty",
     "MistakeReplay",

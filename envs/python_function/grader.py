@@ -86,6 +86,7 @@ def _outcomes(task: Task, report: dict[str, Any], offset: int) -> tuple[TestOutc
                 expected=r.get("expected"),
                 got=r.get("got"),
                 trace=trace,
+                call_args=r.get("args"),
             )
         )
     return tuple(outcomes)

@@ -54,9 +54,11 @@ class Proxy:
         self.name = name
         self.deadline = deadline
         self.last: tuple[str, Any] | None = None
+        self.last_args: str | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         request = codec.encode({"kind": "call", "name": self.name, "args": list(args), "kwargs": kwargs})
+        self.last_args = codec.encode([list(args), kwargs]).decode()
         call = f"{self.name}({', '.join([*map(_short, args), *(f'{k}={_short(v)}' for k, v in kwargs.items())])})"
         try:
             self.channel.send(request)
@@ -143,7 +145,7 @@ def _run_tests(spec: dict[str, Any], proxy: Proxy) -> list[dict[str, Any]]:
             results.append({"name": test["name"], "passed": False, "ran": False, "trace": str(gone)})
             continue
         started = time.perf_counter()
-        proxy.last = None
+        proxy.last = proxy.last_args = None
         try:
             outcome = _run_one(test, namespace)
         except CandidateGone as e:
@@ -157,6 +159,8 @@ def _run_tests(spec: dict[str, Any], proxy: Proxy) -> list[dict[str, Any]]:
             outcome = {"passed": False, "trace": f"{type(e).__name__}: {e}"}
         if proxy.last is not None and "got" not in outcome:
             outcome["call"], outcome["got"] = proxy.last[0], _short(proxy.last[1])
+        if not outcome["passed"] and proxy.last_args is not None:
+            outcome["args"] = proxy.last_args  # the failing call, for execution-grounded credit
         results.append({"name": test["name"], "ran": True, "time_s": time.perf_counter() - started, **outcome})
     return results
 
