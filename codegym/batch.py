@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from typing import Any
 
 import gymnasium as gym
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from codegym.core import CodeEnv
 from codegym.error import SandboxError
