@@ -65,7 +65,11 @@ class Scorer:
                 if len(self._seen) > DEDUPE_WINDOW:
                     self._seen.popitem(last=False)
             self.stats["executed"] += 1
-        run = self.env.executor.submit(self.env.build_job(task, code))
+        try:
+            run = self.env.executor.submit(self.env.build_job(task, code))
+        except SandboxError as e:  # failed before it started: same path as one that failed running
+            run = Future()
+            run.set_exception(e)
         run.add_done_callback(lambda done: self._finish(task, code, done, grade))
         return grade
 
