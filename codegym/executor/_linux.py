@@ -161,6 +161,7 @@ _RET_KILL_PROCESS = 0x80000000
 _RET_ERRNO = 0x00050000
 _RET_ALLOW = 0x7FFF0000
 _ENOSYS = 38
+_EACCES = 13
 _AF_UNIX = 1
 _X32_SYSCALL_BIT = 0x40000000
 
@@ -174,12 +175,16 @@ _OFFSET_ARCH = 4
 _OFFSET_ARG0_LOW = 16  # args[0], low 32 bits on a little-endian machine
 
 
-def seccomp_program(*, allow_network: bool) -> bytes:
+def seccomp_program(*, sockets: str = "kill") -> bytes:
     """Assemble the classic-BPF deny-list filter as raw ``sock_filter`` records.
 
-    Denied syscalls kill the process; ``clone`` asking for new namespaces is denied too;
-    sockets other than AF_UNIX are denied unless ``allow_network``.
+    Denied syscalls kill the process; ``clone`` asking for new namespaces is denied too.
+    Sockets other than AF_UNIX kill the process (``sockets="kill"``: a network attempt is
+    reported as such) or fail with EACCES (``"errno"``: for runtimes such as the JVM that
+    open one at start-up). Either way the network namespace has no interface to reach.
     """
+    if sockets not in ("kill", "errno"):
+        raise ValueError(f"sockets must be 'kill' or 'errno', got {sockets!r}")
     if _MACHINE not in _AUDIT_ARCH:
         raise OSError(f"no seccomp syscall table for machine {_MACHINE!r}")
     table = _SYSCALLS
@@ -207,12 +212,11 @@ def seccomp_program(*, allow_network: bool) -> bytes:
     stmt(_LD_W_ABS, _OFFSET_ARG0_LOW)
     ops.append((_JSET_K, 0, 1, NAMESPACE_FLAGS))
     stmt(_RET_K, _RET_KILL_PROCESS)
-    if not allow_network:
-        stmt(_LD_W_ABS, _OFFSET_NR)
-        ops.append((_JEQ_K, 0, 3, table["socket"]))
-        stmt(_LD_W_ABS, _OFFSET_ARG0_LOW)
-        ops.append((_JEQ_K, 1, 0, _AF_UNIX))
-        stmt(_RET_K, _RET_KILL_PROCESS)
+    stmt(_LD_W_ABS, _OFFSET_NR)
+    ops.append((_JEQ_K, 0, 3, table["socket"]))
+    stmt(_LD_W_ABS, _OFFSET_ARG0_LOW)
+    ops.append((_JEQ_K, 1, 0, _AF_UNIX))
+    stmt(_RET_K, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES)
     stmt(_RET_K, _RET_ALLOW)
     return b"".join(struct.pack("=HBBI", *op) for op in ops)
 

@@ -42,6 +42,7 @@ import atexit  # noqa: E402
 import builtins  # noqa: E402
 import contextlib  # noqa: E402
 import fcntl  # noqa: E402
+import fnmatch  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import io  # noqa: E402
@@ -50,6 +51,7 @@ import resource  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
+import stat  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -249,6 +251,7 @@ class Supervisor:
                 result = self._run_step(job, step, harness)
                 results.append(result)
                 failed = step.stop_on_failure and not result.ok
+            files = _collect(job)
         finally:
             for path in (WORK, "/tmp"):
                 linux.umount(path)
@@ -261,6 +264,7 @@ class Supervisor:
             harness_error=error if isinstance(error, str) else None,
             backend="local",
             cgroup=self.cgroup.version,
+            files=files,
         )
 
     def _mount_scratch(self, job: Job) -> None:
@@ -273,6 +277,8 @@ class Supervisor:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
                 handle.write(content)
+            if relative in job.executables:
+                os.chmod(path, 0o755)
         if self.uid is not None:
             for directory, _, names in os.walk(WORK):
                 os.chown(directory, self.uid, self.uid)
@@ -291,7 +297,9 @@ class Supervisor:
         to_submission_r, to_submission_w = os.pipe() if step.channel else (-1, -1)
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        request = pickle.dumps({"argv": step.argv, "env": step.env, "limits": limits, "uid": self.uid})
+        request = pickle.dumps(
+            {"argv": step.argv, "env": step.env, "limits": limits, "uid": self.uid, "sockets": step.sockets}
+        )
         socket.send_fds(self.server, [request], child_fds)
         for fd in child_fds:
             os.close(fd)
@@ -347,6 +355,28 @@ class Supervisor:
         if not data:
             raise SetupError("the fork server died")
         return _Exit(*pickle.loads(data))
+
+
+def _collect(job: Job) -> dict[str, bytes]:
+    """The job's ``collect`` files: regular files only, never through a link, size-capped."""
+    cap = max(job.limits_of(step).file_size_bytes for step in job.steps)
+    files = {}
+    names = os.listdir(WORK)
+    wanted = [
+        name for pattern in job.collect for name in (fnmatch.filter(names, pattern) if "*" in pattern else [pattern])
+    ]
+    for relative in wanted:
+        try:
+            fd = os.open(os.path.join(WORK, relative), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_size <= cap:
+                files[relative] = os.read(fd, cap + 1)[:cap]
+        finally:
+            os.close(fd)
+    return files
 
 
 def _call_harness(harness: Harness, channel: Channel) -> bytes:
@@ -514,7 +544,7 @@ class ForkServer:
     them all, so nothing a step starts outlives it, and each step is a single fork.
     """
 
-    def __init__(self, sock: socket.socket, seccomp: linux.SeccompFilter) -> None:
+    def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter]) -> None:
         self.sock = sock
         self.seccomp = seccomp
 
@@ -566,13 +596,13 @@ class Submission:
     then exec'd or run in this warm interpreter. It shares the worker's mount namespace,
     which it cannot change, and sees the job's fresh work dir and /tmp there."""
 
-    def __init__(self, request: dict[str, Any], fds: list[int], seccomp: linux.SeccompFilter) -> None:
+    def __init__(self, request: dict[str, Any], fds: list[int], seccomp: dict[str, linux.SeccompFilter]) -> None:
         self.argv: tuple[str, ...] = request["argv"]
         self.env = dict(CANDIDATE_ENV, **dict(request["env"]))
         self.limits: Limits = request["limits"]
         self.uid: int | None = request["uid"]
         self.fds = fds
-        self.seccomp = seccomp
+        self.seccomp = seccomp[request["sockets"]]
 
     def run(self) -> NoReturn:
         setup_w = self.fds[3]
@@ -700,7 +730,7 @@ def main() -> None:
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         _set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
-        seccomp = linux.SeccompFilter(linux.seccomp_program(allow_network=False))
+        seccomp = {policy: linux.SeccompFilter(linux.seccomp_program(sockets=policy)) for policy in ("kill", "errno")}
         own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
         build_view(config)
         for module in config["preload"]:

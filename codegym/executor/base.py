@@ -69,6 +69,9 @@ class Step:
         channel: Connect fds 3 (read) and 4 (write) to the job's `Harness`.
         stop_on_failure: Skip the remaining steps when this one fails (a compile step).
         env: Extra environment variables.
+        sockets: What creating a non-AF_UNIX socket does: ``"kill"`` the step (reported as a
+            denied syscall) or fail with ``"errno"`` (for runtimes that probe at start-up).
+            There is no network to reach either way.
     """
 
     argv: tuple[str, ...]
@@ -77,6 +80,7 @@ class Step:
     channel: bool = False
     stop_on_failure: bool = True
     env: tuple[tuple[str, str], ...] = ()
+    sockets: Literal["kill", "errno"] = "kill"
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,10 @@ class Job:
         harness: Trusted grader talking to the one step that asks for a channel.
         preload: Modules every worker imports once at start (``python -m`` targets, the
             harness entry), so a job costs a fork and not an import.
+        collect: Work-dir paths (or ``*`` patterns in the work dir's top level) whose
+            contents come back in `RunResult.files` after the last step (a compiled binary to
+            cache); missing ones, links and non-files are left out.
+        executables: Paths of ``files`` written with the executable bit (a cached binary).
     """
 
     steps: tuple[Step, ...]
@@ -111,11 +119,13 @@ class Job:
     limits: Limits = field(default_factory=Limits)
     harness: Harness | None = None
     preload: tuple[str, ...] = ()
+    collect: tuple[str, ...] = ()
+    executables: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.steps:
             raise ValueError("a Job needs at least one Step")
-        for path in self.files:
+        for path in (*self.files, *self.collect):
             if path.startswith("/") or ".." in path.split("/"):
                 raise ValueError(f"Job file paths must be relative and stay inside the work dir, got {path!r}")
         talking = [i for i, step in enumerate(self.steps) if step.channel]
@@ -181,6 +191,7 @@ class RunResult:
             "none").
         attempts: How many times the job was started (more than one after a retried
             infrastructure fault).
+        files: The job's ``collect`` paths that existed as regular files, with contents.
     """
 
     steps: tuple[StepResult, ...]
@@ -189,6 +200,7 @@ class RunResult:
     backend: str = "local"
     cgroup: str = "none"
     attempts: int = 1
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -40,7 +40,7 @@ WORKER_SCRIPT = str(Path(__file__).with_name("_worker.py"))
 # Files of the host's /etc that toolchains read; nothing else of /etc is visible.
 ETC_ALLOWLIST = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
-    "java-17-openjdk", "ssl",
+    "java-17-openjdk", "ssl", "R",
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
 DEADLINE_MARGIN_S = 10.0

@@ -212,3 +212,13 @@ def test_limits_are_validated() -> None:
         Limits(cpu_s=0)
     with pytest.raises(ValueError, match="must be relative"):
         Job(steps=(Step(argv=("true",)),), files={"/etc/passwd": b""})
+
+
+def test_collected_files_come_back_without_following_links(executor: LocalExecutor) -> None:
+    script = "printf 'ELF' > out.bin; ln -s /etc/passwd link; mkdir dir; head -c 2000000 /dev/zero > big"
+    job = Job(
+        steps=(Step(argv=("sh", "-c", script)),), collect=("out.bin", "link", "dir", "missing", "big"), limits=FAST
+    )
+    files = executor.run(job).files
+    assert set(files) == {"out.bin", "big"} and files["out.bin"] == b"ELF"
+    assert len(files["big"]) == FAST.file_size_bytes  # the write was stopped at the file-size limit

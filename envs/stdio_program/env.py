@@ -1,0 +1,159 @@
+"""`StdioProgramEnv`: a whole program in any configured language, judged on hidden inputs."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import ClassVar
+
+from codegym.envs.stdio_program import grader
+from codegym.envs.stdio_program.languages import Language, language
+from codegym.envs.stdio_program.tasks import load_tasks
+
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
+from codegym.error import SandboxError
+from codegym.executor import Executor, Job, Limits, RunResult, Step
+from codegym.grade import Grade
+from codegym.task import Task, TaskSet
+
+RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
+COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes=64, output_bytes=1 << 20,
+                        file_size_bytes=64 << 20, disk_bytes=256 << 20)  # fmt: skip
+
+
+class StdioProgramEnv(CodeEnv):
+    """Write a whole program that reads stdin and writes stdout, in any configured language.
+
+    ## Action space
+    `UnicodeText`: the program's source, raw or in a fenced block.
+
+    ## Observation space
+    `codegym.spaces.observation_space`: the statement, feedback (compiler diagnostics; for
+    public tests an excerpt of input, expected and got; for hidden tests pass/fail counts
+    only), status, per-test pass/fail, pass rate and attempt count.
+
+    ## Rewards
+    1.0 when every test passes, else 0.0; ``info["grade"]`` has per-test outcomes and times.
+
+    ## Episode end
+    ``mode="single"``: after one submission; ``mode="refine"``: when solved (truncated only by
+    ``max_episode_steps``).
+
+    ## Registered configurations
+    ``codegym/StdioProgram-v0`` with ``tasks="codegym-stdio"`` and ``language="python"``;
+    any language of ``languages.yaml`` (``language="rust"``...), any task file in APPS,
+    CodeContests, LiveCodeBench or plain JSONL form.
+
+    ## How it is judged
+    A compile step (with its own limits) and then one fresh sandboxed process per test, stdin
+    from the test; outputs are compared outside the sandbox with the task's checker. Builds
+    are cached by (language, toolchain version, source).
+    """
+
+    family: ClassVar[str] = "StdioProgram"
+    preload: ClassVar[tuple[str, ...]] = ("py_compile",)
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet = "codegym-stdio",
+        *,
+        language: str = "python",
+        mode: Mode = "single",
+        limits: Limits = RUN_LIMITS,
+        compile_limits: Limits = COMPILE_LIMITS,
+        time_limits: ReferenceTimeLimits | None = None,
+        public_tests: int = 1,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            load_tasks(tasks, public=public_tests),
+            limits=limits,
+            time_limits=time_limits,
+            mode=mode,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+        )
+        self.language: Language = _language(language)
+        self.compile_limits = compile_limits
+        self._builds: dict[tuple[str, str, str], dict[str, bytes]] = {}
+        self._versions: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def render_prompt(self, task: Task) -> str:
+        return f"{task.prompt.rstrip()}\n\nWrite the program in {self.language.name}."
+
+    def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
+        language = self._language_for(task, code)
+        limits = limits or self.limits_for(task)
+        if language.processes:
+            limits = replace(limits, processes=max(limits.processes, language.processes))
+        files = {language.file: code.encode()}
+        steps: list[Step] = []
+        build = self._builds.get(self._build_key(language, code)) if language.compile else None
+        if build is not None:
+            files.update(build)
+        elif language.compile:
+            compile_limits = replace(
+                self.compile_limits, processes=max(self.compile_limits.processes, limits.processes)
+            )
+            steps.append(
+                Step(
+                    argv=language.compile,
+                    limits=compile_limits,
+                    env=tuple(language.env.items()),
+                    sockets=language.sockets,
+                )
+            )
+        steps += [
+            Step(
+                argv=language.run,
+                stdin=(t.code or "").encode(),
+                env=tuple(language.env.items()),
+                sockets=language.sockets,
+            )
+            for t in task.tests
+        ]
+        return Job(
+            steps=tuple(steps),
+            files=files,
+            limits=limits,
+            preload=self.preload,
+            collect=language.artifacts if build is None else (),
+            executables=tuple(name for name in (build or {}) if "." not in name),
+        )
+
+    def grade(self, task: Task, code: str, result: RunResult) -> Grade:
+        language = self._language_for(task, code)
+        compiled_here = bool(language.compile) and len(result.steps) == len(task.tests) + 1
+        if compiled_here and result.steps[0].ok and language.artifacts and result.files:
+            key = self._build_key(language, code)
+            with self._lock:
+                self._builds[key] = dict(result.files)
+        return grader.grade(task, language, result, compiled_here=compiled_here)
+
+    def _language_for(self, task: Task, code: str) -> Language:
+        # A task's reference is in its own language; the agent writes in the env's.
+        if code == task.reference and task.language != self.language.name:
+            return _language(task.language)
+        return self.language
+
+    def _build_key(self, language: Language, code: str) -> tuple[str, str, str]:
+        return language.name, self._version(language), hashlib.sha256(code.encode()).hexdigest()
+
+    def _version(self, language: Language) -> str:
+        with self._lock:
+            if language.name not in self._versions:
+                step = self.executor.run(Job(steps=(Step(argv=language.version),))).steps[0]
+                if not step.ok:
+                    raise SandboxError(f"{language.name}: the version probe {' '.join(language.version)} failed")
+                self._versions[language.name] = (step.stdout + step.stderr).decode(errors="replace").strip()
+            return self._versions[language.name]
+
+
+def _language(name: str) -> Language:
+    return language(name)

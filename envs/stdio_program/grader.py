@@ -1,0 +1,140 @@
+"""From a `RunResult` to a `Grade` for stdin/stdout programs: a pure function.
+
+Outputs are compared here, in the harness: expected outputs never enter the sandbox.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from codegym.envs.stdio_program.languages import Language
+
+from codegym.executor import RunResult, StepResult
+from codegym.grade import Diagnostic, Grade, Status, TestOutcome
+from codegym.task import Task
+
+EXCERPT = 200
+_LIMIT_STATUS = {
+    "cpu": Status.TLE, "wall": Status.TLE, "memory": Status.MLE, "output": Status.OLE, "file_size": Status.OLE,
+    "processes": Status.RE,
+}  # fmt: skip
+
+
+def check(expected: str, got: str, checker: Mapping[str, Any]) -> bool:
+    """Compare outputs: ``tokens`` (whitespace-separated), ``exact`` (trailing spaces and
+    blank lines ignored), or ``float`` (tokens; numbers within ``abs`` or ``rel``)."""
+    kind = checker.get("kind", "tokens")
+    if kind == "exact":
+        return _lines(expected) == _lines(got)
+    want, have = expected.split(), got.split()
+    if kind == "tokens":
+        return want == have
+    if len(want) != len(have):
+        return False
+    return all(
+        _close(a, b, float(checker.get("abs", 1e-6)), float(checker.get("rel", 1e-6)))
+        for a, b in zip(want, have, strict=True)
+    )
+
+
+def _lines(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.rstrip().splitlines()]
+    return lines
+
+
+def _close(a: str, b: str, absolute: float, relative: float) -> bool:
+    if a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    return math.isfinite(y) and (abs(x - y) <= absolute or abs(x - y) <= relative * abs(x))
+
+
+def step_status(step: StepResult) -> Status | None:
+    """The status a run step earns on its own (None: it ran to completion)."""
+    if step.denied_syscall:
+        return Status.SEC
+    if step.limit is not None:
+        return _LIMIT_STATUS[step.limit]
+    if step.signal is not None or step.exit_code != 0:
+        return Status.RE
+    return None
+
+
+def grade(task: Task, language: Language, result: RunResult, *, compiled_here: bool) -> Grade:
+    """Judge a stdin/stdout submission. ``compiled_here``: the first step is the compile."""
+    steps = list(result.steps)
+    diagnostics: tuple[Diagnostic, ...] = ()
+    if compiled_here:
+        compile_step = steps.pop(0)
+        output = (compile_step.stderr + compile_step.stdout).decode(errors="replace")
+        diagnostics = language.parse_diagnostics(output)
+        if not compile_step.ok:
+            reason = "the compiler exceeded its limits" if compile_step.limit else "compilation failed"
+            return _grade(task, Status.CE, reason, [], diagnostics, compile_step, output)
+    return _judge_runs(task, steps, diagnostics)
+
+
+def _judge_runs(task: Task, steps: Sequence[StepResult], diagnostics: tuple[Diagnostic, ...]) -> Grade:
+    checker = task.metadata.get("checker", {"kind": "tokens"})
+    outcomes, first_failure = [], None
+    for test, step in zip(task.tests, steps, strict=True):
+        status = None if step.skipped else step_status(step)
+        got = step.stdout.decode(errors="replace")
+        passed = not step.skipped and status is None and check(test.expected or "", got, checker)
+        if not passed and first_failure is None:
+            first_failure = status or (Status.WA if not step.skipped else Status.RE), test, step
+        trace = step.stderr.decode(errors="replace")[-EXCERPT:] if status is not None else None
+        outcomes.append(
+            TestOutcome(
+                name=test.name, passed=passed, hidden=test.hidden, tier=test.tier, time_s=step.wall_s,
+                call=_excerpt(test.code), expected=_excerpt(test.expected or ""), got=_excerpt(got),
+                trace=trace or ("not run: an earlier test failed" if step.skipped else None),
+            )
+        )  # fmt: skip
+    if first_failure is None:
+        return _finish(task, Status.OK, f"all {len(outcomes)} tests passed", outcomes, diagnostics, steps)
+    status, test, _ = first_failure
+    return _finish(task, status, f"{status.value} on {test.name}", outcomes, diagnostics, steps)
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= EXCERPT else text[:EXCERPT] + "..."
+
+
+def _grade(task: Task, status: Status, message: str, outcomes: list[TestOutcome], diagnostics: tuple[Diagnostic, ...],
+           step: StepResult, output: str) -> Grade:  # fmt: skip
+    if not outcomes:
+        outcomes = [
+            TestOutcome(t.name, False, t.hidden, t.tier, trace="not run: compilation failed") for t in task.tests
+        ]
+    if not diagnostics and output.strip():
+        diagnostics = (Diagnostic(output.strip().splitlines()[-1][:EXCERPT]),)
+    return _finish(task, status, message, outcomes, diagnostics, [step])
+
+
+def _finish(
+    task: Task, status: Status, message: str, outcomes: Sequence[TestOutcome], diagnostics: tuple[Diagnostic, ...],
+    steps: Sequence[StepResult],
+) -> Grade:  # fmt: skip
+    def rate(subset: list[TestOutcome]) -> float:
+        return sum(t.passed for t in subset) / len(subset) if subset else 0.0
+
+    metrics = {
+        "pass_rate": rate(list(outcomes)),
+        "public_pass_rate": rate([t for t in outcomes if not t.hidden]),
+        "hidden_pass_rate": rate([t for t in outcomes if t.hidden]),
+        "tests_passed": float(sum(t.passed for t in outcomes)),
+        "tests_total": float(len(outcomes)),
+    }
+    ran = [s for s in steps if not s.skipped]
+    resources = {
+        "cpu_s": max((s.cpu_s for s in ran), default=0.0),
+        "wall_s": max((s.wall_s for s in ran), default=0.0),
+        "peak_memory_bytes": float(max((s.peak_memory_bytes for s in ran), default=0)),
+    }
+    return Grade(status, tuple(outcomes), diagnostics, metrics, message=message, resources=resources)

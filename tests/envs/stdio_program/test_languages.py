@@ -1,0 +1,46 @@
+"""Every configured language end to end: OK, WA, CE (with a line), RE, TLE, MLE, OLE."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+from codegym.envs.stdio_program.languages import languages
+
+from codegym.executor import Limits
+from codegym.task import Task, TaskSet, TestCase
+
+from .programs import PROGRAMS
+
+A_PLUS_B = Task(
+    id="stdio/a-plus-b",
+    family="StdioProgram",
+    prompt="Read two integers a and b; print a + b.",
+    tests=(
+        TestCase("test_00", "2 3\n", hidden=False, expected="5\n"),
+        TestCase("test_01", "-4 10\n", expected="6\n"),
+        TestCase("test_02", "1000000000000 1\n", expected="1000000000001\n"),
+    ),
+    metadata={"checker": {"kind": "tokens"}},
+)
+LIMITS = Limits(cpu_s=1.0, wall_s=3.0, memory_bytes=256 << 20, processes=16, output_bytes=256 << 10)
+EXPECTED = {"ok": "OK", "wa": "WA", "ce": "CE", "re": "RE", "tle": "TLE", "mle": "MLE", "ole": "OLE"}
+
+
+def test_every_configured_language_has_programs() -> None:
+    assert set(PROGRAMS) == set(languages()) and len(languages()) >= 12
+
+
+@pytest.mark.parametrize("language", sorted(PROGRAMS))
+def test_language_end_to_end(executor, language: str) -> None:
+    env = gym.make(
+        "codegym/StdioProgram-v0", tasks=TaskSet([A_PLUS_B]), language=language, limits=LIMITS, executor=executor
+    )
+    statuses = {}
+    for kind, source in PROGRAMS[language].items():
+        env.reset(seed=0)
+        _, reward, _, _, info = env.step(source)
+        statuses[kind] = info["status"]
+        assert reward == (1.0 if kind == "ok" else 0.0), (kind, info["grade"].message)
+        if kind == "ce":
+            assert info["grade"].diagnostics and info["grade"].diagnostics[0].line, info["grade"].feedback()
+    assert statuses == EXPECTED, {k: (v, EXPECTED[k]) for k, v in statuses.items() if v != EXPECTED[k]}
