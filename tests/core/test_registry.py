@@ -13,11 +13,14 @@ from gymnasium.utils.env_checker import check_env
 import codegym  # noqa: F401
 
 ENV_IDS = sorted(i for i in gym.registry if i.startswith("codegym/"))
-SOLUTION = {"codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n"}
+SOLUTION = {
+    "codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n",
+    "codegym/StdioProgram-v0": "print(input())\n",
+}
 
 
 def test_families_are_registered() -> None:
-    assert "codegym/PythonFunction-v0" in ENV_IDS
+    assert {"codegym/PythonFunction-v0", "codegym/StdioProgram-v0"} <= set(ENV_IDS)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
