@@ -68,12 +68,14 @@ class TestOutcome:
     got: str | None = None
     trace: str | None = None
     call_args: str | None = None  # the failing call's arguments, family-encoded, for credit assignment
+    status: str | None = None  # this test's own outcome (a `Status` value), where the family has one
+    memory_bytes: int | None = field(default=None, compare=False)  # measured peak, where available
 
     def public_view(self) -> TestOutcome:
         """What the agent may see of this test."""
         if not self.hidden:
             return self
-        return TestOutcome(name=self.name, passed=self.passed, hidden=True, tier=self.tier)
+        return TestOutcome(name=self.name, passed=self.passed, hidden=True, tier=self.tier, status=self.status)
 
 
 @dataclass(frozen=True)

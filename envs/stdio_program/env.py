@@ -14,10 +14,11 @@ from codegym.envs.stdio_program.tasks import load_tasks
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
 from codegym.error import SandboxError
-from codegym.executor import Executor, Job, Limits, RunResult, Step
+from codegym.executor import Executor, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade
 from codegym.task import Task, TaskSet
 
+CHECKER_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=512 << 20)
 RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
 COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes=64, output_bytes=1 << 20,
                         file_size_bytes=64 << 20, disk_bytes=256 << 20)  # fmt: skip
@@ -134,7 +135,25 @@ class StdioProgramEnv(CodeEnv):
             key = self._build_key(language, code)
             with self._lock:
                 self._builds[key] = dict(result.files)
-        return grader.grade(task, language, result, compiled_here=compiled_here)
+        runs = result.steps[1:] if compiled_here else result.steps
+        verdicts = self._run_checker(task, runs) if task.metadata["checker"]["kind"] == "program" else None
+        return grader.grade(task, language, result, compiled_here=compiled_here, verdicts=verdicts)
+
+    def _run_checker(self, task: Task, runs: tuple[StepResult, ...]) -> list[bool] | None:
+        """The task's own checker, in a sandbox of its own: one step per test that ran."""
+        if len(runs) != len(task.tests):
+            return None  # the build failed: nothing to check
+        files = {"checker.py": task.metadata["checker"]["source"].encode()}
+        steps = []
+        for i, (test, run) in enumerate(zip(task.tests, runs, strict=True)):
+            files |= {f"{i}/input.txt": (test.code or "").encode(), f"{i}/expected.txt": (test.expected or "").encode(),
+                      f"{i}/output.txt": run.stdout}  # fmt: skip
+            argv = ("python", "checker.py", f"{i}/input.txt", f"{i}/expected.txt", f"{i}/output.txt")
+            steps.append(Step(argv=argv, stop_on_failure=False))
+        result = self.executor.run(Job(steps=tuple(steps), files=files, limits=CHECKER_LIMITS))
+        if any(step.limit or step.signal for step in result.steps):
+            raise SandboxError(f"the checker of task {task.id} crashed or ran out of limits")
+        return [step.exit_code == 0 for step in result.steps]
 
     def _language_for(self, task: Task, code: str) -> Language:
         # A task's reference is in its own language; the agent writes in the env's.

@@ -65,8 +65,11 @@ def step_status(step: StepResult) -> Status | None:
     return None
 
 
-def grade(task: Task, language: Language, result: RunResult, *, compiled_here: bool) -> Grade:
-    """Judge a stdin/stdout submission. ``compiled_here``: the first step is the compile."""
+def grade(
+    task: Task, language: Language, result: RunResult, *, compiled_here: bool, verdicts: Sequence[bool] | None = None
+) -> Grade:
+    """Judge a stdin/stdout submission. ``compiled_here``: the first step is the compile.
+    ``verdicts``: per-test acceptance from the task's own checker program, when it has one."""
     steps = list(result.steps)
     diagnostics: tuple[Diagnostic, ...] = ()
     if compiled_here:
@@ -76,16 +79,19 @@ def grade(task: Task, language: Language, result: RunResult, *, compiled_here: b
         if not compile_step.ok:
             reason = "the compiler exceeded its limits" if compile_step.limit else "compilation failed"
             return _grade(task, Status.CE, reason, [], diagnostics, compile_step, output)
-    return _judge_runs(task, steps, diagnostics)
+    return _judge_runs(task, steps, diagnostics, verdicts)
 
 
-def _judge_runs(task: Task, steps: Sequence[StepResult], diagnostics: tuple[Diagnostic, ...]) -> Grade:
+def _judge_runs(
+    task: Task, steps: Sequence[StepResult], diagnostics: tuple[Diagnostic, ...], verdicts: Sequence[bool] | None
+) -> Grade:
     checker = task.metadata.get("checker", {"kind": "tokens"})
     outcomes, first_failure = [], None
-    for test, step in zip(task.tests, steps, strict=True):
+    for index, (test, step) in enumerate(zip(task.tests, steps, strict=True)):
         status = None if step.skipped else step_status(step)
         got = step.stdout.decode(errors="replace")
-        passed = not step.skipped and status is None and check(test.expected or "", got, checker)
+        accepted = verdicts[index] if verdicts is not None else check(test.expected or "", got, checker)
+        passed = not step.skipped and status is None and accepted
         if not passed and first_failure is None:
             first_failure = status or (Status.WA if not step.skipped else Status.RE), test, step
         trace = step.stderr.decode(errors="replace")[-EXCERPT:] if status is not None else None
@@ -94,6 +100,8 @@ def _judge_runs(task: Task, steps: Sequence[StepResult], diagnostics: tuple[Diag
                 name=test.name, passed=passed, hidden=test.hidden, tier=test.tier, time_s=step.wall_s,
                 call=_excerpt(test.code), expected=_excerpt(test.expected or ""), got=_excerpt(got),
                 trace=trace or ("not run: an earlier test failed" if step.skipped else None),
+                status=("OK" if passed else (status or Status.WA).value) if not step.skipped else None,
+                memory_bytes=step.peak_memory_bytes if not step.skipped else None,
             )
         )  # fmt: skip
     if first_failure is None:

@@ -6,7 +6,10 @@ Plain JSONL, one task per line::
     {"task_id": "...", "prompt": "...", "tests": [{"input": "...", "output": "...",
      "hidden": true, "tier": "edge"}], "checker": {"kind": "tokens"}, "difficulty": "easy"}
 
-``checker`` is optional: ``tokens`` (default), ``exact``, or ``float`` with ``abs``/``rel``.
+``checker`` is optional: ``tokens`` (default), ``exact``, ``float`` with ``abs``/``rel``, or
+``program`` with ``source``: a Python program the task owns, run in a sandbox of its own (never
+the submission's) as ``python checker.py input.txt expected.txt output.txt``; exit status 0
+accepts.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from codegym.task import Task, TaskSet, TestCase
 
 FAMILY = "StdioProgram"
 DATA = Path(__file__).with_name("data")
-CHECKERS = ("tokens", "exact", "float")
+CHECKERS = ("tokens", "exact", "float", "program")
 
 
 def load_tasks(source: str | Path | TaskSet | Iterable[Task], *, public: int = 1) -> TaskSet:
@@ -69,6 +72,8 @@ def task_from(record: Mapping[str, Any], *, public: int = 1) -> Task:
     checker = dict(record.get("checker") or {"kind": "tokens"})
     if checker.get("kind") not in CHECKERS:
         raise TaskFormatError(f"task {task_id}: checker kind must be one of {CHECKERS}, got {checker.get('kind')!r}")
+    if checker["kind"] == "program" and not checker.get("source"):
+        raise TaskFormatError(f"task {task_id}: a program checker needs its Python 'source'")
     return Task(
         id=task_id,
         family=FAMILY,

@@ -133,3 +133,29 @@ def test_unknown_language_names_the_configured_ones(executor) -> None:
     with pytest.raises(ValueError, match=r"unknown language 'cobol'.*python"):
         gym.make(ENV, language="cobol", executor=executor)
     assert isinstance(load_tasks("codegym-stdio"), TaskSet)
+
+
+def test_program_checker_runs_apart_and_decides(executor) -> None:
+    checker = "import sys\nn = int(open(sys.argv[1]).read())\ngot = open(sys.argv[3]).read().split()\nsys.exit(0 if len(got) == 2 and int(got[0]) + int(got[1]) == n else 1)\n"
+    record = {"task_id": "split", "prompt": "Print two integers summing to n.", "checker": {"kind": "program", "source": checker},
+              "tests": [{"input": "5\n", "output": "2 3\n"}, {"input": "10\n", "output": "5 5\n"}]}  # fmt: skip
+    from codegym.envs.stdio_program.tasks import task_from
+
+    tasks = TaskSet([task_from(record)])
+    env = gym.make(ENV, tasks=tasks, executor=executor)
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step("n = int(input())\nprint(n - 1, 1)\n")  # any valid split passes
+    assert reward == 1.0 and [t.status for t in info["grade"].tests] == ["OK", "OK"]
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step("n = int(input())\nprint(n, 1)\n")
+    assert reward == 0.0 and info["status"] == "WA"
+    with pytest.raises(TaskFormatError, match="needs its Python 'source'"):
+        task_from({**record, "checker": {"kind": "program"}})
+
+
+def test_per_test_status_and_memory(executor) -> None:
+    env = gym.make(ENV, executor=executor)
+    env.reset(seed=0)
+    info = env.step("import sys\nsys.exit(3)\n")[4]
+    first = info["grade"].tests[0]
+    assert first.status == "RE" and first.memory_bytes is not None
