@@ -74,15 +74,21 @@ def test_builds_are_cached_by_source(executor) -> None:
     assert env.grade(task, code, env.executor.run(second)).status is Status.WA
 
 
-def test_compiler_bomb_is_ce_within_its_limit(executor) -> None:
-    bomb = "#define A(x) x x x x x x x x x x\n" + "int main() { " + "A(" * 9 + "1;" + ")" * 9 + " }\n"
-    limits = Limits(cpu_s=2, wall_s=3, memory_bytes=256 << 20, processes=16, disk_bytes=64 << 20)
-    env = gym.make(ENV, language="cpp", executor=executor, compile_limits=limits)
+MACRO_BOMB = "#define A(x) x x x x x x x x x x\n" + "int main() { " + "A(" * 9 + "1;" + ")" * 9 + " }\n"
+HUGE_STATIC = "int a[1 << 28] = {1};\nint main(void) { return a[0]; }\n"  # a 1 GiB initialised array
+
+
+@pytest.mark.parametrize(("language", "bomb"), [("cpp", MACRO_BOMB), ("c", HUGE_STATIC)], ids=["macro", "static-array"])
+def test_compiler_bomb_is_ce_within_its_limit(executor, language: str, bomb: str) -> None:
+    limits = Limits(
+        cpu_s=2, wall_s=3, memory_bytes=256 << 20, processes=16, disk_bytes=64 << 20, file_size_bytes=32 << 20
+    )
+    env = gym.make(ENV, language=language, executor=executor, compile_limits=limits)
     env.reset(seed=0)
     started = time.monotonic()
     _, reward, *_, info = env.step(bomb)
     assert (reward, info["status"]) == (0.0, "CE") and time.monotonic() - started < limits.wall_s + 1.0
-    assert "exceeded its limits" in info["grade"].message
+    assert "exceeded its limits" in info["grade"].message or info["grade"].diagnostics
 
 
 def test_build_side_effects_leave_nothing_behind(executor) -> None:
