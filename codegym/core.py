@@ -213,13 +213,12 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
         """Run and grade ``code``; returns the grade and, if flagged, the infra error."""
         try:
-            result = self.executor.run(self.build_job(task, code))
-        except SandboxError as e:
+            return self.grade(task, code, self.executor.run(self.build_job(task, code))), None
+        except SandboxError as e:  # from the sandbox, or a harness that failed
             if self.on_infra_error == "raise":
                 raise
             logger.warning("infrastructure failure flagged as IE: %s", e)
             return Grade(Status.IE, message="infrastructure failure (not the submission's fault)"), str(e)
-        return self.grade(task, code, result), None
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
