@@ -6,14 +6,16 @@ an empty tmpfs with read-only binds of the toolchain), imports what jobs will ne
 splits in two:
 
     supervisor (reads jobs, holds tests, runs the harness, pumps output, kills on timeout)
-      └── fork server (forked before any job arrived; its memory never holds one)
-             └── submission, one per step: pid 1 of a fresh pid namespace, fresh mount
-                  namespace, unprivileged uid, no_new_privs, seccomp, rlimits, cgroup
+      └── fork server (pid 1 of the worker's own pid namespace; forked before any job
+          arrived, so its memory never holds one; reaps and kills what steps leave behind)
+             └── step process, one per step: unprivileged uid, no_new_privs, seccomp,
+                  rlimits, cgroup; a fresh tmpfs work dir and /tmp for each job
 
-A step costs one fork of a warm, clean interpreter. The supervisor is never forked after
-start, so nothing it reads (tests, expected values, earlier submissions, their output) can
-reach a submission's memory; the fork server only ever sees a step's argv, limits and
-descriptors, passed over a unix socket.
+A step costs one fork of a warm, clean interpreter (the fork server and the step processes
+are in ``_forkserver.py``). The supervisor is never forked after start, so nothing it reads
+(tests, expected values, earlier submissions, their output) can reach a submission's memory;
+the fork server only ever sees a step's argv, limits and descriptors, passed over a unix
+socket.
 """
 
 from __future__ import annotations
@@ -38,16 +40,11 @@ if __name__ == "__main__":
     _CONFIG = json.loads(sys.argv[1])
     _install_stub_packages(_CONFIG["packages"])
 
-import atexit  # noqa: E402
-import builtins  # noqa: E402
 import contextlib  # noqa: E402
-import fcntl  # noqa: E402
 import fnmatch  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
-import io  # noqa: E402
 import pickle  # noqa: E402
-import resource  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -55,25 +52,15 @@ import stat  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
-from typing import Any, NoReturn  # noqa: E402
+from typing import Any  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
+from codegym.executor._forkserver import WORK, ForkServer, set_oom_score_adj  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
-WORK = "/sandbox"
-CANDIDATE_ENV = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "HOME": WORK,
-    "TMPDIR": "/tmp",
-    "LANG": "C.UTF-8",
-    "LC_ALL": "C.UTF-8",
-    "PYTHONHASHSEED": "0",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONUNBUFFERED": "1",
-}
 
 
 # --- the worker's one-time isolation ----------------------------------------------------
@@ -531,205 +518,12 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-# --- the fork server -------------------------------------------------------------------------
-
-
-class ForkServer:
-    """Forks one submission process per step request, and is the init of them all.
-
-    It is pid 1 of the worker's pid namespace, forked from the supervisor before the first
-    job, so its memory holds no job: a request carries argv, environment, limits and uid,
-    and the step's descriptors ride along as SCM_RIGHTS. When the step's process exits (or
-    the supervisor kills it), pid 1 kills every other process of the namespace and reaps
-    them all, so nothing a step starts outlives it, and each step is a single fork.
-    """
-
-    def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter]) -> None:
-        self.sock = sock
-        self.seccomp = seccomp
-
-    def serve(self) -> NoReturn:
-        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        linux.prctl(linux.PR_SET_DUMPABLE, 0)  # its /proc entries stay root's
-        linux.set_name("codegym-init")
-        # /proc of this pid namespace, once for every step: they share the worker's mounts.
-        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
-        while True:
-            try:
-                data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
-            except OSError:
-                os._exit(0)
-            if not data:
-                os._exit(0)
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            pid = os.fork()
-            if pid == 0:
-                self.sock.close()
-                Submission(pickle.loads(data), fds, self.seccomp).run()
-            for fd in fds:
-                os.close(fd)
-            pidfd = os.pidfd_open(pid)
-            socket.send_fds(self.sock, [b"p"], [pidfd])
-            os.close(pidfd)
-            status = _reap_all(pid)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            self.sock.send(pickle.dumps((status, cpu, after.ru_maxrss)))
-
-
-def _reap_all(pid: int) -> int:
-    """As pid 1: wait for ``pid``, then kill and reap every other process of the namespace."""
-    status = 0
-    while True:
-        try:
-            reaped, reaped_status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            return status
-        if reaped == pid:
-            status = reaped_status
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(-1, signal.SIGKILL)  # whatever the step left running dies with it
-
-
-class Submission:
-    """A step's process: confined (limits, an unprivileged uid, no_new_privs, seccomp),
-    then exec'd or run in this warm interpreter. It shares the worker's mount namespace,
-    which it cannot change, and sees the job's fresh work dir and /tmp there."""
-
-    def __init__(self, request: dict[str, Any], fds: list[int], seccomp: dict[str, linux.SeccompFilter]) -> None:
-        self.argv: tuple[str, ...] = request["argv"]
-        self.env = dict(CANDIDATE_ENV, **dict(request["env"]))
-        self.limits: Limits = request["limits"]
-        self.uid: int | None = request["uid"]
-        self.fds = fds
-        self.seccomp = seccomp[request["sockets"]]
-
-    def run(self) -> NoReturn:
-        setup_w = self.fds[3]
-        try:
-            setup_w = self._confine()
-        except BaseException:
-            os.write(setup_w, traceback.format_exc().encode())
-            os._exit(127)
-        if self.argv[0] == "python":
-            os.close(setup_w)
-            _run_python(self.argv, self.env)
-        try:
-            os.execvpe(self.argv[0], self.argv, self.env)
-        except OSError as e:
-            os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
-        os._exit(127)
-
-    def _confine(self) -> int:
-        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        linux.prctl(linux.PR_SET_DUMPABLE, 1)
-        linux.set_name("codegym-step")
-        os.setsid()
-        stdin_r, out_w, err_w, setup_w, *channel = self.fds
-        setup_w = _move_high(setup_w, 100)
-        for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
-            os.dup2(fd, target)
-        first_free = 5 if channel else 3
-        os.closerange(first_free, setup_w)
-        os.closerange(setup_w + 1, 1 << 16)
-        _set_oom_score_adj(1000)
-        limits = self.limits
-        cpu = max(1, int(limits.cpu_s + 0.999))
-        for which, soft, hard in (
-            (resource.RLIMIT_CPU, cpu, cpu + 1),
-            (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
-            (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
-            (resource.RLIMIT_STACK, limits.stack_bytes, limits.stack_bytes),
-            (resource.RLIMIT_CORE, 0, 0),
-            (resource.RLIMIT_NPROC, limits.processes, limits.processes),
-        ):
-            resource.setrlimit(which, (soft, hard))
-        os.chdir(WORK)
-        if self.uid is not None:
-            os.setgroups([])
-            os.setgid(self.uid)
-            os.setuid(self.uid)
-        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-        self.seccomp.install()
-        return setup_w
-
-
-def _set_oom_score_adj(value: int) -> None:
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write(str(value))
-    except PermissionError:
-        pass  # lowering needs CAP_SYS_RESOURCE, which some hosts withhold even from root
-
-
-def _move_high(fd: int, at_least: int) -> int:
-    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, at_least)
-    os.close(fd)
-    return high
-
-
-def _run_python(argv: tuple[str, ...], env: dict[str, str]) -> NoReturn:
-    """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
-    os.environ.clear()
-    os.environ.update(env)
-    # Unlike a stock interpreter, let SIGXFSZ kill: a file-size limit is reported as such.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
-        signal.signal(sig, signal.SIG_DFL)
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
-    sys.stderr = io.TextIOWrapper(
-        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
-    )
-    code = 0
-    try:
-        if argv[1] == "-m":
-            sys.argv = [argv[2], *argv[3:]]
-            sys.modules[argv[2]].main()
-        else:
-            sys.argv = list(argv[1:])
-            _run_script(os.path.join(WORK, argv[1]))
-    except SystemExit as e:
-        code = _exit_code(e.code)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    try:
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        code = code or 120
-    os._exit(code)
-
-
-def _run_script(path: str) -> None:
-    """What ``python path`` does, minus the interpreter start (runpy costs milliseconds)."""
-    with open(path, "rb") as handle:
-        source = handle.read()
-    code = compile(source, path, "exec", dont_inherit=True)
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    module.__dict__["__builtins__"] = builtins
-    sys.modules["__main__"] = module
-    sys.path[0] = os.path.dirname(path)
-    exec(code, module.__dict__)
-
-
-def _exit_code(value: object) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, int):
-        return value & 0xFF
-    print(value, file=sys.stderr)
-    return 1
-
-
 def main() -> None:
     config = _CONFIG
     ctl, res = config["ctl_fd"], config["res_fd"]
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        _set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
+        set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = {policy: linux.SeccompFilter(linux.seccomp_program(sockets=policy)) for policy in ("kill", "errno")}
         own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
         build_view(config)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from codegym.envs.stdio_program import grader
-from codegym.envs.stdio_program.languages import Language, language
+from codegym.envs.stdio_program.languages import Language
+from codegym.envs.stdio_program.languages import language as language_named
 from codegym.envs.stdio_program.tasks import load_tasks
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
@@ -79,7 +80,7 @@ class StdioProgramEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
         )
-        self.language: Language = _language(language)
+        self.language: Language = language_named(language)
         self.compile_limits = compile_limits
         self._builds: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._versions: dict[str, str] = {}
@@ -158,7 +159,7 @@ class StdioProgramEnv(CodeEnv):
     def _language_for(self, task: Task, code: str) -> Language:
         # A task's reference is in its own language; the agent writes in the env's.
         if code == task.reference and task.language != self.language.name:
-            return _language(task.language)
+            return language_named(task.language)
         return self.language
 
     def _build_key(self, language: Language, code: str) -> tuple[str, str, str]:
@@ -172,7 +173,3 @@ class StdioProgramEnv(CodeEnv):
                     raise SandboxError(f"{language.name}: the version probe {' '.join(language.version)} failed")
                 self._versions[language.name] = (step.stdout + step.stderr).decode(errors="replace").strip()
             return self._versions[language.name]
-
-
-def _language(name: str) -> Language:
-    return language(name)

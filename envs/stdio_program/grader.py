@@ -78,7 +78,7 @@ def grade(
         diagnostics = language.parse_diagnostics(output)
         if not compile_step.ok:
             reason = "the compiler exceeded its limits" if compile_step.limit else "compilation failed"
-            return _grade(task, Status.CE, reason, [], diagnostics, compile_step, output)
+            return _compile_failure(task, reason, diagnostics, compile_step, output, language)
     return _judge_runs(task, steps, diagnostics, verdicts)
 
 
@@ -114,15 +114,13 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT else text[:EXCERPT] + "..."
 
 
-def _grade(task: Task, status: Status, message: str, outcomes: list[TestOutcome], diagnostics: tuple[Diagnostic, ...],
-           step: StepResult, output: str) -> Grade:  # fmt: skip
-    if not outcomes:
-        outcomes = [
-            TestOutcome(t.name, False, t.hidden, t.tier, trace="not run: compilation failed") for t in task.tests
-        ]
-    if not diagnostics and output.strip():
-        diagnostics = (Diagnostic(output.strip().splitlines()[-1][:EXCERPT]),)
-    return _finish(task, status, message, outcomes, diagnostics, [step])
+def _compile_failure(
+    task: Task, reason: str, diagnostics: tuple[Diagnostic, ...], step: StepResult, output: str, language: Language
+) -> Grade:
+    outcomes = [TestOutcome(t.name, False, t.hidden, t.tier, trace="not run: compilation failed") for t in task.tests]
+    if not diagnostics and output.strip():  # the pattern found nothing: show the compiler's last line
+        diagnostics = (Diagnostic(output.strip().splitlines()[-1][:EXCERPT], file=language.file),)
+    return _finish(task, Status.CE, reason, outcomes, diagnostics, [step])
 
 
 def _finish(
