@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -76,6 +76,21 @@ class TestOutcome:
         if not self.hidden:
             return self
         return TestOutcome(name=self.name, passed=self.passed, hidden=True, tier=self.tier, status=self.status)
+
+
+def pass_metrics(tests: Sequence[TestOutcome]) -> dict[str, float]:
+    """The pass-rate metrics every family reports: overall, public, hidden, and counts."""
+
+    def rate(subset: list[TestOutcome]) -> float:
+        return sum(t.passed for t in subset) / len(subset) if subset else 0.0
+
+    return {
+        "pass_rate": rate(list(tests)),
+        "public_pass_rate": rate([t for t in tests if not t.hidden]),
+        "hidden_pass_rate": rate([t for t in tests if t.hidden]),
+        "tests_passed": float(sum(t.passed for t in tests)),
+        "tests_total": float(len(tests)),
+    }
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult, StepResult
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome
+from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.task import Task
 
 _LIMIT_STATUS = {
@@ -41,7 +41,7 @@ def grade(task: Task, result: RunResult, *, line_offset: int = 0) -> Grade:
     tests = _outcomes(task, report, line_offset) if phase == "tests" else _not_run(task, report.get("error", ""))
     diagnostics = _diagnostics(report, tests, line_offset)
     status, message = _status(task, step, report, tests)
-    return Grade(status, tests, diagnostics, _rates(tests), message=message, resources=resources)
+    return Grade(status, tests, diagnostics, pass_metrics(tests), message=message, resources=resources)
 
 
 def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[TestOutcome, ...]) -> tuple[Status, str]:
@@ -99,19 +99,6 @@ def _frame(frame: list[Any], offset: int) -> str:
 
 def _not_run(task: Task, reason: str) -> tuple[TestOutcome, ...]:
     return tuple(TestOutcome(t.name, False, t.hidden, t.tier, trace=reason or "not run") for t in task.tests)
-
-
-def _rates(tests: tuple[TestOutcome, ...]) -> dict[str, float]:
-    def rate(subset: list[TestOutcome]) -> float:
-        return sum(t.passed for t in subset) / len(subset) if subset else 0.0
-
-    return {
-        "pass_rate": rate(list(tests)),
-        "public_pass_rate": rate([t for t in tests if not t.hidden]),
-        "hidden_pass_rate": rate([t for t in tests if t.hidden]),
-        "tests_passed": float(sum(t.passed for t in tests)),
-        "tests_total": float(len(tests)),
-    }
 
 
 def _diagnostics(report: dict[str, Any], tests: tuple[TestOutcome, ...], offset: int) -> tuple[Diagnostic, ...]:

@@ -12,7 +12,7 @@ from typing import Any
 from codegym.envs.stdio_program.languages import Language
 
 from codegym.executor import RunResult, StepResult
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome
+from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.task import Task
 
 EXCERPT = 200
@@ -127,20 +127,10 @@ def _finish(
     task: Task, status: Status, message: str, outcomes: Sequence[TestOutcome], diagnostics: tuple[Diagnostic, ...],
     steps: Sequence[StepResult],
 ) -> Grade:  # fmt: skip
-    def rate(subset: list[TestOutcome]) -> float:
-        return sum(t.passed for t in subset) / len(subset) if subset else 0.0
-
-    metrics = {
-        "pass_rate": rate(list(outcomes)),
-        "public_pass_rate": rate([t for t in outcomes if not t.hidden]),
-        "hidden_pass_rate": rate([t for t in outcomes if t.hidden]),
-        "tests_passed": float(sum(t.passed for t in outcomes)),
-        "tests_total": float(len(outcomes)),
-    }
     ran = [s for s in steps if not s.skipped]
     resources = {
         "cpu_s": max((s.cpu_s for s in ran), default=0.0),
         "wall_s": max((s.wall_s for s in ran), default=0.0),
         "peak_memory_bytes": float(max((s.peak_memory_bytes for s in ran), default=0)),
     }
-    return Grade(status, tuple(outcomes), diagnostics, metrics, message=message, resources=resources)
+    return Grade(status, tuple(outcomes), diagnostics, pass_metrics(outcomes), message=message, resources=resources)
