@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import struct
+import time
 from typing import Any
 
 _HEADER = struct.Struct("!Q")
@@ -37,3 +39,29 @@ def read_exact(fd: int, size: int) -> bytes:
 def read_frame(fd: int) -> Any:
     (size,) = _HEADER.unpack(read_exact(fd, _HEADER.size))
     return pickle.loads(read_exact(fd, size))
+
+
+class FrameReader:
+    """Reads frames with a deadline, keeping any bytes that arrived beyond a frame."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def read(self, deadline: float) -> Any:
+        """The next frame; `TimeoutError` past ``deadline``, `EOFError` if the pipe closed."""
+        while True:
+            if len(self.buffer) >= _HEADER.size:
+                (size,) = _HEADER.unpack_from(self.buffer)
+                end = _HEADER.size + size
+                if len(self.buffer) >= end:
+                    data = bytes(self.buffer[_HEADER.size : end])
+                    del self.buffer[:end]
+                    return pickle.loads(data)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise TimeoutError("no frame before the deadline")
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                raise EOFError("the pipe closed")
+            self.buffer += chunk

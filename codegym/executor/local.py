@@ -15,7 +15,6 @@ import logging
 import os
 import queue
 import secrets
-import select
 import shutil
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
-from codegym.executor._wire import write_frame
+from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import Executor, Job, RunResult
 
 logger = logging.getLogger(__name__)
@@ -108,33 +107,6 @@ def _etc_files(uid: int | None) -> dict[str, str]:
     }
 
 
-class _FrameReader:
-    """Reads length-prefixed frames from a pipe with a deadline."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = bytearray()
-
-    def read(self, deadline: float) -> Any:
-        import pickle
-        import struct
-
-        while True:
-            if len(self.buffer) >= 8:
-                (size,) = struct.unpack("!Q", self.buffer[:8])
-                if len(self.buffer) >= 8 + size:
-                    data = bytes(self.buffer[8 : 8 + size])
-                    del self.buffer[: 8 + size]
-                    return pickle.loads(data)
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                raise WorkerFault("the worker missed its deadline")
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                raise WorkerFault("the worker's pipe closed (it died)")
-            self.buffer += chunk
-
-
 class _WorkerProcess:
     """One warm worker: its process, its pipes and its cgroup."""
 
@@ -147,7 +119,7 @@ class _WorkerProcess:
         self.cgroup = _cgroup.WorkerCgroup.create(executor.cgroup_version, f"{os.getpid()}.{executor.serial}.{index}")
         self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-")
         self.ctl = -1
-        self.reader: _FrameReader | None = None
+        self.reader: FrameReader | None = None
 
     def start(self) -> None:
         ex = self.executor
@@ -174,9 +146,9 @@ class _WorkerProcess:
             os.close(ctl_r)
             os.close(res_w)
             self.ctl = ctl_w
-            self.reader = _FrameReader(res_r)
+            self.reader = FrameReader(res_r)
             try:
-                kind, info = self.reader.read(time.monotonic() + MOUNT_TIMEOUT_S)
+                kind, info = self._read(time.monotonic() + MOUNT_TIMEOUT_S)
             except WorkerFault as e:
                 log.seek(0)
                 self.stop()
@@ -204,13 +176,22 @@ class _WorkerProcess:
             write_frame(self.ctl, ("job", nonce, job))
         except OSError as e:
             raise WorkerFault(f"cannot send the job: {e}") from e
-        reply = self.reader.read(deadline)
+        reply = self._read(deadline)
         if reply[0] == "crash":
             raise WorkerFault(f"the worker crashed:\n{reply[1]}")
         kind, got_nonce, result = reply
         if kind != "result" or got_nonce != nonce:
             raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
         return result
+
+    def _read(self, deadline: float) -> Any:
+        assert self.reader is not None
+        try:
+            return self.reader.read(deadline)
+        except TimeoutError as e:
+            raise WorkerFault("the worker missed its deadline") from e
+        except EOFError as e:
+            raise WorkerFault("the worker's pipe closed (it died)") from e
 
     def stop(self) -> None:
         if self.ctl >= 0:
