@@ -1,0 +1,147 @@
+"""The entry point of a docker backend container (stdlib only; runs inside the container).
+
+`DockerExecutor` starts each warm container as ``python3 -s -S -B -P _container.py CONFIG``
+with codegym's source directories bound read-only at their host paths. This script connects
+to the executor's unix socket (a host directory bound into the container), gives the local
+backend's worker a cgroup of its own (a private cgroup namespace makes the container's cgroup
+the root of what it mounts), describes the image's file system as the worker's view, and
+then ``exec``s the local worker (``_worker.py``) on the connected socket. From there on, the
+container runs exactly what the local backend runs on the host, inside the container's
+limits: no network, a read-only root, a pids and a memory limit, capabilities cut down to
+what building the per-job sandbox needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import traceback
+import types
+
+CGROUP_MOUNTS = "/run/codegym-cg"
+FRAME_PREFIX = 8  # bytes of the big-endian length before each pickled frame (see _wire)
+
+
+def _install_stub_packages(packages: dict[str, list[str]]) -> None:
+    for name in sorted(packages):
+        module = types.ModuleType(name)
+        module.__path__ = packages[name]
+        module.__package__ = name
+        sys.modules[name] = module
+
+
+def _own_cgroup_is_root(controller: str) -> bool:
+    """True when this process sits at the root of its cgroup namespace for ``controller``
+    (v2: the unified entry), so a mounted hierarchy shows the container's cgroup only."""
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            names = controllers.split(",") if controllers else [""]
+            if controller in names:
+                return path == "/"
+    return False
+
+
+def _cgroup_v1(linux: types.ModuleType) -> dict[str, str]:
+    paths = {}
+    for controller in ("memory", "pids"):
+        if not _own_cgroup_is_root(controller):
+            raise OSError(f"the container's {controller} cgroup is not private")
+        mount_point = f"{CGROUP_MOUNTS}/{controller}"
+        os.makedirs(mount_point, exist_ok=True)
+        linux.mount("cgroup", mount_point, "cgroup", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC, controller)
+        paths[controller] = f"{mount_point}/codegym"
+        os.makedirs(paths[controller], exist_ok=True)
+    return paths
+
+
+def _cgroup_v2(linux: types.ModuleType) -> dict[str, str]:
+    if not _own_cgroup_is_root(""):
+        raise OSError("the container's cgroup is not private")
+    mount_point = f"{CGROUP_MOUNTS}/unified"
+    os.makedirs(mount_point, exist_ok=True)
+    linux.mount("cgroup2", mount_point, "cgroup2", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+    os.makedirs(f"{mount_point}/init", exist_ok=True)  # no processes in inner nodes (v2)
+    with open(f"{mount_point}/init/cgroup.procs", "w") as handle:
+        handle.write(str(os.getpid()))
+    with open(f"{mount_point}/cgroup.subtree_control", "w") as handle:
+        handle.write("+memory +pids")
+    os.makedirs(f"{mount_point}/codegym", exist_ok=True)
+    return {"unified": f"{mount_point}/codegym"}
+
+
+def setup_cgroup(linux: types.ModuleType) -> dict[str, object]:
+    """The worker's job cgroup inside the container's own, or "none" where it cannot be had."""
+    try:
+        if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            return {"version": "v2", "paths": _cgroup_v2(linux)}
+        return {"version": "v1", "paths": _cgroup_v1(linux)}
+    except OSError as e:
+        return {"version": "none", "paths": {}, "reason": str(e)}
+
+
+def describe_view(config: dict[str, object]) -> dict[str, object]:
+    """The image's toolchain as the worker's read-only view (what ``local._view`` does on
+    the host), plus codegym's source directories, hidden again after the preload."""
+    symlinks, binds = [], []
+    for name in sorted(os.listdir("/")):
+        path = f"/{name}"
+        if os.path.islink(path) and name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+            symlinks.append((name, os.readlink(path)))
+        elif name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32") and os.path.isdir(path):
+            binds.append((path, path))
+    for name in config["etc_allowlist"]:  # type: ignore[union-attr]
+        if os.path.exists(f"/etc/{name}"):
+            binds.append((f"/etc/{name}", f"/etc/{name}"))
+    package_dirs = list(config["package_dirs"])  # type: ignore[call-overload]
+    binds += [(d, d) for d in package_dirs]
+    return {"symlinks": symlinks, "binds": binds, "masks": [], "hide": package_dirs}
+
+
+def _send(fd: int, obj: object) -> None:
+    import pickle
+
+    data = pickle.dumps(obj)
+    payload = len(data).to_bytes(FRAME_PREFIX, "big") + data
+    while payload:
+        payload = payload[os.write(fd, payload) :]
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(config["socket"])
+    fd = connection.detach()
+    try:
+        _install_stub_packages(config["packages"])
+        from codegym.executor import _linux as linux
+
+        cgroup = setup_cgroup(linux)
+        _send(fd, ("cgroup", cgroup))
+        results = os.dup(fd)  # the worker closes its two ends separately
+        worker = {
+            **describe_view(config),
+            "index": config["index"],
+            "preload": config["preload"],
+            "ctl_fd": fd,
+            "res_fd": results,
+            "root": config["root"],
+            "uid": config["uid"],
+            "etc": config["etc"],
+            "packages": config["packages"],
+            "cgroup": {"version": cgroup["version"], "paths": cgroup["paths"]},
+        }
+        os.set_inheritable(fd, True)
+        os.set_inheritable(results, True)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
+        python = sys.executable or "/usr/bin/python3"
+        os.execve(python, [python, "-s", "-S", "-B", "-P", config["worker_script"], json.dumps(worker)], env)
+    except BaseException:
+        _send(fd, ("crash", traceback.format_exc()))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
