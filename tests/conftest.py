@@ -1,40 +1,135 @@
-"""Shared fixtures: one warm local executor for the whole session."""
+"""Shared fixtures: one warm executor per backend for the whole session.
+
+``executor`` is the local backend (what every env test uses); ``docker_executor`` and
+``ray_executor`` are built on first use: the first starts a Docker daemon when none answers
+(and stops it at the end of the session if it started it) and builds the image when missing;
+the second starts a small local Ray cluster bound to 127.0.0.1. Both check at the end of the
+session that no container and no Ray process of theirs survived.
+"""
 
 from __future__ import annotations
 
 import os
+import tempfile
+import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
+from codegym.executor.base import Executor
 from codegym.executor.local import LocalExecutor
+
+PRELOAD = ("codegym.envs.python_function.candidate", "codegym.envs.python_function.harness")
 
 
 @pytest.fixture(scope="session")
-def executor() -> Iterator[LocalExecutor]:
-    with LocalExecutor(
-        workers=2, preload=("codegym.envs.python_function.candidate", "codegym.envs.python_function.harness")
-    ) as ex:
+def local_executor() -> Iterator[LocalExecutor]:
+    with LocalExecutor(workers=2, preload=PRELOAD) as ex:
         yield ex  # type: ignore[misc]
 
 
+@pytest.fixture(scope="session")
+def executor(local_executor: LocalExecutor) -> LocalExecutor:
+    return local_executor
+
+
+@pytest.fixture(scope="session")
+def docker_daemon() -> Iterator[Any]:
+    """A docker client of a running daemon (started here when none answers)."""
+    from codegym.executor import docker as backend
+
+    started = backend.start_daemon(os.path.join(tempfile.gettempdir(), "codegym-test-dockerd.log"))
+    client = backend.connect()
+    yield client
+    owner = backend.owner_label()
+    ours = [c.name for c in backend.codegym_containers(client) if c.labels.get(backend.OWNER_LABEL) == owner]
+    others = [c for c in backend.codegym_containers(client) if backend.owner_alive(c.labels[backend.OWNER_LABEL])]
+    client.close()
+    if started is not None and not others:
+        backend.stop_daemon(started)
+    assert ours == [], f"containers survived the session: {ours}"
+
+
+@pytest.fixture(scope="session")
+def docker_executor(docker_daemon: Any) -> Iterator[Executor]:
+    from codegym.executor.docker import DockerExecutor
+
+    with DockerExecutor(workers=2, preload=PRELOAD) as ex:
+        yield ex
+
+
+RAY_TEMP = os.path.join(tempfile.gettempdir(), f"cgray{os.getpid()}")  # short: Ray's socket paths
+
+
+def ray_processes(temp_dir: str = RAY_TEMP) -> list[int]:
+    """Pids of the processes of the Ray cluster whose files live in ``temp_dir``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as handle:
+                    if temp_dir.encode() in handle.read():
+                        found.append(int(name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture(scope="session")
+def ray_executor() -> Iterator[Executor]:
+    from codegym.executor.ray import RayExecutor
+
+    with RayExecutor(nodes=2, workers_per_node=1, preload=PRELOAD, init={"_temp_dir": RAY_TEMP}) as ex:
+        yield ex
+    deadline = time.monotonic() + 30
+    while ray_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray_processes() == [], "Ray processes survived the session"
+
+
 @pytest.fixture
-def leftovers(executor: LocalExecutor) -> Callable[[], list[int]]:
+def leftovers(executor: Executor) -> Callable[[], list[int]]:
     """Call it to list processes of the session executor's submissions still alive."""
     return lambda: sandbox_processes(executor)
 
 
-def sandbox_processes(executor: LocalExecutor) -> list[int]:
-    """Host pids of processes running as one of ``executor``'s submission uids."""
-    uids = {executor.uid_base + i for i in range(executor.workers)}
-    found = []
+def submission_uids(executor: Executor) -> set[int]:
+    if hasattr(executor, "submission_uids"):
+        return executor.submission_uids()  # type: ignore[attr-defined]
+    assert isinstance(executor, LocalExecutor)
+    return {executor.uid_base + i for i in range(executor.workers)}
+
+
+def sandbox_processes(executor: Executor) -> list[int]:
+    """Host pids of processes running as one of ``executor``'s submission uids, except each
+    fork server's one spare (a process forked and confined after the last step's processes
+    were all killed, waiting for the next step): a second one under the same parent counts."""
+    uids = submission_uids(executor)
+    found: list[int] = []
+    spares: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 with open(f"/proc/{name}/status") as handle:
-                    uid_line = next(line for line in handle if line.startswith("Uid:"))
-            except (OSError, StopIteration):
+                    status = dict(line.split(":", 1) for line in handle if ":" in line)
+            except OSError:
                 continue
-            if int(uid_line.split()[1]) in uids:
+            if "Uid" not in status or int(status["Uid"].split()[0]) not in uids:
+                continue
+            if status["Name"].strip() == "codegym-spare":
+                spares.setdefault(int(status["PPid"]), []).append(int(name))
+            else:
                 found.append(int(name))
+    for parent, pids in spares.items():
+        if len(pids) > 1 or _name(parent) != "codegym-init":
+            found += pids
     return found
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""

@@ -1,0 +1,266 @@
+"""The ray backend: jobs spread over a Ray cluster, each node running the local backend.
+
+`RayExecutor` places ``nodes`` actors on the cluster (spread over its machines), each holding a
+`LocalExecutor` with ``workers_per_node`` warm workers, and sends every job to an actor with a
+free worker. The number of jobs in flight is bounded (`submit` blocks when it is reached: the
+trainer feeding jobs is slowed down rather than Ray's queues filled), every job has a deadline
+(its steps' wall limits plus a margin), and an actor or node lost mid-job, or one that misses
+the deadline, means the job is retried elsewhere, never a wrong grade. Ray restarts lost
+actors. Results are exactly the local backend's, with ``backend="ray"``.
+
+Ray is imported only when a `RayExecutor` is built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+from codegym.error import SandboxError
+from codegym.executor.base import Executor, Job, RunResult
+
+logger = logging.getLogger(__name__)
+
+DEADLINE_MARGIN_S = 30.0  # on top of the job's wall limits: queueing in the actor, a worker start
+LOCAL_CLUSTER = {
+    "num_cpus": 2,
+    "include_dashboard": False,
+    "object_store_memory": 80 << 20,
+    "log_to_driver": False,
+    "configure_logging": False,
+    "_node_ip_address": "127.0.0.1",
+}
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as e:
+        from gymnasium.error import DependencyNotInstalled
+
+        raise DependencyNotInstalled('the ray backend needs Ray: pip install "codegym[ray]"') from e
+    return ray
+
+
+class Node:
+    """The actor behind one slot of the cluster: a `LocalExecutor` on whatever machine Ray
+    placed it. Infrastructure errors come back as values, so the driver decides."""
+
+    def __init__(self, workers: int, preload: tuple[str, ...]) -> None:
+        from codegym.executor.local import LocalExecutor
+
+        self.executor = LocalExecutor(workers=workers, preload=preload)
+
+    def run(self, job: Job) -> tuple[str, Any]:
+        try:
+            return "result", self.executor.run(job)
+        except SandboxError as e:
+            return "error", str(e)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def describe(self) -> dict[str, Any]:
+        """Facts the driver reports: the machine, cgroup version, pids and uids of workers."""
+        self.executor._start_pool()
+        return {
+            "pid": os.getpid(),
+            "host": os.uname().nodename,
+            "cgroup": self.executor.cgroup,
+            "worker_pids": self.executor.worker_pids(),
+            "uids": [self.executor.uid_base + i for i in range(self.executor.workers)],
+        }
+
+    def preload(self, modules: tuple[str, ...]) -> None:
+        self.executor.ensure_preloaded(modules)
+
+
+class _Lost(Exception):
+    """The actor died, its node went away, or it missed the job's deadline: retry."""
+
+
+class RayExecutor(Executor):
+    """Runs jobs on a Ray cluster, each node using the local backend.
+
+    Args:
+        address: The cluster: None starts a small local one (2 CPUs, no dashboard, bound to
+            127.0.0.1) unless Ray is already initialised in this process or ``$RAY_ADDRESS``
+            names a cluster; ``"auto"`` joins the cluster this
+            machine belongs to; ``"ray://host:10001"`` connects a client to a remote one.
+        nodes: Number of actors (each with its own local workers); Ray spreads them over
+            the cluster's machines.
+        workers_per_node: Warm local workers in each actor, and the jobs it runs at once.
+        preload: Modules every worker imports once.
+        retries: How often a job whose actor was lost (or missed its deadline) is retried
+            before `SandboxError` is raised.
+        max_in_flight: Jobs submitted but not finished; `submit` blocks beyond it. Twice the
+            cluster's worker slots by default.
+        cpus_per_node: CPUs Ray reserves for each actor (``workers_per_node`` by default).
+        init: Extra ``ray.init`` arguments.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        nodes: int = 2,
+        workers_per_node: int = 1,
+        preload: Iterable[str] = (),
+        retries: int = 2,
+        max_in_flight: int | None = None,
+        cpus_per_node: float | None = None,
+        init: dict[str, Any] | None = None,
+    ) -> None:
+        ray = _ray()
+        if nodes < 1 or workers_per_node < 1:
+            raise ValueError(f"nodes and workers_per_node must be at least 1, got {nodes} and {workers_per_node}")
+        self.nodes = nodes
+        self.workers_per_node = workers_per_node
+        self.workers = nodes * workers_per_node
+        self.retries = retries
+        self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
+        self.stats = {"jobs": 0, "retries": 0}
+        self.started_ray = False
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        if not ray.is_initialized():
+            options = dict(LOCAL_CLUSTER) if address is None else {"log_to_driver": False}
+            options.update(init or {})
+            try:
+                ray.init(address=address, **options)
+            except Exception as e:
+                raise SandboxError(f"cannot start or reach the Ray cluster at {address or 'local'}: {e}") from e
+            self.started_ray = True
+        self._actor_class = ray.remote(max_restarts=-1, max_task_retries=0, max_concurrency=workers_per_node + 1)(
+            Node
+        )  # + 1: describe/pid calls next to jobs
+        self._cpus = workers_per_node if cpus_per_node is None else cpus_per_node
+        self._actors = [self._new_actor() for _ in range(nodes)]
+        self._slots: queue.Queue[int] = queue.Queue()
+        for _ in range(workers_per_node):
+            for index in range(nodes):
+                self._slots.put(index)
+        slots = nodes * workers_per_node
+        self.max_in_flight = max_in_flight or 2 * slots
+        self._in_flight = threading.BoundedSemaphore(self.max_in_flight)
+        self._threads = ThreadPoolExecutor(slots, thread_name_prefix="codegym-ray")
+        self._lock = threading.Lock()
+        self._closed = False
+        self._facts: list[dict[str, Any]] | None = None
+
+    def _new_actor(self) -> Any:
+        return self._actor_class.options(num_cpus=self._cpus, scheduling_strategy="SPREAD").remote(
+            self.workers_per_node, self.preload
+        )
+
+    def _call(self, actor: Any, method: str, *args: Any, timeout_s: float = 120.0) -> Any:
+        ray = _ray()
+        reference = getattr(actor, method).remote(*args)
+        try:
+            return ray.get(reference, timeout=timeout_s)
+        except ray.exceptions.GetTimeoutError as e:
+            raise _Lost(f"the actor missed its {timeout_s:.0f} s deadline") from e
+        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
+            raise _Lost(f"the actor was lost: {type(e).__name__}") from e
+        except ray.exceptions.RaySystemError as e:
+            raise _Lost(f"Ray failed: {e}") from e
+
+    def describe(self) -> list[dict[str, Any]]:
+        """One entry per actor: its host, pid, cgroup version, worker pids and uids."""
+        return [self._call(actor, "describe") for actor in self._actors]
+
+    @property
+    def cgroup(self) -> str:
+        """The cgroup version enforcing limits on the first actor's machine."""
+        if self._facts is None:
+            self._facts = self.describe()
+        return self._facts[0]["cgroup"]
+
+    def actor_pids(self, timeout_s: float = 120.0) -> list[int]:
+        """Pids of the actors that answer within ``timeout_s`` (for fault-injection tests
+        on a local cluster; a restarting actor is left out)."""
+        pids = []
+        for actor in self._actors:
+            with contextlib.suppress(_Lost):
+                pids.append(self._call(actor, "pid", timeout_s=timeout_s))
+        return pids
+
+    def worker_pids(self) -> list[int]:
+        """Pids of the local workers of every actor."""
+        return [pid for facts in self.describe() for pid in facts["worker_pids"]]
+
+    def submission_uids(self) -> set[int]:
+        """The uids submissions run as, on every actor's machine."""
+        return {uid for facts in self.describe() for uid in facts["uids"]}
+
+    def ensure_preloaded(self, modules: Iterable[str]) -> None:
+        """Make every actor's workers import ``modules`` (restarted actors get them too)."""
+        missing = tuple(m for m in modules if m not in self.preload)
+        if missing:
+            with self._lock:
+                self.preload = (*self.preload, *missing)
+            for actor in self._actors:
+                with contextlib.suppress(_Lost):
+                    self._call(actor, "preload", missing)
+
+    def submit(self, job: Job) -> Future[RunResult]:
+        if self._closed:
+            raise SandboxError("this RayExecutor is closed")
+        self.ensure_preloaded(job.preload)
+        self._in_flight.acquire()  # back-pressure: wait for a finished job
+        try:
+            future = self._threads.submit(self._run, job)
+        except BaseException:
+            self._in_flight.release()
+            raise
+        future.add_done_callback(lambda _: self._in_flight.release())
+        return future
+
+    def _run(self, job: Job) -> RunResult:
+        deadline_s = sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
+        last: Exception | None = None
+        for attempt in range(1, self.retries + 2):
+            index = self._slots.get()
+            try:
+                kind, value = self._call(self._actors[index], "run", job, timeout_s=deadline_s)
+            except _Lost as e:
+                last = e
+                self.stats["retries"] += 1
+                logger.warning("ray actor %d lost a job (attempt %d): %s", index, attempt, e)
+                self._replace_if_hung(index, e)
+                continue
+            finally:
+                self._slots.put(index)
+            if kind == "error":
+                raise SandboxError(value)
+            self.stats["jobs"] += 1
+            return replace(value, backend=self.name, attempts=value.attempts + attempt - 1)
+        raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
+
+    def _replace_if_hung(self, index: int, fault: _Lost) -> None:
+        """An actor that missed a deadline is killed; Ray restarts it (with its workers)."""
+        if "deadline" in str(fault):
+            with contextlib.suppress(Exception):
+                _ray().kill(self._actors[index], no_restart=False)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._threads.shutdown(wait=True, cancel_futures=True)
+        ray = _ray()
+        for actor in self._actors:
+            with contextlib.suppress(Exception):
+                ray.kill(actor, no_restart=True)
+        if self.started_ray:
+            ray.shutdown()
+            self.started_ray = False

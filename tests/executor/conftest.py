@@ -1,0 +1,46 @@
+"""The executor contract suite runs every test over every backend: ``executor`` here is the
+session's local, docker or ray executor, and `fresh` builds a private one of the same kind
+(for tests that kill its workers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from codegym.executor.base import Executor
+
+BACKENDS = ("local", "docker", "ray")
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def executor(backend: str, request: pytest.FixtureRequest) -> Executor:
+    return request.getfixturevalue(f"{backend}_executor")
+
+
+@pytest.fixture
+def fresh(backend: str, request: pytest.FixtureRequest) -> Callable[..., Executor]:
+    """``fresh(retries=...)``: a new one-worker executor of the backend under test."""
+
+    def make(**options: Any) -> Executor:
+        if backend == "local":
+            from codegym.executor.local import LocalExecutor
+
+            return LocalExecutor(workers=1, **options)
+        if backend == "docker":
+            from codegym.executor.docker import DockerExecutor
+
+            request.getfixturevalue("docker_daemon")
+            return DockerExecutor(workers=1, **options)
+        from codegym.executor.ray import RayExecutor
+
+        request.getfixturevalue("ray_executor")  # the session's cluster; this one joins it
+        return RayExecutor(nodes=1, cpus_per_node=0, **options)
+
+    return make
