@@ -1,0 +1,11 @@
+"""Verilog/SystemVerilog RTL designs judged by simulation against a reference (``codegym/Verilog-v0``)."""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register
+
+register(
+    id="codegym/Verilog-v0",
+    entry_point="codegym.envs.verilog.env:VerilogEnv",
+    kwargs={"tasks": "codegym-verilog"},
+)
