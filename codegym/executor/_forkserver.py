@@ -46,11 +46,18 @@ class ForkServer:
     and the step's descriptors ride along as SCM_RIGHTS. When the step's process exits (or
     the supervisor kills it), pid 1 kills every other process of the namespace and reaps
     them all, so nothing a step starts outlives it, and each step is a single fork.
+
+    Between steps it keeps one *spare*: a process forked and confined ahead of time (own
+    session, unprivileged uid, no_new_privs, seccomp) that waits for the next request, so
+    the fork and the costly part of confinement are off the step's critical path. The
+    spare is forked only after the previous step's processes are all dead and reaped.
     """
 
-    def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter]) -> None:
+    def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> None:
         self.sock = sock
         self.seccomp = seccomp
+        self.uid = uid
+        self.spare: _Spare | None = None
 
     def serve(self) -> NoReturn:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -58,6 +65,7 @@ class ForkServer:
         linux.set_name("codegym-init")
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        self.spare = self._fork_spare()
         while True:
             try:
                 data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
@@ -66,10 +74,7 @@ class ForkServer:
             if not data:
                 os._exit(0)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            pid = os.fork()
-            if pid == 0:
-                self.sock.close()
-                Submission(pickle.loads(data), fds, self.seccomp).run()
+            pid = self._start(data, fds)
             for fd in fds:
                 os.close(fd)
             pidfd = os.pidfd_open(pid)
@@ -79,6 +84,49 @@ class ForkServer:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             self.sock.send(pickle.dumps((status, cpu, after.ru_maxrss)))
+            self.spare = self._fork_spare()
+
+    def _start(self, data: bytes, fds: list[int]) -> int:
+        """Hand the request to the spare when it fits, else fork and confine afresh."""
+        request = pickle.loads(data)
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            if spare.fits(request, self.uid):
+                try:
+                    socket.send_fds(spare.sock, [data], fds)
+                    spare.sock.close()
+                    return spare.pid
+                except OSError:
+                    pass  # it died waiting: its exit is reaped with this step's leftovers
+            spare.sock.close()
+        pid = os.fork()
+        if pid == 0:
+            self.sock.close()
+            Submission(request, self.seccomp).prepare_and_run(fds)
+        return pid
+
+    def _fork_spare(self) -> _Spare:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            self.sock.close()
+            ours.close()
+            Submission.wait_as_spare(theirs, self.seccomp, self.uid)
+        theirs.close()
+        return _Spare(pid, ours)
+
+
+class _Spare:
+    """A pre-confined step process waiting for its request on ``sock``."""
+
+    policy = "kill"  # the sockets policy it is confined with: almost every step's
+
+    def __init__(self, pid: int, sock: socket.socket) -> None:
+        self.pid = pid
+        self.sock = sock
+
+    def fits(self, request: dict[str, Any], uid: int | None) -> bool:
+        return request["sockets"] == self.policy and request["uid"] == uid
 
 
 def _reap_all(pid: int) -> int:
@@ -96,22 +144,48 @@ def _reap_all(pid: int) -> int:
 
 
 class Submission:
-    """A step's process: confined (limits, an unprivileged uid, no_new_privs, seccomp),
-    then exec'd or run in this warm interpreter. It shares the worker's mount namespace,
-    which it cannot change, and sees the job's fresh work dir and /tmp there."""
+    """A step's process: confined (its own session, an unprivileged uid, no_new_privs,
+    seccomp, limits), then exec'd or run in this warm interpreter. It shares the worker's
+    mount namespace, which it cannot change, and sees the job's fresh work dir and /tmp
+    there. Confinement comes in two halves: `_prepare` needs only the uid and the sockets
+    policy (a spare does it ahead of time), `_attach` needs the request and its descriptors.
+    """
 
-    def __init__(self, request: dict[str, Any], fds: list[int], seccomp: dict[str, linux.SeccompFilter]) -> None:
+    def __init__(self, request: dict[str, Any], seccomp: dict[str, linux.SeccompFilter]) -> None:
         self.argv: tuple[str, ...] = request["argv"]
         self.env = dict(CANDIDATE_ENV, **dict(request["env"]))
         self.limits: Limits = request["limits"]
         self.uid: int | None = request["uid"]
-        self.fds = fds
         self.seccomp = seccomp[request["sockets"]]
 
-    def run(self) -> NoReturn:
-        setup_w = self.fds[3]
+    @staticmethod
+    def wait_as_spare(sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> NoReturn:
+        """Confine this process ahead of time, then wait for a request and run it."""
         try:
-            setup_w = self._confine()
+            _prepare(uid, seccomp[_Spare.policy], name="codegym-spare")
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
+        except BaseException:
+            os._exit(126)  # the server's hand-off fails, and it forks afresh
+        sock.close()
+        try:
+            submission = Submission(pickle.loads(data), seccomp)
+        except BaseException:
+            os.write(fds[3], traceback.format_exc().encode())
+            os._exit(127)
+        submission.run(fds)
+
+    def prepare_and_run(self, fds: list[int]) -> NoReturn:
+        try:
+            _prepare(self.uid, self.seccomp, name="codegym-step")
+        except BaseException:
+            os.write(fds[3], traceback.format_exc().encode())
+            os._exit(127)
+        self.run(fds)
+
+    def run(self, fds: list[int]) -> NoReturn:
+        setup_w = fds[3]
+        try:
+            setup_w = self._attach(fds)
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
@@ -124,19 +198,16 @@ class Submission:
             os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
         os._exit(127)
 
-    def _confine(self) -> int:
-        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        linux.prctl(linux.PR_SET_DUMPABLE, 1)
+    def _attach(self, fds: list[int]) -> int:
+        """Wire the step's descriptors, apply its limits, enter the work dir."""
         linux.set_name("codegym-step")
-        os.setsid()
-        stdin_r, out_w, err_w, setup_w, *channel = self.fds
+        stdin_r, out_w, err_w, setup_w, *channel = fds
         setup_w = _move_high(setup_w, 100)
         for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
             os.dup2(fd, target)
         first_free = 5 if channel else 3
         os.closerange(first_free, setup_w)
         os.closerange(setup_w + 1, 1 << 16)
-        set_oom_score_adj(1000)
         limits = self.limits
         cpu = max(1, int(limits.cpu_s + 0.999))
         for which, soft, hard in (
@@ -149,21 +220,32 @@ class Submission:
         ):
             resource.setrlimit(which, (soft, hard))
         os.chdir(WORK)
-        if self.uid is not None:
-            os.setgroups([])
-            os.setgid(self.uid)
-            os.setuid(self.uid)
-        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-        self.seccomp.install()
         return setup_w
 
 
+def _prepare(uid: int | None, seccomp: linux.SeccompFilter, *, name: str) -> None:
+    """The half of confinement that needs no request: session, uid, no_new_privs, seccomp."""
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    linux.set_name(name)
+    os.setsid()
+    set_oom_score_adj(1000)
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    linux.prctl(linux.PR_SET_DUMPABLE, 1)  # after setuid, which resets it
+    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    seccomp.install()
+
+
 def set_oom_score_adj(value: int) -> None:
+    fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
     try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write(str(value))
+        os.write(fd, str(value).encode())
     except PermissionError:
         pass  # lowering needs CAP_SYS_RESOURCE, which some hosts withhold even from root
+    finally:
+        os.close(fd)
 
 
 def _move_high(fd: int, at_least: int) -> int:

@@ -11,8 +11,9 @@ splits in two:
              └── step process, one per step: unprivileged uid, no_new_privs, seccomp,
                   rlimits, cgroup; a fresh tmpfs work dir and /tmp for each job
 
-A step costs one fork of a warm, clean interpreter (the fork server and the step processes
-are in ``_forkserver.py``). The supervisor is never forked after start, so nothing it reads
+A step costs one fork of a warm, clean interpreter, and that fork is made ahead of time: the
+fork server keeps a pre-confined spare waiting for the next step (the fork server and the
+step processes are in ``_forkserver.py``). The supervisor is never forked after start, so nothing it reads
 (tests, expected values, earlier submissions, their output) can reach a submission's memory;
 the fork server only ever sees a step's argv, limits and descriptors, passed over a unix
 socket.
@@ -541,7 +542,7 @@ def main() -> None:
             for fd in (ctl, res, own_pid_namespace):
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
-            ForkServer(theirs, seccomp).serve()
+            ForkServer(theirs, seccomp, config["uid"]).serve()
         theirs.close()
         # Threads must share our pid namespace: undo the unshare for later children.
         linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
