@@ -125,7 +125,7 @@ class VerilogEnv(CodeEnv):
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         if not self.check(task, code).passed:
             return Job(steps=(Step(argv=("true",)),))  # nothing of a rejected design runs
-        return self._simulation(task, code, limits or self.limits_for(task))
+        return self.simulation_job(task, code, limits or self.limits_for(task))
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
         report = self.check(task, code)
@@ -180,7 +180,10 @@ class VerilogEnv(CodeEnv):
             return (Diagnostic("verilator exceeded its limits; no lint results", severity="note", code="lint"),)
         return grader.parse_verilator((step.stderr + step.stdout).decode(errors="replace"))
 
-    def _simulation(self, task: Task, code: str, limits: Limits) -> Job:
+    def simulation_job(self, task: Task, code: str, limits: Limits) -> Job:
+        """The compile-and-simulate job of ``code``, whatever the gate says (``build_job``
+        only builds it for designs the gate passed; tests use it to check the later layers on
+        their own)."""
         script = SIMULATE.format(arg=grader.NONCE_PLUSARG, nonce=secrets.token_hex(16))
         return Job(
             steps=(Step(argv=IVERILOG, limits=self.compile_limits), Step(argv=("sh", "-c", script))),
@@ -190,7 +193,7 @@ class VerilogEnv(CodeEnv):
 
     def _measure_reference(self, task: Task) -> dict[str, int]:
         reference = task.reference or ""
-        result = self.executor.run(self._simulation(task, reference, self.limits))
+        result = self.executor.run(self.simulation_job(task, reference, self.limits))
         compile_step, simulate = result.steps
         if not compile_step.ok or not simulate.ok:
             output = (compile_step.stderr + simulate.stderr).decode(errors="replace")[-2000:]

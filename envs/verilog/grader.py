@@ -94,6 +94,14 @@ def tagged_lines(stdout: bytes, nonce: str) -> list[str]:
     return [line.split(tag, 1)[1].strip() for line in stdout.decode(errors="replace").splitlines() if tag in line]
 
 
+def imitations(stdout: bytes, nonce: str) -> list[str]:
+    """Untagged lines that mimic the testbench's report (``Mismatches:`` or an ``@@`` tag):
+    they can never count, and printing them is an attempt to forge the verdict."""
+    tag = f"@@{nonce}@@"
+    lines = stdout.decode(errors="replace").splitlines()
+    return [line for line in lines if tag not in line and ("@@" in line or "Mismatches:" in line)]
+
+
 def bundled_report(lines: Sequence[str], bench: Bench) -> Report:
     """Parse a generated testbench's lines."""
     samples: dict[str, int] = {}
@@ -201,6 +209,8 @@ def grade(
     lines = tagged_lines(simulate.stdout, nonce) if nonce else []
     report = bundled_report(lines, bench) if bench is not None else external_report(lines)
     status, message = _run_status(simulate, report, expected)
+    if status is None and imitations(simulate.stdout, nonce or ""):
+        status, message = Status.HACK, "the design printed a line imitating the testbench's report"
     if status is not None:
         return _failed(status, message, diagnostics, resources, report.outcomes)
     return _judged(report, diagnostics, resources)
