@@ -1,0 +1,259 @@
+"""`TritonKernelEnv`: replace a PyTorch model's forward with Triton kernels."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from codegym.envs.triton_kernel import grader, integrity, sandbox, wire
+from codegym.envs.triton_kernel.tasks import load_tasks
+
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
+from codegym.error import SandboxError
+from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
+from codegym.grade import Grade, Status
+from codegym.task import Task, TaskSet
+
+REFERENCE = "codegym.envs.triton_kernel.reference"
+CANDIDATE = "codegym.envs.triton_kernel.candidate"
+HARNESS = "codegym.envs.triton_kernel.harness"
+DEFAULT_LIMITS = Limits(
+    cpu_s=60.0, wall_s=90.0, memory_bytes=2 << 30, processes=64, output_bytes=1 << 20,
+    file_size_bytes=256 << 20, disk_bytes=512 << 20,
+)  # fmt: skip
+Device = Literal["auto", "cpu", "cuda"]
+RewardKind = Literal["correct", "log_speedup", "fast_p"]
+REWARDS = ("correct", "log_speedup", "fast_p")
+NO_GPU_NOTE = (
+    "no GPU: kernels ran in Triton's CPU interpreter, where time says nothing about GPU speed; no speedup was measured"
+)
+
+# Reference outputs by (task, problem source, device, shapes, seeds): shared by every env
+# of the family in this process, so a task's reference runs once.
+_references: dict[tuple[Any, ...], tuple[dict[str, Any], list[bytes]]] = {}
+_references_lock = threading.Lock()
+
+
+class TritonKernelEnv(CodeEnv):
+    """Write Triton kernels that replace a PyTorch model's forward (KernelBench layout).
+
+    ## Action space
+    `UnicodeText`: a Python file defining ``class ModelNew`` whose forward launches Triton
+    kernels, raw or in a fenced ```python block.
+
+    ## Observation space
+    `codegym.spaces.observation_space`: the prompt (the PyTorch ``Model`` to replace),
+    feedback (compile errors with the offending line, per trial the max abs/rel error of
+    each output, kernels launched), status, per-trial pass/fail, pass rate and attempt
+    count. Timings are in ``info["timing"]`` and ``info["grade"].metrics`` (GPU only).
+
+    ## Rewards
+    Correctness gate times a speed term, by ``reward``: ``"correct"`` (1.0 when every trial
+    matches), ``"log_speedup"`` (``max(0, 1 + ln(speedup))``) or ``"fast_p"`` (1.0 when the
+    speedup exceeds ``p``). Without a GPU the speed term is absent: the reward is the gate
+    and ``info["reward_notes"]["speedup"]`` says why. ``HACK`` and every failure earn 0.
+
+    ## Episode end
+    ``mode="single"``: after one submission; ``mode="refine"``: when correct (truncated only
+    by ``max_episode_steps``).
+
+    ## Registered configurations
+    ``codegym/TritonKernel-v0`` with ``tasks="codegym-triton"`` (the bundled problems), or a
+    folder of KernelBench problem files.
+
+    ## How it is judged
+    The task's ``Model`` runs first, in a sandboxed job of its own, on each trial's seeded
+    inputs; ``ModelNew`` then runs in another, on inputs regenerated from the same seeds,
+    its outputs NaN-poisoned beforehand, and sends them as raw arrays to the harness, which
+    alone holds the reference outputs and compares dtype, shape, strides and values. On a
+    CPU kernels run in Triton's interpreter (small shapes) after a front-end compile for
+    an NVIDIA target; on a GPU at the task's own shapes. Static checks of the source and run
+    time checks in the submission's process (launch counts, aten operators, patched
+    attributes, threads, streams, aliased or cached outputs) score cheating as ``HACK``.
+
+    Args:
+        tasks: ``"codegym-triton"``, a folder of KernelBench problem files, or a `TaskSet`.
+        device: ``"cpu"`` (interpreter), ``"cuda"``, or ``"auto"`` (cuda when one is visible).
+        shapes: ``"small"`` (the problems' ``cpu_shapes``), ``"task"`` (their own sizes), or
+            ``"auto"`` (small on the CPU, the task's on a GPU).
+        reward: ``"correct"``, ``"log_speedup"`` or ``"fast_p"``.
+        p: The speedup ``fast_p`` requires.
+        trials: Seeded trials per evaluation.
+        timing: Time reference and submission on a GPU (default: when ``reward`` needs it).
+        static_checks: Refuse forbidden source constructs before running (only turned off to
+            test the run-time checks alone).
+    """
+
+    family: ClassVar[str] = "TritonKernel"
+    preload: ClassVar[tuple[str, ...]] = sandbox.RUNTIME
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet = "codegym-triton",
+        *,
+        device: Device = "auto",
+        shapes: Literal["auto", "small", "task"] = "auto",
+        reward: RewardKind = "correct",
+        p: float = 1.0,
+        trials: int = 3,
+        timing: bool | None = None,
+        static_checks: bool = True,
+        mode: Mode = "single",
+        limits: Limits = DEFAULT_LIMITS,
+        time_limits: ReferenceTimeLimits | None = None,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+    ) -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
+        if shapes not in ("auto", "small", "task"):
+            raise ValueError(f"shapes must be 'auto', 'small' or 'task', got {shapes!r}")
+        if executor not in (None, "local") and not isinstance(executor, Executor):
+            raise ValueError(f"executor must be None, 'local' or an Executor (a TritonExecutor), got {executor!r}")
+        super().__init__(
+            load_tasks(tasks, trials=trials),
+            limits=limits,
+            time_limits=time_limits,
+            mode=mode,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+        )
+        self.device: str = _resolve_device(device)
+        self.small = shapes == "small" or (shapes == "auto" and self.device == "cpu")
+        self.reward_kind: RewardKind = reward
+        self.p = p
+        self.timing = (reward != "correct") if timing is None else timing
+        self.static_checks = static_checks
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            choice = self._executor_choice
+            self._executor = choice if isinstance(choice, Executor) else sandbox.shared_executor()
+        return self._executor
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
+        findings = integrity.check(code) if self.static_checks else []
+        if findings:
+            return grader.static_grade(task, findings), None
+        return super().evaluate(task, code)
+
+    def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
+        limits = limits or self.limits_for(task)
+        header, blobs = self.reference_outputs(task)
+        plan = {**self._plan(task), "output_specs": [[{"dtype": r["dtype"], "shape": r["shape"]} for r in t]
+                                                     for t in header["trials"]]}  # fmt: skip
+        payload = wire.pack({"plan": plan, "reference": header["trials"], "budget_s": limits.wall_s}, blobs)
+        return Job(
+            steps=(Step(argv=("python", "-m", CANDIDATE), channel=True, env=self._step_env()),),
+            files={"solution.py": code.encode()},
+            limits=limits,
+            harness=Harness(f"{HARNESS}:grade", payload),
+            preload=self.preload,
+        )
+
+    def grade(self, task: Task, code: str, result: RunResult) -> Grade:
+        return grader.grade(task, result)
+
+    def reward(self, grade: Grade) -> float:
+        if grade.status is not Status.OK:
+            return 0.0
+        term = self.speed_term(grade)
+        return 1.0 if term is None else term
+
+    def speed_term(self, grade: Grade) -> float | None:
+        """The speed term of ``reward`` for a correct grade; None when none was measured."""
+        speedup = grade.metrics.get("speedup")
+        if self.reward_kind == "correct" or speedup is None or speedup <= 0:
+            return None
+        if self.reward_kind == "log_speedup":
+            return max(0.0, 1.0 + math.log(speedup))
+        return 1.0 if speedup > self.p else 0.0
+
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = super().step(action)
+        grade: Grade = info["grade"]
+        timing = {k: v for k, v in grade.metrics.items() if k.startswith(("speedup", "reference_ms", "candidate_ms"))}
+        info["timing"] = timing or None
+        info["device"] = self.device
+        if not timing and self.reward_kind != "correct":
+            info["reward_notes"] = {"speedup": self._why_no_speedup(grade)}
+        return observation, reward, terminated, truncated, info
+
+    def _why_no_speedup(self, grade: Grade) -> str:
+        if grade.status is not Status.OK:
+            return "the submission is not correct, so it was not timed"
+        if self.device != "cuda":
+            return NO_GPU_NOTE
+        return "timing is off for this env (timing=False)"
+
+    # --- the reference's run -------------------------------------------------------------
+
+    def reference_outputs(self, task: Task) -> tuple[dict[str, Any], list[bytes]]:
+        """The task's reference outputs for this env's trials (run once, then cached)."""
+        plan = self._plan(task)
+        digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
+        key = (task.id, digest)
+        with _references_lock:
+            if key in _references:
+                return _references[key]
+        result = self.executor.run(
+            Job(
+                steps=(Step(argv=("python", "-m", REFERENCE), env=self._step_env()),),
+                files={"plan.json": json.dumps(plan).encode(), "problem.py": task.metadata["problem"].encode()},
+                limits=self.limits,
+                preload=self.preload,
+                collect=("reference.out",),
+            )
+        )
+        step = result.steps[0]
+        if not step.ok or "reference.out" not in result.files:
+            why = step.limit or step.stderr.decode(errors="replace")[-2000:] or f"exit status {step.exit_code}"
+            raise SandboxError(f"the reference Model of task {task.id} failed in the sandbox: {why}")
+        outputs = wire.unpack(result.files["reference.out"])
+        with _references_lock:
+            _references[key] = outputs
+        return outputs
+
+    def _plan(self, task: Task) -> dict[str, Any]:
+        timing = {"warmup": 5, "rounds": 30} if self.timing and self.device == "cuda" else None
+        return {
+            "problem": task.metadata["problem"],
+            "small": self.small,
+            "device": self.device,
+            "seeds": [int(t.code) for t in task.tests],
+            "init_seed": int(task.metadata["init_seed"]),
+            "timing": timing,
+        }
+
+    def _step_env(self) -> tuple[tuple[str, str], ...]:
+        env = {
+            "TRITON_CACHE_DIR": "/tmp/triton-cache",
+            "TRITON_HOME": "/tmp/triton-home",
+            "TRITON_DEFAULT_FP_FUSION": "1",
+            "OMP_NUM_THREADS": "1",
+        }
+        if self.device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+        return tuple(sorted(env.items()))
+
+
+def _resolve_device(device: str) -> str:
+    if device != "auto":
+        return device
+    if not os.path.exists("/dev/nvidiactl"):
+        return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"

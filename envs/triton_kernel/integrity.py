@@ -1,0 +1,160 @@
+"""Static integrity checks of a submission's source: a pure function of the code.
+
+The first line of defence; `guard` checks again at run time. A kernel submission needs
+torch (to allocate), triton and triton.language (to write kernels) and a few pure helpers;
+it needs no reflection. So: imports come from an allow-list; no private or dunder
+attributes (bar ``__init__``); none of the builtins that reach around the language (getattr,
+eval, open, globals, ...); no assignment to an attribute of an imported module (patching
+torch, triton or a timer); none of the torch and triton APIs that compute without a Triton
+kernel (torch.compile, torch.ops, torch.library), run concurrently (CUDA streams and
+graphs) or time things (triton.testing).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+ALLOWED_IMPORTS = frozenset(
+    {"__future__", "math", "typing", "functools", "itertools", "dataclasses", "operator", "torch", "torch.nn",
+     "torch.nn.functional", "triton", "triton.language"}
+)  # fmt: skip
+ALLOWED_IMPORT_PREFIXES = ("triton.language.",)
+FORBIDDEN_BUILTINS = frozenset(
+    [
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "getattr",
+        "setattr",
+        "delattr",
+        "globals",
+        "locals",
+        "vars",
+        "dir",
+        "open",
+        "breakpoint",
+        "input",
+        "memoryview",
+        "help",
+        "exit",
+        "quit",
+        "id",
+    ]
+)
+ALLOWED_DUNDERS = frozenset({"__init__"})
+FORBIDDEN_ATTRIBUTES = frozenset(["numpy", "tolist", "item", "untyped_storage", "storage", "from_numpy", "frombuffer"])
+FORBIDDEN_QUALIFIED = (
+    "torch.compile", "torch.jit", "torch.fx", "torch.export", "torch.library", "torch.ops", "torch.utils",
+    "torch.overrides", "torch.multiprocessing", "torch.distributed", "torch.backends", "torch.cuda.Stream",
+    "torch.cuda.stream", "torch.cuda.set_stream", "torch.cuda.ExternalStream", "torch.cuda.graph",
+    "torch.cuda.CUDAGraph", "torch.cuda.Event", "torch.cuda.streams", "torch.cuda.graphs", "torch.Stream",
+    "torch.set_", "torch.manual_seed", "torch.random", "torch.from_numpy", "torch.frombuffer", "torch.autograd",
+    "triton.testing", "triton.runtime", "triton.compiler", "triton.knobs", "triton.compile", "triton.backends",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation: what, where."""
+
+    check: str
+    message: str
+    line: int | None = None
+
+
+def check(source: str) -> list[Finding]:
+    """Every static violation in ``source`` (empty when clean or when it does not parse:
+    a syntax error is the compile step's to report)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    aliases = _aliases(tree)
+    findings: list[Finding] = []
+    for node in ast.walk(tree):
+        findings += _imports(node) + _names(node) + _attributes(node, aliases)
+    return sorted(set(findings), key=lambda f: (f.line or 0, f.check, f.message))
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> qualified module path, from every import of the file."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    aliases[head] = head
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+def _allowed_module(name: str) -> bool:
+    return name in ALLOWED_IMPORTS or name.startswith(ALLOWED_IMPORT_PREFIXES)
+
+
+def _imports(node: ast.AST) -> list[Finding]:
+    line = getattr(node, "lineno", None)
+    if isinstance(node, ast.Import):
+        return [
+            Finding("import", f"import of {a.name!r} is not allowed", line)
+            for a in node.names
+            if not _allowed_module(a.name)
+        ]
+    if isinstance(node, ast.ImportFrom):
+        if node.level or not node.module or not _allowed_module(node.module):
+            return [Finding("import", f"import from {node.module or '.'!r} is not allowed", line)]
+        return [
+            Finding("forbidden_api", f"{node.module}.{a.name} is not allowed", line)
+            for a in node.names
+            if _forbidden_qualified(f"{node.module}.{a.name}") or a.name == "*"
+        ]
+    return []
+
+
+def _names(node: ast.AST) -> list[Finding]:
+    if isinstance(node, ast.Name) and node.id in FORBIDDEN_BUILTINS:
+        return [Finding("builtin", f"the builtin {node.id}() is not allowed", node.lineno)]
+    if isinstance(node, ast.Name) and node.id.startswith("__") and node.id not in ("__name__",):
+        return [Finding("dunder", f"the name {node.id} is not allowed", node.lineno)]
+    return []
+
+
+def _attributes(node: ast.AST, aliases: dict[str, str]) -> list[Finding]:
+    if not isinstance(node, ast.Attribute):
+        return []
+    line = node.lineno
+    found = []
+    name = node.attr
+    if name.startswith("_") and name not in ALLOWED_DUNDERS:
+        found.append(Finding("private", f"the attribute .{name} is not allowed (private or dunder)", line))
+    if name in FORBIDDEN_ATTRIBUTES:
+        found.append(Finding("forbidden_api", f".{name} is not allowed: compute inside Triton kernels", line))
+    qualified = _qualified(node, aliases)
+    if qualified is not None:
+        if _forbidden_qualified(qualified):
+            found.append(Finding("forbidden_api", f"{qualified} is not allowed", line))
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.append(Finding("patch", f"assigning to {qualified} patches a module", line))
+    return found
+
+
+def _qualified(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """``torch.cuda.Stream`` for an attribute chain rooted at an imported name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in aliases:
+        return None
+    return ".".join([aliases[node.id], *reversed(parts)])
+
+
+def _forbidden_qualified(name: str) -> bool:
+    return any(name == f or name.startswith(f if f.endswith("_") else f + ".") for f in FORBIDDEN_QUALIFIED)

@@ -1,0 +1,99 @@
+"""The family's own executor: warm local workers with torch and triton already imported.
+
+Torch and triton take seconds to import, so they are imported once per warm worker, and
+only by this family's workers: the shared default executor of the other families stays
+light. The workers run without ``site``; `TritonExecutor` binds the directories holding
+torch, triton and numpy read-only into the sandbox view (with a file listing them, which
+`sitepath` reads) and, on a GPU machine, the NVIDIA device nodes.
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import importlib.util
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from codegym.envs.triton_kernel.sitepath import PATHS_FILE
+
+from codegym.error import DependencyNotInstalled
+from codegym.executor.local import LocalExecutor
+
+SITEPATH = "codegym.envs.triton_kernel.sitepath"
+RUNTIME = (
+    SITEPATH,
+    "codegym.envs.triton_kernel.reference",
+    "codegym.envs.triton_kernel.candidate",
+    "codegym.envs.triton_kernel.harness",
+)
+HEAVY = ("torch", "triton", "numpy")
+GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/nvidia-uvm*")
+
+_shared: TritonExecutor | None = None
+_lock = threading.Lock()
+
+
+def site_directories(modules: Iterable[str] = HEAVY) -> list[str]:
+    """The directories ``modules`` are imported from (their site-packages)."""
+    found = []
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise DependencyNotInstalled(
+                f"the TritonKernel family needs {name!r}: pip install 'codegym[triton]' (torch==2.13.0, triton, numpy)"
+            )
+        directory = os.path.dirname(os.path.dirname(os.path.realpath(spec.origin)))
+        if directory not in found:
+            found.append(directory)
+    return found
+
+
+class TritonExecutor(LocalExecutor):
+    """A `LocalExecutor` whose workers import torch and triton once, at start.
+
+    Args:
+        workers: Number of workers; one per core by default.
+        preload: Further modules to import in every worker.
+        **kwargs: Passed on to `LocalExecutor`.
+    """
+
+    def __init__(self, workers: int | None = None, *, preload: Iterable[str] = (), **kwargs: Any) -> None:
+        self._paths = site_directories()
+        handle, self._paths_file = tempfile.mkstemp(prefix="codegym-triton-paths-", suffix=".json")
+        with os.fdopen(handle, "w") as out:
+            json.dump(self._paths, out)
+        os.chmod(self._paths_file, 0o644)
+        super().__init__(workers, preload=(*RUNTIME, *preload), **kwargs)
+        self._extend_view()
+
+    def ensure_preloaded(self, modules: Iterable[str]) -> None:
+        generation = self.generation
+        super().ensure_preloaded(modules)
+        if self.generation != generation:
+            self._extend_view()
+
+    def _extend_view(self) -> None:
+        binds = [(path, path) for path in self._paths]
+        binds.append((self._paths_file, PATHS_FILE))
+        binds += [(d, d) for pattern in GPU_DEVICES for d in sorted(glob.glob(pattern)) if not os.path.isdir(d)]
+        self.view = {**self.view, "binds": [*self.view["binds"], *binds]}
+
+    def close(self) -> None:
+        super().close()
+        if os.path.exists(self._paths_file):
+            os.unlink(self._paths_file)
+
+
+def shared_executor() -> TritonExecutor:
+    """The process-wide executor of the family, started on first use, closed at exit."""
+    global _shared
+    with _lock:
+        if _shared is None or _shared._closed:
+            _shared = TritonExecutor()
+            atexit.register(_shared.close)
+        return _shared
