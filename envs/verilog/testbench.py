@@ -167,25 +167,18 @@ def _render(
     inputs: Sequence[Port], outputs: Sequence[Port], packed: Sequence[int], phases: Sequence[str], clock: str | None
 ) -> str:
     width = max(sum(p.width for p in inputs), 1)
-    count = len(packed)
-    blob = 0
-    for i, value in enumerate(packed):
-        blob |= value << (i * width)
     ends = [sum(1 for p in phases if PHASES.index(p) <= k) for k in range(len(PHASES))]
-    lines = [
-        "`timescale 1ns/1ps",
-        "module tb;",
-        f"  localparam integer N = {count};",
-        f"  localparam integer W = {width};",
-        f"  localparam [N*W-1:0] VECTORS = {count * width}'h{blob:x};"
-        if count
-        else "  localparam [W-1:0] VECTORS = 0;",
-        "  reg [W-1:0] v;",
-        "  integer i, p, samples[0:2], errors[0:2];",
-        "  string nonce;",
-    ]
-    for port in inputs:
-        lines.append(f"  reg {_decl(port)}{port.name}_ref, {port.name}_dut;")
+    lines = ["`timescale 1ns/1ps", "module tb;", f"  localparam integer W = {width};"]
+    lines += _declarations(inputs, outputs, clock)
+    lines += _sample_task(outputs)
+    lines += _apply_task(inputs, clock, ends)
+    lines += _main(outputs, [f"apply({width}'h{value:x});" for value in packed])
+    return "\n".join(lines)
+
+
+def _declarations(inputs: Sequence[Port], outputs: Sequence[Port], clock: str | None) -> list[str]:
+    lines = ["  integer i, p, samples[0:2], errors[0:2];", "  string nonce;"]
+    lines += [f"  reg {_decl(port)}{port.name}_ref, {port.name}_dut;" for port in inputs]
     if clock:
         lines.append(f"  reg {clock}_ref = 0, {clock}_dut = 0;")
     for port in outputs:
@@ -196,7 +189,12 @@ def _render(
     for module, suffix in (("RefModule", "ref"), ("TopModule", "dut")):
         connections = ", ".join(f".{name}({name}_{suffix})" for name in everything)
         lines.append(f"  {module} {suffix}_i ({connections});")
-    lines += ["  task sample;", "    reg bad;", "    begin", "      bad = 0;", "      samples[p] = samples[p] + 1;"]
+    return lines
+
+
+def _sample_task(outputs: Sequence[Port]) -> list[str]:
+    """``sample``: compare every output once, counting per phase and per output."""
+    lines = ["  task sample;", "    reg bad;", "    begin", "      bad = 0;", "      samples[p] = samples[p] + 1;"]
     for port in outputs:
         n = port.name
         lines += [
@@ -207,22 +205,20 @@ def _render(
             f"        {n}_errors[p] = {n}_errors[p] + 1;",
             "      end",
         ]
-    lines += ["      if (bad) errors[p] = errors[p] + 1;", "    end", "  endtask"]
-    lines += [
-        "  initial begin",
-        f'    if (!$value$plusargs("{NONCE_PLUSARG}=%s", nonce)) nonce = "";',
-        "    for (p = 0; p < 3; p = p + 1) begin",
-        "      samples[p] = 0; errors[p] = 0;",
-        *[f"      {o.name}_errors[p] = 0; {o.name}_time[p] = -1; {o.name}_vector[p] = -1;" for o in outputs],
-        "    end",
-        "    for (i = 0; i < N; i = i + 1) begin",
-        f"      p = (i < {ends[0]}) ? 0 : (i < {ends[1]}) ? 1 : 2;",
-        "      v = VECTORS[i*W +: W];",
-    ]
+    return [*lines, "      if (bad) errors[p] = errors[p] + 1;", "    end", "  endtask"]
+
+
+def _apply_task(inputs: Sequence[Port], clock: str | None, ends: Sequence[int]) -> list[str]:
+    """``apply``: drive one vector into both copies of the inputs, clock it, sample.
+
+    One call per vector in straight-line code: indexing one huge vector constant instead
+    costs the simulator time quadratic in the number of vectors.
+    """
+    phase = f"      p = (i < {ends[0]}) ? 0 : (i < {ends[1]}) ? 1 : 2;"
+    lines = ["  task apply(input [W-1:0] v);", "    begin", phase]
     if inputs:
-        names_ref = ", ".join(f"{p.name}_ref" for p in inputs)
-        names_dut = ", ".join(f"{p.name}_dut" for p in inputs)
-        lines += [f"      {{{names_ref}}} = v;", f"      {{{names_dut}}} = v;"]
+        lines.append(f"      {{{', '.join(f'{p.name}_ref' for p in inputs)}}} = v;")
+        lines.append(f"      {{{', '.join(f'{p.name}_dut' for p in inputs)}}} = v;")
     if clock:
         lines += [
             "      #4 if (p != 0) sample;",
@@ -232,16 +228,29 @@ def _render(
         ]
     else:
         lines += ["      #5 sample;", "      #5;"]
-    lines += ["    end", "    for (p = 0; p < 3; p = p + 1) begin"]
-    lines.append('      $display("@@%s@@ phase %0d %0d %0d", nonce, p, samples[p], errors[p]);')
+    return [*lines, "      i = i + 1;", "    end", "  endtask"]
+
+
+def _main(outputs: Sequence[Port], calls: Sequence[str]) -> list[str]:
+    lines = [
+        "  initial begin",
+        f'    if (!$value$plusargs("{NONCE_PLUSARG}=%s", nonce)) nonce = "";',
+        "    for (p = 0; p < 3; p = p + 1) begin",
+        "      samples[p] = 0; errors[p] = 0;",
+        *[f"      {o.name}_errors[p] = 0; {o.name}_time[p] = -1; {o.name}_vector[p] = -1;" for o in outputs],
+        "    end",
+        "    i = 0;",
+        *["    " + " ".join(calls[k : k + 8]) for k in range(0, len(calls), 8)],
+        "    for (p = 0; p < 3; p = p + 1) begin",
+        '      $display("@@%s@@ phase %0d %0d %0d", nonce, p, samples[p], errors[p]);',
+    ]
     for port in outputs:
         n = port.name
         lines.append(
             f'      $display("@@%s@@ output {n} %0d %0d %0d %0d %b %b", nonce, p, {n}_errors[p], {n}_time[p], '
             f"{n}_vector[p], {n}_exp[p], {n}_got[p]);"
         )
-    lines += ["    end", '    $display("@@%s@@ done", nonce);', "    $finish;", "  end", "endmodule", ""]
-    return "\n".join(lines)
+    return [*lines, "    end", '    $display("@@%s@@ done", nonce);', "    $finish;", "  end", "endmodule", ""]
 
 
 # --- external (VerilogEval) testbenches -------------------------------------------------------
