@@ -10,8 +10,10 @@ if they move, the check reports itself unavailable instead of failing the submis
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -100,11 +102,39 @@ def front_end(fn: Callable[..., Any], arguments: dict[str, Any]) -> None:
     except Exception as e:
         raise Unavailable(f"cannot set up the {TARGET[0]} front end: {type(e).__name__}: {e}") from e
     try:
-        source.make_ir(target, options, codegen, backend.get_module_map(), context)
+        with _compiled_library(fn):
+            source.make_ir(target, options, codegen, backend.get_module_map(), context)
     except CompilationError as e:
         raise KernelCompileError(str(e), compile_error_line(e, jit)) from None
     except Exception as e:
         raise Unavailable(f"the front end failed on its own: {type(e).__name__}: {e}") from e
+
+
+_JIT_TWINS: dict[int, Any] = {}
+
+
+@contextlib.contextmanager
+def _compiled_library(fn: Callable[..., Any]) -> Iterator[None]:
+    """While the front end runs, the interpreted functions it may call (triton's library,
+    the submission's own helpers) are swapped for compilable twins, then put back."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    namespaces = [vars(m) for name, m in list(sys.modules.items()) if name.startswith("triton.language") and m]
+    namespaces.append(fn.__globals__)
+    swapped = []
+    try:
+        for namespace in namespaces:
+            for key, value in list(namespace.items()):
+                if isinstance(value, InterpretedFunction):
+                    if id(value) not in _JIT_TWINS:
+                        _JIT_TWINS[id(value)] = (value, JITFunction(value.fn, **value.kwargs))
+                    namespace[key] = _JIT_TWINS[id(value)][1]
+                    swapped.append((namespace, key, value))
+        yield
+    finally:
+        for namespace, key, value in reversed(swapped):
+            namespace[key] = value
 
 
 def compile_error_line(error: Exception, jit: Any) -> int | None:

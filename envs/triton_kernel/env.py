@@ -90,7 +90,7 @@ class TritonKernelEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "TritonKernel"
-    preload: ClassVar[tuple[str, ...]] = sandbox.RUNTIME
+    preload: ClassVar[tuple[str, ...]] = sandbox.runtime(interpret=True)
 
     def __init__(
         self,
@@ -128,6 +128,7 @@ class TritonKernelEnv(CodeEnv):
             render_mode=render_mode,
         )
         self.device: str = _resolve_device(device)
+        self.preload = sandbox.runtime(interpret=self.device == "cpu")  # type: ignore[misc]
         self.small = shapes == "small" or (shapes == "auto" and self.device == "cpu")
         self.reward_kind: RewardKind = reward
         self.p = p
@@ -138,7 +139,8 @@ class TritonKernelEnv(CodeEnv):
     def executor(self) -> Executor:
         if self._executor is None:
             choice = self._executor_choice
-            self._executor = choice if isinstance(choice, Executor) else sandbox.shared_executor()
+            interpret = self.device == "cpu"
+            self._executor = choice if isinstance(choice, Executor) else sandbox.shared_executor(interpret=interpret)
         return self._executor
 
     # --- hooks ---------------------------------------------------------------------------

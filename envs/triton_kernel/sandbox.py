@@ -25,8 +25,8 @@ from codegym.error import DependencyNotInstalled
 from codegym.executor.local import LocalExecutor
 
 SITEPATH = "codegym.envs.triton_kernel.sitepath"
-RUNTIME = (
-    SITEPATH,
+INTERPRET = "codegym.envs.triton_kernel.interpret"
+MODULES = (
     "codegym.envs.triton_kernel.reference",
     "codegym.envs.triton_kernel.candidate",
     "codegym.envs.triton_kernel.harness",
@@ -34,8 +34,13 @@ RUNTIME = (
 HEAVY = ("torch", "triton", "numpy")
 GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/nvidia-uvm*")
 
-_shared: TritonExecutor | None = None
+_shared: dict[bool, TritonExecutor] = {}
 _lock = threading.Lock()
+
+
+def runtime(*, interpret: bool) -> tuple[str, ...]:
+    """The modules a worker preloads: for the CPU (Triton's interpreter) or for a GPU."""
+    return (SITEPATH, *((INTERPRET,) if interpret else ()), *MODULES)
 
 
 def site_directories(modules: Iterable[str] = HEAVY) -> list[str]:
@@ -58,17 +63,21 @@ class TritonExecutor(LocalExecutor):
 
     Args:
         workers: Number of workers; one per core by default.
+        interpret: Workers for Triton's CPU interpreter (True) or for a GPU (False).
         preload: Further modules to import in every worker.
         **kwargs: Passed on to `LocalExecutor`.
     """
 
-    def __init__(self, workers: int | None = None, *, preload: Iterable[str] = (), **kwargs: Any) -> None:
+    def __init__(
+        self, workers: int | None = None, *, interpret: bool = True, preload: Iterable[str] = (), **kwargs: Any
+    ) -> None:
+        self.interpret = interpret
         self._paths = site_directories()
         handle, self._paths_file = tempfile.mkstemp(prefix="codegym-triton-paths-", suffix=".json")
         with os.fdopen(handle, "w") as out:
             json.dump(self._paths, out)
         os.chmod(self._paths_file, 0o644)
-        super().__init__(workers, preload=(*RUNTIME, *preload), **kwargs)
+        super().__init__(workers, preload=(*runtime(interpret=interpret), *preload), **kwargs)
         self._extend_view()
 
     def ensure_preloaded(self, modules: Iterable[str]) -> None:
@@ -89,11 +98,12 @@ class TritonExecutor(LocalExecutor):
             os.unlink(self._paths_file)
 
 
-def shared_executor() -> TritonExecutor:
-    """The process-wide executor of the family, started on first use, closed at exit."""
-    global _shared
+def shared_executor(*, interpret: bool) -> TritonExecutor:
+    """The process-wide executor of the family for the CPU interpreter or a GPU, started on
+    first use, closed at exit."""
     with _lock:
-        if _shared is None or _shared._closed:
-            _shared = TritonExecutor()
-            atexit.register(_shared.close)
-        return _shared
+        executor = _shared.get(interpret)
+        if executor is None or executor._closed:
+            executor = _shared[interpret] = TritonExecutor(interpret=interpret)
+            atexit.register(executor.close)
+        return executor

@@ -1,0 +1,27 @@
+# difficulty: medium
+# tags: softmax
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Log-softmax over dimension 1."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.log_softmax(x, dim=1)
+
+
+batch_size = 2048
+dim = 2048
+cpu_shapes = {"batch_size": 5, "dim": 33}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim) * 3]
+
+
+def get_init_inputs():
+    return []

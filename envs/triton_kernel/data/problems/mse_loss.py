@@ -1,0 +1,27 @@
+# difficulty: medium
+# tags: reduction
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Mean squared error of two tensors (a scalar)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        return torch.mean((predictions - targets) ** 2)
+
+
+batch_size = 1024
+dim = 1024
+cpu_shapes = {"batch_size": 5, "dim": 64}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim), torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

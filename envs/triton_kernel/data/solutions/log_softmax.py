@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def log_softmax_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf")).to(tl.float32)
+    shifted = x - tl.max(x, axis=0)
+    total = tl.sum(tl.where(mask, tl.exp(shifted), 0.0), axis=0)
+    tl.store(out_ptr + row * n_cols + cols, shifted - tl.log(total), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        rows, n_cols = x.shape
+        out = torch.empty_like(x)
+        log_softmax_kernel[(rows,)](x, out, n_cols, BLOCK=triton.next_power_of_2(n_cols))
+        return out

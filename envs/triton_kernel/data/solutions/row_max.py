@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_max_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf")).to(tl.float32)
+    tl.store(out_ptr + row, tl.max(x, axis=0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        rows, n_cols = x.shape
+        out = torch.empty(rows, device=x.device, dtype=x.dtype)
+        row_max_kernel[(rows,)](x, out, n_cols, BLOCK=triton.next_power_of_2(n_cols))
+        return out
