@@ -20,27 +20,10 @@ from codegym.task import Task, TaskSet
 
 LintPolicy = Literal["failure", "always", "never"]
 SIM_LIMITS = Limits(cpu_s=5.0, wall_s=10.0, memory_bytes=512 << 20, processes=8, output_bytes=1 << 20)
-COMPILE_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=1 << 30, processes=8, output_bytes=1 << 20,
-                        file_size_bytes=64 << 20, disk_bytes=128 << 20)  # fmt: skip
 LINT_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=1 << 30, processes=8, output_bytes=256 << 10)
-IVERILOG = (
-    "iverilog",
-    "-g2012",
-    "-Wimplicit",
-    "-Winfloop",
-    "-Wportbind",
-    "-o",
-    "sim.vvp",
-    "-s",
-    "tb",
-    "tb.sv",
-    "solution.sv",
-)
 VERILATOR = ("verilator", "--lint-only", "-Wall", "-Wno-DECLFILENAME", "-Wno-EOFNEWLINE", "--top-module", "TopModule",
              "solution.sv")  # fmt: skip
-# The image is opened as stdin, then every file of the work dir is deleted, then vvp reads the
-# image from stdin: the simulation runs with an empty folder, sources and reference gone.
-SIMULATE = "exec 0<sim.vvp && rm -f tb.sv solution.sv sim.vvp && exec vvp -n /dev/stdin +{arg}={nonce}"
+RUNNER = "codegym.envs.verilog.runner"
 GATE_CACHE = 1024
 
 
@@ -77,10 +60,13 @@ class VerilogEnv(CodeEnv):
        testbench, using or redefining the reference, driving inputs, ``include``, bind,
        DPI, force), and errors or an interface mismatch (``CE``). Nothing of a rejected
        design runs.
-    2. One sandboxed job: ``iverilog -g2012`` compiles the testbench, the reference and the
-       design (the design's file last, so its directives cannot reach the harness); then
-       the simulation step opens the compiled image, deletes every source, and runs ``vvp``
-       with a fresh nonce. Limits stop a hung simulation (``TLE``).
+    2. One sandboxed step (`runner`, in a warm worker): ``iverilog -g2012`` compiles the
+       testbench, the reference and the design (the design's file last, so its directives
+       cannot reach the harness); the compiled image is opened as stdin, every file of the
+       work dir is deleted, and the step becomes ``vvp`` with a fresh nonce plusarg. The
+       step's ``limits`` cover compilation and simulation together (compiling takes
+       milliseconds); they stop a hung simulation (``TLE``), and a compile that does not
+       finish within them is ``CE``.
     3. The grader (`grader.grade`) reads only nonce-tagged lines and requires every phase's
        exact sample count.
     4. ``lint="failure"`` (default) runs ``verilator --lint-only`` in a second sandboxed job
@@ -89,6 +75,7 @@ class VerilogEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "Verilog"
+    preload: ClassVar[tuple[str, ...]] = (RUNNER,)
 
     def __init__(
         self,
@@ -96,7 +83,6 @@ class VerilogEnv(CodeEnv):
         *,
         mode: Mode = "single",
         limits: Limits = SIM_LIMITS,
-        compile_limits: Limits = COMPILE_LIMITS,
         lint: LintPolicy = "failure",
         time_limits: ReferenceTimeLimits | None = None,
         executor: Executor | str | None = None,
@@ -114,7 +100,6 @@ class VerilogEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
         )
-        self.compile_limits = compile_limits
         self.lint = lint
         self._gates: OrderedDict[tuple[str, str], gates.GateReport] = OrderedDict()
         self._expected: dict[str, dict[str, int]] = {}
@@ -183,20 +168,21 @@ class VerilogEnv(CodeEnv):
     def simulation_job(self, task: Task, code: str, limits: Limits) -> Job:
         """The compile-and-simulate job of ``code``, whatever the gate says (``build_job``
         only builds it for designs the gate passed; tests use it to check the later layers on
-        their own)."""
-        script = SIMULATE.format(arg=grader.NONCE_PLUSARG, nonce=secrets.token_hex(16))
+        their own). One step (`runner`) under ``limits``, compilation included."""
+        nonce = f"+{grader.NONCE_PLUSARG}={secrets.token_hex(16)}"
         return Job(
-            steps=(Step(argv=IVERILOG, limits=self.compile_limits), Step(argv=("sh", "-c", script))),
+            steps=(Step(argv=("python", "-m", RUNNER, str(limits.wall_s), nonce)),),
             files={"tb.sv": task.metadata["harness"].encode(), "solution.sv": code.encode()},
             limits=limits,
+            preload=self.preload,
         )
 
     def _measure_reference(self, task: Task) -> dict[str, int]:
         reference = task.reference or ""
         result = self.executor.run(self.simulation_job(task, reference, self.limits))
-        compile_step, simulate = result.steps
-        if not compile_step.ok or not simulate.ok:
-            output = (compile_step.stderr + simulate.stderr).decode(errors="replace")[-2000:]
+        simulate = result.steps[0]
+        if not simulate.ok:
+            output = simulate.stderr.decode(errors="replace")[-2000:]
             raise SandboxError(f"the reference of {task.id} did not compile and run cleanly:\n{output}")
         nonce = grader.nonce_of(simulate) or ""
         report = grader.external_report(grader.tagged_lines(simulate.stdout, nonce))

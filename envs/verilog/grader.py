@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from codegym.envs.verilog.gate import GateReport
+from codegym.envs.verilog.runner import COMPILED
 from codegym.envs.verilog.testbench import NONCE_PLUSARG, PHASES, Bench
 
 from codegym.executor import RunResult, StepResult
@@ -80,6 +81,16 @@ def parse_verilator(text: str) -> tuple[Diagnostic, ...]:
             )
         )  # type: ignore[arg-type]
     return tuple(out)
+
+
+def compile_report(stderr: bytes) -> tuple[str, str, float] | None:
+    """The compiler's output, exit status and seconds, from the runner's first
+    ``@@codegym-compiled@@`` line (None when the compile never finished)."""
+    text = stderr.decode(errors="replace")
+    match = re.search(rf"^{COMPILED} (\S+) ([0-9.]+)$", text, re.M)
+    if match is None:
+        return None
+    return text[: match.start()], match.group(1), float(match.group(2))
 
 
 def nonce_of(step: StepResult) -> str | None:
@@ -186,7 +197,7 @@ def grade(
 
     Args:
         gate: The static gate's report (a rejection is the verdict; nothing ran).
-        result: The compile step and the simulation step.
+        result: The job's one step (`runner`: compile, then simulate).
         expected: Samples per phase of a complete run (None: unknown, which only an
             infrastructure fault can cause, and is refused).
         bench: The generated testbench (None for an external one).
@@ -195,15 +206,21 @@ def grade(
     if not gate.passed or result is None:
         assert gate.status is not None
         return _failed(gate.status, gate.message, gate.diagnostics)
-    compile_step, simulate = result.steps
-    diagnostics = (
-        *gate.diagnostics,
-        *parse_iverilog((compile_step.stderr + compile_step.stdout).decode(errors="replace")),
-        *lint,
+    simulate = result.steps[-1]
+    compiled = compile_report(simulate.stderr)
+    compiler_output, exit_status, compile_s = compiled or (
+        simulate.stderr.decode(errors="replace"),
+        None,
+        simulate.wall_s,
     )
-    resources = _resources(compile_step, simulate)
-    if not compile_step.ok:
-        reason = "the compiler exceeded its limits" if compile_step.limit else "iverilog rejected the design"
+    diagnostics = (*gate.diagnostics, *parse_iverilog(compiler_output), *lint)
+    resources = _resources(simulate, compile_s)
+    if exit_status != "0":
+        reason = (
+            "iverilog rejected the design"
+            if compiled and exit_status != "timeout"
+            else "the compiler exceeded its limits"
+        )
         return _failed(Status.CE, reason, diagnostics, resources)
     nonce = nonce_of(simulate)
     lines = tagged_lines(simulate.stdout, nonce) if nonce else []
@@ -266,11 +283,11 @@ def _failed(
     return Grade(status, tuple(outcomes), tuple(diagnostics), metrics, message=message, resources=resources or {})
 
 
-def _resources(compile_step: StepResult, simulate: StepResult) -> dict[str, float]:
+def _resources(step: StepResult, compile_s: float) -> dict[str, float]:
     return {
-        "compile_s": compile_step.wall_s,
-        "simulate_s": simulate.wall_s,
-        "wall_s": compile_step.wall_s + simulate.wall_s,
-        "cpu_s": compile_step.cpu_s + simulate.cpu_s,
-        "peak_memory_bytes": float(max(compile_step.peak_memory_bytes, simulate.peak_memory_bytes)),
+        "compile_s": compile_s,
+        "simulate_s": max(step.wall_s - compile_s, 0.0),
+        "wall_s": step.wall_s,
+        "cpu_s": step.cpu_s,
+        "peak_memory_bytes": float(step.peak_memory_bytes),
     }
