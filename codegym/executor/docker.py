@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 CONTAINER_SCRIPT = str(Path(__file__).with_name("_container.py"))
 WORKER_SCRIPT = str(Path(__file__).with_name("_worker.py"))
 OWNER_LABEL = "codegym.owner"
+EXECUTOR_LABEL = "codegym.executor"  # tells apart the executors of one process
 # What building the per-job sandbox inside the container needs, and nothing else:
 # SYS_ADMIN (namespaces, mounts, pivot_root), SETUID/SETGID (drop to the job's uid),
 # CHOWN (hand the job its files), KILL (pid 1 of a job kills what the job left behind).
@@ -414,7 +415,7 @@ class DockerExecutor(Executor):
                 self.image,
                 ["/usr/bin/python3", "-s", "-S", "-B", "-P", CONTAINER_SCRIPT, json.dumps(config)],
                 name=f"codegym-{os.getpid()}-{self.serial}-{index}-{secrets.token_hex(3)}",
-                labels={OWNER_LABEL: self.owner},
+                labels={OWNER_LABEL: self.owner, EXECUTOR_LABEL: str(self.serial)},
                 detach=True,
                 network_mode="none",
                 read_only=True,
@@ -446,7 +447,11 @@ class DockerExecutor(Executor):
 
     def containers(self) -> list[Any]:
         """This executor's containers that the daemon still knows."""
-        return [c for c in codegym_containers(self.client) if c.labels.get(OWNER_LABEL) == self.owner]
+        return [
+            c
+            for c in codegym_containers(self.client)
+            if c.labels.get(OWNER_LABEL) == self.owner and c.labels.get(EXECUTOR_LABEL) == str(self.serial)
+        ]
 
     def submit(self, job: Job) -> Future[RunResult]:
         self.ensure_preloaded(job.preload)

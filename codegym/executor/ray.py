@@ -18,6 +18,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -29,6 +30,7 @@ from codegym.executor.base import Executor, Job, RunResult
 logger = logging.getLogger(__name__)
 
 DEADLINE_MARGIN_S = 30.0  # on top of the job's wall limits: queueing in the actor, a worker start
+RESTART_WAIT_S = 120.0  # for a lost actor to come back before the job is retried
 LOCAL_CLUSTER = {
     "num_cpus": 2,
     "include_dashboard": False,
@@ -103,6 +105,8 @@ class RayExecutor(Executor):
         max_in_flight: Jobs submitted but not finished; `submit` blocks beyond it. Twice the
             cluster's worker slots by default.
         cpus_per_node: CPUs Ray reserves for each actor (``workers_per_node`` by default).
+        deadline_margin_s: Added to a job's wall limits to make its deadline; an actor that
+            misses it is killed (Ray restarts it) and the job retried.
         init: Extra ``ray.init`` arguments.
     """
 
@@ -118,6 +122,7 @@ class RayExecutor(Executor):
         retries: int = 2,
         max_in_flight: int | None = None,
         cpus_per_node: float | None = None,
+        deadline_margin_s: float = DEADLINE_MARGIN_S,
         init: dict[str, Any] | None = None,
     ) -> None:
         ray = _ray()
@@ -127,6 +132,7 @@ class RayExecutor(Executor):
         self.workers_per_node = workers_per_node
         self.workers = nodes * workers_per_node
         self.retries = retries
+        self.deadline_margin_s = deadline_margin_s
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.stats = {"jobs": 0, "retries": 0}
         self.started_ray = False
@@ -225,7 +231,7 @@ class RayExecutor(Executor):
         return future
 
     def _run(self, job: Job) -> RunResult:
-        deadline_s = sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
+        deadline_s = sum(job.limits_of(s).wall_s for s in job.steps) + self.deadline_margin_s
         last: Exception | None = None
         for attempt in range(1, self.retries + 2):
             index = self._slots.get()
@@ -235,7 +241,7 @@ class RayExecutor(Executor):
                 last = e
                 self.stats["retries"] += 1
                 logger.warning("ray actor %d lost a job (attempt %d): %s", index, attempt, e)
-                self._replace_if_hung(index, e)
+                self._recover(index, e)
                 continue
             finally:
                 self._slots.put(index)
@@ -245,11 +251,21 @@ class RayExecutor(Executor):
             return replace(value, backend=self.name, attempts=value.attempts + attempt - 1)
         raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
 
-    def _replace_if_hung(self, index: int, fault: _Lost) -> None:
-        """An actor that missed a deadline is killed; Ray restarts it (with its workers)."""
+    def _recover(self, index: int, fault: _Lost) -> None:
+        """Before the retry: kill an actor that missed a deadline (Ray restarts it with fresh
+        workers), then wait until the actor answers again, so the retry is not queued behind
+        a hung or dead one. A retry that still finds it gone is one more fault."""
+        ray = _ray()
         if "deadline" in str(fault):
             with contextlib.suppress(Exception):
-                _ray().kill(self._actors[index], no_restart=False)
+                ray.kill(self._actors[index], no_restart=False)
+        deadline = time.monotonic() + RESTART_WAIT_S
+        while time.monotonic() < deadline:
+            try:
+                self._call(self._actors[index], "pid", timeout_s=2.0)
+                return
+            except _Lost:
+                time.sleep(0.2)
 
     def close(self) -> None:
         with self._lock:
