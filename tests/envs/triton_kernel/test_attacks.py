@@ -1,0 +1,193 @@
+"""Cheating submissions: each earns reward 0 and HACK, and the check that caught it is named.
+
+Most are refused by the static checks before they run; with ``static_checks=False`` the same
+tricks are caught again at run time by the guard in the submission's process, which these
+tests show separately (defence in depth). Crashes and wrong answers are contained: RE, WA.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from codegym.envs.triton_kernel.env import TritonKernelEnv
+from codegym.grade import Status
+
+from .conftest import submit
+
+TASK = "codegym-triton/vector_add"
+HEAD = "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n\n"
+KERNEL = """@triton.jit
+def add_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(a_ptr + offsets, mask=mask) + tl.load(b_ptr + offsets, mask=mask), mask=mask)
+
+
+"""
+LAUNCH = "add_kernel[(triton.cdiv(a.numel(), 256),)](a, b, out, a.numel(), BLOCK=256)"
+
+
+def model(body: str, init: str = "") -> str:
+    """A submission: the add kernel, and ModelNew whose forward(a, b) is ``body``."""
+    forward = "\n".join("        " + line for line in body.strip("\n").splitlines())
+    extra = "\n".join("        " + line for line in init.strip("\n").splitlines())
+    return (
+        f"{HEAD}{KERNEL}class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n{extra}\n\n"
+        f"    def forward(self, a, b):\n{forward}\n"
+    )
+
+
+CORRECT = model(f"a, b = a.contiguous(), b.contiguous()\nout = torch.empty_like(a)\n{LAUNCH}\nreturn out")
+
+# name: (submission, the check that must fire); all caught at run time with static checks on
+RUNTIME_CHEATS = {
+    "no-kernel-at-all": (model("out = torch.zeros_like(a)\nreturn out"), "no_launch"),
+    "torch-does-the-work": (model(f"out = torch.empty_like(a)\n{LAUNCH}\nreturn a + b"), "torch_ops"),
+    "functional-op": (
+        model(f"out = torch.empty_like(a)\n{LAUNCH}\nreturn torch.nn.functional.relu(a) + b"),
+        "torch_ops",
+    ),
+    "copied-reference-model": (
+        model(
+            f"out = torch.empty_like(a)\n{LAUNCH}\nreturn self.reference(a, b)",
+            init="self.reference = Reference()",
+        ).replace(
+            "class ModelNew",
+            "class Reference(nn.Module):\n    def forward(self, a, b):\n        return a + b\n\n\nclass ModelNew",
+        ),
+        "torch_ops",
+    ),
+    "return-the-input": (model(f"out = torch.empty_like(a)\n{LAUNCH}\nreturn a"), "aliasing"),
+    "return-a-view-of-the-input": (
+        model(f"out = torch.empty_like(a)\n{LAUNCH}\nreturn a.view(-1).view(a.shape)"),
+        "aliasing",
+    ),
+    "write-into-the-input": (
+        model("add_kernel[(triton.cdiv(a.numel(), 256),)](a, b, a, a.numel(), BLOCK=256)\nreturn a"),
+        "aliasing",
+    ),
+    "modify-the-input-in-place": (
+        model(
+            f"out = torch.empty_like(a)\n{LAUNCH}\nadd_kernel[(triton.cdiv(a.numel(), 256),)](a, a, b, a.numel(), BLOCK=256)\nreturn out"
+        ),
+        "inputs_modified",
+    ),
+    "cached-output": (
+        model(
+            f"out = torch.empty_like(a)\n{LAUNCH}\nif self.cache is not None:\n    return self.cache\nself.cache = out\nreturn out",
+            init="self.cache = None",
+        ),
+        "cached_output",
+    ),
+}
+
+# name: (submission, the static check that must fire)
+STATIC_CHEATS = {
+    "import-the-task-model": ("from problem import Model\n" + CORRECT, "import"),
+    "patch-a-timer": ("import time\ntime.perf_counter = lambda: 0.0\n" + CORRECT, "import"),
+    "patch-torch": (CORRECT + "\ntorch.allclose = lambda *args, **kwargs: True\n", "patch"),
+    "patch-triton-testing": (CORRECT + "\ntriton.testing.do_bench = lambda *args, **kwargs: 0.001\n", "forbidden_api"),
+    "extra-thread": ("import threading\n" + CORRECT, "import"),
+    "cuda-stream": (
+        CORRECT.replace("out = torch.empty_like(a)", "torch.cuda.Stream()\n        out = torch.empty_like(a)"),
+        "forbidden_api",
+    ),
+    "torch-compile": (CORRECT.replace("class ModelNew", "@torch.compile\nclass ModelNew"), "forbidden_api"),
+    "reach-the-launch-counter": ("import sys\n" + CORRECT, "import"),
+    "reflection": (CORRECT.replace("return out", "return getattr(torch, 'add')(a, b)"), "builtin"),
+    "private-torch-api": (
+        CORRECT.replace("return out", "torch._C._set_grad_enabled(False)\n        return out"),
+        "private",
+    ),
+    "read-a-file": (CORRECT.replace("return out", "open('/sandbox/x', 'w')\n        return out"), "builtin"),
+    "compute-in-python": (
+        CORRECT.replace("return out", "return torch.tensor([v + w for v, w in zip(a.tolist(), b.tolist())])"),
+        "forbidden_api",
+    ),
+}
+
+# name: (submission, the run-time check that must fire with the static checks off)
+UNCHECKED_CHEATS = {
+    "patch-a-timer": (CORRECT + "\nimport time\ntime.perf_counter = lambda: 0.0\n", "patched"),
+    "patch-torch": (CORRECT + "\ntorch.allclose = lambda *args, **kwargs: True\n", "patched"),
+    "patch-triton-testing": (
+        CORRECT + "\nimport triton.testing\ntriton.testing.do_bench = lambda *a, **k: 0.001\n",
+        "patched",
+    ),
+    "patch-the-launch-path": (
+        CORRECT
+        + "\nfrom triton.runtime.interpreter import InterpretedFunction\nInterpretedFunction.run = lambda *a, **k: None\n",
+        "patched",
+    ),
+    "extra-thread": (
+        model(
+            f"out = torch.empty_like(a)\n{LAUNCH}\nimport threading\nthreading.Thread(target=lambda: __import__('time').sleep(5), daemon=True).start()\nreturn out"
+        ),
+        "threads",
+    ),
+}
+
+
+def test_the_correct_submission_passes(cpu_env: TritonKernelEnv) -> None:
+    reward, observation, info = submit(cpu_env, TASK, CORRECT)
+    assert info["grade"].status is Status.OK, observation["feedback"]
+    assert reward == 1.0
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME_CHEATS))
+def test_runtime_cheat_is_hack(cpu_env: TritonKernelEnv, name: str) -> None:
+    code, check = RUNTIME_CHEATS[name]
+    reward, observation, info = submit(cpu_env, TASK, code)
+    grade = info["grade"]
+    assert grade.status is Status.HACK, observation["feedback"]
+    assert reward == 0.0
+    assert f"'{check}'" in grade.message, grade.message
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_CHEATS))
+def test_static_cheat_is_hack_before_it_runs(cpu_env: TritonKernelEnv, name: str) -> None:
+    code, check = STATIC_CHEATS[name]
+    reward, observation, info = submit(cpu_env, TASK, code)
+    grade = info["grade"]
+    assert grade.status is Status.HACK, observation["feedback"]
+    assert reward == 0.0
+    assert any(d.code == check for d in grade.diagnostics), grade.diagnostics
+    assert not grade.resources  # refused without running
+
+
+@pytest.mark.parametrize("name", sorted(UNCHECKED_CHEATS))
+def test_runtime_guard_catches_what_static_checks_would(make_env, name: str) -> None:
+    env = make_env(static_checks=False)
+    code, check = UNCHECKED_CHEATS[name]
+    reward, observation, info = submit(env, TASK, code)
+    grade = info["grade"]
+    assert grade.status is Status.HACK, observation["feedback"]
+    assert reward == 0.0
+    assert f"'{check}'" in grade.message, grade.message
+
+
+def test_forged_protocol_frames_are_hack(make_env) -> None:
+    forged = "import os\nos.write(4, b'\\x00\\x00\\x00\\x05junk!')\nimport time\ntime.sleep(1)\n" + CORRECT
+    reward, observation, info = submit(make_env(static_checks=False), TASK, forged)
+    assert info["grade"].status is Status.HACK, observation["feedback"]
+    assert "channel" in info["grade"].message and reward == 0.0
+
+
+def test_out_of_bounds_kernel_is_contained_and_the_next_evaluation_is_clean(cpu_env: TritonKernelEnv) -> None:
+    wild = CORRECT.replace("tl.store(out_ptr + offsets,", "tl.store(out_ptr + offsets * 100000000,").replace(
+        ", mask=mask)\n\n\nclass", ")\n\n\nclass"
+    )
+    reward, observation, info = submit(cpu_env, TASK, wild)
+    assert info["grade"].status is Status.RE, observation["feedback"]
+    assert "SIGSEGV" in info["grade"].message or "died" in info["grade"].message
+    assert reward == 0.0
+    reward, observation, info = submit(cpu_env, TASK, CORRECT)  # a fresh process: nothing poisoned
+    assert info["grade"].status is Status.OK and reward == 1.0
+
+
+def test_unwritten_outputs_read_as_wrong_not_as_lucky_memory(cpu_env: TritonKernelEnv) -> None:
+    partial = CORRECT.replace("triton.cdiv(a.numel(), 256)", "max(1, triton.cdiv(a.numel(), 256) - 1)")
+    reward, observation, info = submit(cpu_env, TASK, partial)
+    grade = info["grade"]
+    assert grade.status is Status.WA, observation["feedback"]
+    assert "max abs error" in observation["feedback"] and reward == 0.0
