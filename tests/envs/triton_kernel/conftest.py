@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch", reason="the TritonKernel family needs the triton extra (torch, triton)")
 pytest.importorskip("triton", reason="the TritonKernel family needs the triton extra (torch, triton)")
 
-from codegym.envs.triton_kernel.env import TritonKernelEnv  # noqa: E402
+from codegym.envs.triton_kernel.env import TritonKernelEnv
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,8 @@ tests show separately (defence in depth). Crashes and wrong answers are containe
 from __future__ import annotations
 
 import pytest
-
 from codegym.envs.triton_kernel.env import TritonKernelEnv
+
 from codegym.grade import Status
 
 from .conftest import submit

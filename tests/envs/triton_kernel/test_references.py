@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from codegym.envs.triton_kernel.env import TritonKernelEnv
 from codegym.envs.triton_kernel.tasks import bundled, load_tasks
+
 from codegym.grade import Status
 
 from .conftest import submit
