@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
+from codegym.envs.verilog.runner import IVERILOG
 
 import codegym  # noqa: F401
-from codegym.envs.verilog.runner import IVERILOG
 
 
 def percentile(values: list[float], q: float) -> float:

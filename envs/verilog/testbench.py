@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,7 @@ class Stimulus:
     reset: Mapping[str, Any] | None = None
     directed: Sequence[Mapping[str, int]] = ()
     random: int = 100
-    distributions: Mapping[str, Mapping[str, Any]] = ()  # type: ignore[assignment]
+    distributions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     seed: int = 0
 
     @classmethod
