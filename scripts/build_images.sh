@@ -4,4 +4,4 @@
 # answers (needs root) and leaves it running. Usage: scripts/build_images.sh [recipe ...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-exec .venv/bin/python -m codegym.executor.images build --start-daemon "$@"
+exec .venv/bin/python -m codegym.executor.images build "$@" --start-daemon

@@ -138,7 +138,7 @@ class RayExecutor(Executor):
         self.started_ray = False
         address = address or os.environ.get("RAY_ADDRESS") or None
         if not ray.is_initialized():
-            options = dict(LOCAL_CLUSTER) if address is None else {"log_to_driver": False}
+            options = dict(LOCAL_CLUSTER) if address is None else {}
             options.update(init or {})
             try:
                 ray.init(address=address, **options)
