@@ -124,6 +124,15 @@ def check(code: str, interface: Iterable[Port], harness_names: Iterable[str]) ->
     if report is not None:
         return report
     pyslang = _pyslang()
+    try:
+        return _elaborate(pyslang, code, tuple(interface), harness)
+    except RuntimeError as e:  # slang's own guards (nesting depth, ...) raise a bare RuntimeError
+        detail = f" ({e})" if str(e) else ""
+        message = f"the design is too deeply nested or too large to elaborate{detail}"
+        return _reject(Status.CE, message, [Diagnostic(message, SOURCE_FILE, code="limit")])
+
+
+def _elaborate(pyslang: Any, code: str, interface: tuple[Port, ...], harness: frozenset[str]) -> GateReport:
     tree = pyslang.syntax.SyntaxTree.fromText(code, SOURCE_FILE)
     compilation = pyslang.ast.Compilation()
     compilation.addSyntaxTree(tree)
@@ -143,7 +152,7 @@ def check(code: str, interface: Iterable[Port], harness_names: Iterable[str]) ->
     writes = _input_writes(pyslang, root, source_manager)
     if writes:
         return _reject(Status.HACK, writes[0].message, writes)
-    mismatches = _interface_mismatches(pyslang, root, tuple(interface))
+    mismatches = _interface_mismatches(pyslang, root, interface)
     if mismatches:
         return _reject(Status.CE, "interface mismatch", [*mismatches, *diagnostics])
     return GateReport(None, diagnostics=tuple(diagnostics))

@@ -78,6 +78,30 @@ def test_refusals_point_at_the_line_and_column() -> None:
     assert (diagnostic.line, diagnostic.column, diagnostic.code) == (4, 5, "system-task")
 
 
+RESOURCE_BOMBS = {
+    "deeply nested parentheses": ("assign q = " + "(" * 20000 + "d" + ")" * 20000 + ";", "limit"),
+    "deeply nested blocks": ("initial " + "begin " * 9000 + "end " * 9000, "limit"),
+    "an endless constant function": (
+        "function integer f(input integer n); integer k; begin k = 0; "
+        "while (1) k = k + 1; f = k; end endfunction\n  localparam P = f(1);",
+        "ConstEvalExceededMaxSteps",
+    ),
+    "a huge generate loop": (
+        "genvar i; for (i = 0; i < 100000000; i = i + 1) begin : g wire w; end",
+        "MaxGenerateStepsExceeded",
+    ),
+    "a huge vector": ("wire [2**30:0] w = 0;", "PackedTypeTooLarge"),
+}
+
+
+@pytest.mark.parametrize("name", list(RESOURCE_BOMBS))
+def test_elaboration_bombs_are_ce_quickly(name: str) -> None:
+    snippet, code_name = RESOURCE_BOMBS[name]
+    report = gate(GOOD.replace("endmodule", snippet + "\nendmodule"))
+    assert report.status is Status.CE
+    assert code_name in [d.code for d in report.diagnostics], report.diagnostics
+
+
 def test_an_oversized_design_is_ce_without_parsing() -> None:
     report = gate(GOOD + "//" + "x" * MAX_SOURCE_BYTES)
     assert report.status is Status.CE and "KiB" in report.message
