@@ -81,7 +81,8 @@ def build_view(config: dict[str, Any]) -> None:
         os.symlink(target, f"{root}/{name}")
     for source, target in config["binds"]:
         _bind_into(root, source, target, readonly=True)
-    for device in ("null", "zero", "full", "random", "urandom"):
+    # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
+    for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
         _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
     for index, name in enumerate(("stdin", "stdout", "stderr")):
         os.symlink(f"/proc/self/fd/{index}", f"{root}/dev/{name}")

@@ -26,6 +26,12 @@ DEFAULT_LIMITS = Limits(
     cpu_s=60.0, wall_s=90.0, memory_bytes=2 << 30, processes=64, output_bytes=1 << 20,
     file_size_bytes=256 << 20, disk_bytes=512 << 20,
 )  # fmt: skip
+# On a GPU: CUDA's libraries are large (their pages count against the memory limit) and
+# triton compiles its launcher with gcc at the first launch of each job.
+GPU_LIMITS = Limits(
+    cpu_s=300.0, wall_s=300.0, memory_bytes=16 << 30, processes=128, output_bytes=1 << 20,
+    file_size_bytes=1 << 30, disk_bytes=4 << 30,
+)  # fmt: skip
 Device = Literal["auto", "cpu", "cuda"]
 RewardKind = Literal["correct", "log_speedup", "fast_p"]
 REWARDS = ("correct", "log_speedup", "fast_p")
@@ -104,7 +110,7 @@ class TritonKernelEnv(CodeEnv):
         timing: bool | None = None,
         static_checks: bool = True,
         mode: Mode = "single",
-        limits: Limits = DEFAULT_LIMITS,
+        limits: Limits | None = None,
         time_limits: ReferenceTimeLimits | None = None,
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
@@ -118,16 +124,17 @@ class TritonKernelEnv(CodeEnv):
             raise ValueError(f"shapes must be 'auto', 'small' or 'task', got {shapes!r}")
         if executor not in (None, "local") and not isinstance(executor, Executor):
             raise ValueError(f"executor must be None, 'local' or an Executor (a TritonExecutor), got {executor!r}")
+        resolved = _resolve_device(device)
         super().__init__(
             load_tasks(tasks, trials=trials),
-            limits=limits,
+            limits=limits or (GPU_LIMITS if resolved == "cuda" else DEFAULT_LIMITS),
             time_limits=time_limits,
             mode=mode,
             executor=executor,
             on_infra_error=on_infra_error,
             render_mode=render_mode,
         )
-        self.device: str = _resolve_device(device)
+        self.device: str = resolved
         self.preload = sandbox.runtime(interpret=self.device == "cpu")  # type: ignore[misc]
         self.small = shapes == "small" or (shapes == "auto" and self.device == "cpu")
         self.reward_kind: RewardKind = reward

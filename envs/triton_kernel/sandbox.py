@@ -32,7 +32,7 @@ MODULES = (
     "codegym.envs.triton_kernel.harness",
 )
 HEAVY = ("torch", "triton", "numpy")
-GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/nvidia-uvm*")
+GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*")
 
 _shared: dict[bool, TritonExecutor] = {}
 _lock = threading.Lock()
@@ -41,6 +41,13 @@ _lock = threading.Lock()
 def runtime(*, interpret: bool) -> tuple[str, ...]:
     """The modules a worker preloads: for the CPU (Triton's interpreter) or for a GPU."""
     return (SITEPATH, *((INTERPRET,) if interpret else ()), *MODULES)
+
+
+def gpu_devices() -> list[str]:
+    """The NVIDIA device nodes of this machine, relative to /dev (bound read-write into GPU
+    workers' views: a CUDA context needs them, and nothing else of /dev)."""
+    found = [d for pattern in GPU_DEVICES for d in sorted(glob.glob(pattern)) if not os.path.isdir(d)]
+    return [os.path.relpath(d, "/dev") for d in dict.fromkeys(found)]
 
 
 def site_directories(modules: Iterable[str] = HEAVY) -> list[str]:
@@ -89,8 +96,8 @@ class TritonExecutor(LocalExecutor):
     def _extend_view(self) -> None:
         binds = [(path, path) for path in self._paths]
         binds.append((self._paths_file, PATHS_FILE))
-        binds += [(d, d) for pattern in GPU_DEVICES for d in sorted(glob.glob(pattern)) if not os.path.isdir(d)]
-        self.view = {**self.view, "binds": [*self.view["binds"], *binds]}
+        devices = [] if self.interpret else gpu_devices()
+        self.view = {**self.view, "binds": [*self.view["binds"], *binds], "devices": devices}
 
     def close(self) -> None:
         super().close()

@@ -1,0 +1,3 @@
+"""Not a problem file (no Model): the loader skips it."""
+
+SCALE = 2
