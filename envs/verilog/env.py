@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 from collections import OrderedDict
@@ -132,7 +133,7 @@ class VerilogEnv(CodeEnv):
 
     def check(self, task: Task, code: str) -> gates.GateReport:
         """The static gate's report on ``code`` for ``task`` (cached)."""
-        key = (task.id, code)
+        key = (task.id, hashlib.sha256(code.encode()).hexdigest())
         with self._lock:
             if key in self._gates:
                 self._gates.move_to_end(key)
