@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from codegym.envs.triton_kernel import harness, integrity, wire
 from codegym.envs.triton_kernel.env import NO_GPU_NOTE, TritonKernelEnv
 from codegym.envs.triton_kernel.tasks import load_tasks, make_task
 from codegym.envs.triton_kernel.timing import speedup_interval, t_quantile
+
 from codegym.error import TaskFormatError
 from codegym.grade import Status
 
@@ -86,7 +86,9 @@ def test_what_the_interpreter_accepts_but_the_compiler_rejects_is_ce(cpu_env: Tr
 
 
 def test_syntax_error_is_ce_with_line_and_column(cpu_env: TritonKernelEnv) -> None:
-    reward, observation, info = submit(cpu_env, TASK, CORRECT.replace("def forward(self, a, b):", "def forward(self, a, b)"))
+    reward, observation, info = submit(
+        cpu_env, TASK, CORRECT.replace("def forward(self, a, b):", "def forward(self, a, b)")
+    )
     grade = info["grade"]
     assert grade.status is Status.CE and grade.diagnostics[0].line is not None
     assert grade.diagnostics[0].column is not None
