@@ -60,7 +60,8 @@ def main() -> None:
     daemon = start_daemon()
     try:
         with LocalExecutor(workers=1, preload=PRELOAD) as local, DockerExecutor(workers=1, preload=PRELOAD) as docker:
-            print(f"{'job':<16} {'local median':>13} {'local p95':>10} {'docker median':>14} {'docker p95':>11} {'ratio':>6}")
+            header = ("job", "local median", "local p95", "docker median", "docker p95", "ratio")
+            print("{:<16} {:>13} {:>10} {:>14} {:>11} {:>6}".format(*header))
             ratios = []
             for name, job in jobs().items():
                 here = timings(local, job, args.jobs)

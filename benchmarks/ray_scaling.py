@@ -21,7 +21,8 @@ from codegym.executor.ray import LOCAL_CLUSTER, RayExecutor
 
 
 def spin(cpu_s: float) -> Job:
-    source = f"import time\nend = time.process_time() + {cpu_s}\nwhile time.process_time() < end:\n    pass\nprint('done')"
+    source = f"import time\nend = time.process_time() + {cpu_s}\nwhile time.process_time() < end:\n    pass\n"
+    source += "print('done')"
     return Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()}, limits=Limits(cpu_s=10))
 
 
