@@ -142,6 +142,8 @@ class Runner:
                 value = model(*inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
+        except guard.Violation as e:
+            raise Report(kind="hack", check=e.check, message=str(e), trial=index) from None
         except aot.KernelCompileError as e:
             raise Report(kind="error", phase="compile", type="CompilationError", message=str(e)[:MAX_MESSAGE],
                          line=e.line, trial=index) from None  # fmt: skip
@@ -150,6 +152,11 @@ class Runner:
         finally:
             self.guard.stop()
         self._verify(index)
+        items = value if isinstance(value, (tuple, list)) else [value]
+        if any(isinstance(t, torch.Tensor) and type(t) is not torch.Tensor for t in items):
+            self._hack(
+                "tensor_subclass", "forward returned a tensor subclass (its methods would run unobserved)", index
+            )
         outputs = problem.outputs(value)
         if outputs is None:
             message = f"forward returned {type(value).__name__}, not a tensor or a tuple of tensors"

@@ -201,6 +201,12 @@ class Guard:
     def _before_launch(self, kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         fn = getattr(kernel, "fn", None)
         self._count(getattr(fn, "__name__", "kernel"))
+        # Inside a launch no operator is recorded: nothing of the submission may run there.
+        if getattr(kernel, "pre_run_hooks", None):
+            raise Violation("launch_hooks", "a kernel launch carries pre-run hooks (code run unobserved)")
+        strange = [_type_name(v) for v in (*args, *kwargs.values()) if not _plain_argument(v)]
+        if strange:
+            raise Violation("launch_args", f"a kernel was launched with arguments of type {', '.join(strange[:3])}")
         if self.interpret and isinstance(fn, types.FunctionType):
             self._check_compiles(fn, args, kwargs)
 
@@ -259,6 +265,19 @@ class Guard:
     def changed(self) -> list[str]:
         now = _snapshot()
         return [f"{owner}.{name}" for (owner, name), ident in self.snapshot.items() if now.get((owner, name)) != ident]
+
+
+def _plain_argument(value: Any) -> bool:
+    """A kernel argument whose use by triton runs none of the submission's code."""
+    if value is None or type(value) in (torch.Tensor, int, float, bool, str, torch.dtype):
+        return True
+    if type(value) is tuple:
+        return all(_plain_argument(v) for v in value)
+    return type(value).__module__.startswith("triton.")
+
+
+def _type_name(value: Any) -> str:
+    return f"{type(value).__module__}.{type(value).__qualname__}"
 
 
 def _spec(value: Any) -> Any:

@@ -44,7 +44,19 @@ FORBIDDEN_BUILTINS = frozenset(
     ]
 )
 ALLOWED_DUNDERS = frozenset({"__init__"})
-FORBIDDEN_ATTRIBUTES = frozenset(["numpy", "tolist", "item", "untyped_storage", "storage", "from_numpy", "frombuffer"])
+FORBIDDEN_ATTRIBUTES = frozenset(
+    [
+        "numpy",
+        "tolist",
+        "item",
+        "untyped_storage",
+        "storage",
+        "from_numpy",
+        "frombuffer",
+        "add_pre_run_hook",
+        "pre_run_hooks",
+    ]
+)
 FORBIDDEN_QUALIFIED = (
     "torch.compile", "torch.jit", "torch.fx", "torch.export", "torch.library", "torch.ops", "torch.utils",
     "torch.overrides", "torch.multiprocessing", "torch.distributed", "torch.backends", "torch.cuda.Stream",

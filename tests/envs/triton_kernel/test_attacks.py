@@ -79,6 +79,21 @@ RUNTIME_CHEATS = {
         ),
         "cached_output",
     ),
+    "lazy-tensor-subclass": (
+        model(f"out = torch.empty_like(a)\n{LAUNCH}\nreturn out.as_subclass(Lazy)").replace(
+            "class ModelNew", "class Lazy(torch.Tensor):\n    pass\n\n\nclass ModelNew"
+        ),
+        "tensor_subclass",
+    ),
+    "compute-inside-the-launch": (
+        "class Sneaky:\n    def __init__(self, t, a, b):\n        self.t, self.a, self.b, self.dtype = t, a, b, t.dtype\n\n"
+        "    def data_ptr(self):\n        self.t.copy_(self.a + self.b)\n        return self.t.data_ptr()\n\n\n"
+        + model(
+            "out = torch.empty_like(a)\n"
+            "add_kernel[(triton.cdiv(a.numel(), 256),)](a, b, Sneaky(out, a, b), a.numel(), BLOCK=256)\nreturn out"
+        ),
+        "launch_args",
+    ),
 }
 
 # name: (submission, the static check that must fire)
@@ -100,6 +115,7 @@ STATIC_CHEATS = {
         "private",
     ),
     "read-a-file": (CORRECT.replace("return out", "open('/sandbox/x', 'w')\n        return out"), "builtin"),
+    "launch-hook": (CORRECT + "\nadd_kernel.add_pre_run_hook(lambda *args, **kwargs: None)\n", "forbidden_api"),
     "compute-in-python": (
         CORRECT.replace("return out", "return torch.tensor([v + w for v, w in zip(a.tolist(), b.tolist())])"),
         "forbidden_api",
@@ -119,6 +135,7 @@ UNCHECKED_CHEATS = {
         + "\nfrom triton.runtime.interpreter import InterpretedFunction\nInterpretedFunction.run = lambda *a, **k: None\n",
         "patched",
     ),
+    "launch-hook": (CORRECT + "\nadd_kernel.add_pre_run_hook(lambda *args, **kwargs: None)\n", "launch_hooks"),
     "extra-thread": (
         model(
             f"out = torch.empty_like(a)\n{LAUNCH}\nimport threading\nthreading.Thread(target=lambda: __import__('time').sleep(5), daemon=True).start()\nreturn out"
