@@ -122,6 +122,25 @@ def test_containers_are_confined(docker_executor) -> None:
         assert container.labels["codegym.owner"] == docker_executor.owner
 
 
+@pytest.mark.parametrize("capability", ["SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL"])
+def test_each_added_capability_is_needed(docker_daemon, monkeypatch: pytest.MonkeyPatch, capability: str) -> None:
+    """Without any one of the five, the per-job sandbox cannot be built or cleaned: no
+    namespaces (SYS_ADMIN), no drop to the job's uid (SETUID, SETGID), no handing it its
+    files (CHOWN), no killing what it leaves behind (KILL: the worker then misses its
+    deadline). Every other capability stays dropped."""
+    from codegym.executor import docker as backend
+
+    monkeypatch.setattr(backend, "CAPABILITIES", tuple(c for c in backend.CAPABILITIES if c != capability))
+    daemon = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\nprint('parent done')"
+    job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": daemon.encode()}, limits=Limits(wall_s=1))
+    with backend.DockerExecutor(workers=1, retries=0) as ex:
+        try:
+            step = ex.run(job).steps[0]
+        except SandboxError:
+            return
+        assert not (step.ok and step.stdout == b"parent done\n"), step
+
+
 def test_image_is_reused_and_tagged_by_its_recipe(docker_daemon) -> None:
     from codegym.executor import images
 
