@@ -4,11 +4,14 @@ Each container is started once per worker slot from an image codegym builds itse
 ``images.py``) and runs the local backend's worker inside it (``_container.py`` sets it up),
 which forks a fresh confined process tree per job: a job costs a few forks, not a
 ``docker run``. Two walls stand between a submission and the host: the container (no
-network, no new privileges, every capability dropped but the four that building per-job
-namespaces needs, a read-only root, a pids limit and a memory limit without swap, a private
-cgroup namespace) and, inside it, the same per-job sandbox as the local backend (an
-unprivileged uid with no capabilities, pid/mount/net/ipc namespaces, seccomp, rlimits, a
-job cgroup, a fresh tmpfs work dir).
+network, no new privileges, every capability dropped but the five that building per-job
+namespaces needs, a seccomp profile denying the local sandbox's escape syscalls but those,
+a read-only root, a pids limit and a memory limit without swap, a private cgroup namespace)
+and, inside it, the same per-job sandbox as the local backend (an unprivileged uid with no
+capabilities, pid/mount/net/ipc namespaces, seccomp, rlimits, a job cgroup, a fresh tmpfs
+work dir). The container's init, the trusted worker, runs as the container's root because
+building those namespaces takes it; no submission ever does (``user`` is root in the
+container and each job drops to its own uid, as on the local backend).
 
 The executor talks to each worker over a unix socket in a host directory bound into the
 container, so the daemon must run on this machine (use the ``ray`` backend to spread work
