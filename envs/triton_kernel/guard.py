@@ -269,7 +269,7 @@ class Guard:
 
 def _plain_argument(value: Any) -> bool:
     """A kernel argument whose use by triton runs none of the submission's code."""
-    if value is None or type(value) in (torch.Tensor, int, float, bool, str, torch.dtype):
+    if value is None or type(value) in (torch.Tensor, torch.nn.Parameter, int, float, bool, str, torch.dtype):
         return True
     if type(value) is tuple:
         return all(_plain_argument(v) for v in value)
