@@ -83,6 +83,10 @@ class Node:
     def preload(self, modules: tuple[str, ...]) -> None:
         self.executor.ensure_preloaded(modules)
 
+    def close(self) -> None:
+        """Stop the workers and remove their cgroups and scratch dirs before the actor goes."""
+        self.executor.close()
+
 
 class _Lost(Exception):
     """The actor died, its node went away, or it missed the job's deadline: retry."""
@@ -208,7 +212,8 @@ class RayExecutor(Executor):
         return {uid for facts in self.describe() for uid in facts["uids"]}
 
     def ensure_preloaded(self, modules: Iterable[str]) -> None:
-        """Make every actor's workers import ``modules`` (restarted actors get them too)."""
+        """Make every actor's workers import ``modules`` (a restarted actor imports a job's
+        ``preload`` when the job arrives)."""
         missing = tuple(m for m in modules if m not in self.preload)
         if missing:
             with self._lock:
@@ -274,6 +279,9 @@ class RayExecutor(Executor):
             self._closed = True
         self._threads.shutdown(wait=True, cancel_futures=True)
         ray = _ray()
+        closing = [actor.close.remote() for actor in self._actors]
+        with contextlib.suppress(Exception):
+            ray.wait(closing, num_returns=len(closing), timeout=10.0)
         for actor in self._actors:
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
