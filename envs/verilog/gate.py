@@ -413,13 +413,8 @@ def _ports_of(pyslang: Any, root: Any, name: str) -> tuple[Port, ...] | None:
         for port in instance.body.portList:
             if not isinstance(port, ast.PortSymbol) or not port.name:
                 raise _InterfaceError(f"port {port.name or '(unnamed)'!r} is not a plain port")
-            ports.append(
-                Port(
-                    port.name,
-                    _DIRECTIONS.get(port.direction.name, port.direction.name.lower()),
-                    int(port.type.bitWidth),
-                )
-            )
+            direction = str(port.direction.name)
+            ports.append(Port(str(port.name), _DIRECTIONS.get(direction, direction.lower()), int(port.type.bitWidth)))
         return tuple(ports)
     return None
 
