@@ -69,6 +69,7 @@ class Runner:
         self.send = send
         self.device: str = plan["device"]
         self.guard = guard.Guard(interpret=self.device == "cpu")
+        self.timer: Timer | None = None
 
     def run(self) -> None:
         module = problem.load(self.plan["problem"], small=self.plan["small"])
@@ -76,6 +77,9 @@ class Runner:
         trials = [problem.inputs(module, seed, self.device) for seed in self.plan["seeds"]]
         pristine = [[_clone(x) for x in inputs] for inputs in trials]
         self._warm_up()
+        # The timer holds the genuine CUDA event class and synchronize, taken before the
+        # submission exists; the snapshot then shows if it patches them.
+        self.timer = Timer() if self.device == "cuda" and self.plan.get("timing") else None
         self.guard.install()
         solution = self._import()
         model = self._construct(solution, init_args)
@@ -83,7 +87,7 @@ class Runner:
         for index, inputs in enumerate(trials):
             outputs = self._trial(index, model, inputs, pristine[index], kept)
             blobs: list[bytes] = []
-            records = [problem.encode(t, blobs) for t in outputs]
+            records = self._encode(index, outputs, blobs)
             self.send(
                 {"kind": "trial", "index": index, "outputs": records, "launches": self.guard.launches,
                  "kernels": self.guard.kernels, "aot": self.guard.aot_note},
@@ -91,6 +95,19 @@ class Runner:
             )  # fmt: skip
         self._maybe_time(module, init_args, model, trials[0])
         self.send({"kind": "done"})
+
+    def _encode(self, index: int, outputs: list[torch.Tensor], blobs: list[bytes]) -> list[dict[str, Any]]:
+        """Records of the outputs; the bytes only of those whose dtype and shape are the
+        reference's (a wrong, huge output must not swamp the channel)."""
+        specs = self.plan["output_specs"][index]
+        try:
+            return [
+                problem.encode(t, blobs, data=k < len(specs) and [problem.dtype_name(t), list(t.shape)]
+                               == [specs[k]["dtype"], specs[k]["shape"]])
+                for k, t in enumerate(outputs)
+            ]  # fmt: skip
+        except TypeError as e:
+            raise Report(kind="error", phase="trial", trial=index, type="TypeError", message=str(e)) from None
 
     def _warm_up(self) -> None:
         """Start what torch starts lazily (its thread pool, CUDA) before counting threads."""
@@ -200,12 +217,12 @@ class Runner:
 
     def _maybe_time(self, module: types.ModuleType, init_args: list[Any], model: Any, inputs: list[Any]) -> None:
         timing = self.plan.get("timing")
-        if self.device != "cuda" or not timing:
+        if self.timer is None or not timing:
             return
         header, _ = wire.unpack(self.channel.recv())
         if header.get("kind") != "time":
             return
-        timer = Timer()
+        timer = self.timer
         reference = problem.build(module.Model, init_args, self.plan["init_seed"], self.device)
         with torch.no_grad():
             result = timer.pairs(lambda: reference(*inputs), lambda: model(*inputs), TimingConfig(**timing))

@@ -94,6 +94,7 @@ WATCHED: tuple[tuple[str, object], ...] = (
     ("torch.Tensor", torch.Tensor),
     ("torch.nn.Module", torch.nn.Module),
     ("torch.cuda", torch.cuda),
+    ("torch.cuda.Event", torch.cuda.Event),
     ("torch.linalg", torch.linalg),
     ("torch.fft", torch.fft),
     ("torch.special", torch.special),

@@ -140,6 +140,8 @@ def _compare_one(k: int, got: dict[str, Any], blobs: list[bytes], want: dict[str
                 "ok": False,
                 "problem": f"output {k}: {field} {got[field]} differs from the reference's {want[field]}",
             }
+    if got["blob"] < 0:
+        return {"ok": False, "problem": f"output {k}: no values were sent"}
     a, b = decode(got, blobs), decode(want, reference_blobs)
     tolerance = TOLERANCE.get(want["dtype"], 0.0)
     if a.dtype.kind != "f":

@@ -65,13 +65,17 @@ def dtype_name(tensor: torch.Tensor) -> str:
     return str(tensor.dtype).removeprefix("torch.")
 
 
-def encode(tensor: torch.Tensor, blobs: list[bytes]) -> dict[str, Any]:
-    """A raw record of ``tensor`` (its bytes appended to ``blobs``)."""
+def encode(tensor: torch.Tensor, blobs: list[bytes], *, data: bool = True) -> dict[str, Any]:
+    """A raw record of ``tensor``, its bytes appended to ``blobs`` (only its dtype, shape and
+    strides, with blob -1, when not ``data``: an output the harness will refuse anyway)."""
     name = dtype_name(tensor)
     if name not in ITEM_SIZE:
         raise TypeError(f"outputs of dtype {name} cannot be compared")
-    flat = tensor.detach().contiguous().cpu().reshape(-1)
-    if name == "bfloat16":
-        flat = flat.view(torch.int16)
-    blobs.append(flat.numpy().tobytes())
-    return {"dtype": name, "shape": list(tensor.shape), "strides": list(tensor.stride()), "blob": len(blobs) - 1}
+    record = {"dtype": name, "shape": list(tensor.shape), "strides": list(tensor.stride()), "blob": -1}
+    if data:
+        flat = tensor.detach().contiguous().cpu().reshape(-1)
+        if name == "bfloat16":
+            flat = flat.view(torch.int16)
+        blobs.append(flat.numpy().tobytes())
+        record["blob"] = len(blobs) - 1
+    return record

@@ -64,7 +64,8 @@ def _take(view: memoryview, offset: int) -> tuple[memoryview, int]:
 
 
 def check_record(record: Any, blobs: list[bytes]) -> dict[str, Any]:
-    """``record`` if it describes a tensor consistent with its blob; else `Malformed`."""
+    """``record`` if it describes a tensor consistent with its blob (blob -1: metadata only,
+    for an output whose dtype or shape is wrong); else `Malformed`."""
     if type(record) is not dict:
         raise Malformed("a tensor record is not an object")
     dtype, shape, strides, blob = (record.get(k) for k in ("dtype", "shape", "strides", "blob"))
@@ -76,8 +77,10 @@ def check_record(record: Any, blobs: list[bytes]) -> dict[str, Any]:
     assert isinstance(shape, list) and isinstance(strides, list)
     if len(shape) != len(strides) or any(v < 0 for v in shape):
         raise Malformed("shape and strides disagree")
-    if type(blob) is not int or not 0 <= blob < len(blobs):
+    if type(blob) is not int or not -1 <= blob < len(blobs):
         raise Malformed("the record names no blob")
+    if blob == -1:  # metadata only
+        return record
     count = 1
     for v in shape:
         count *= v

@@ -279,3 +279,34 @@ def test_speedup_interval_is_a_geometric_mean_with_a_t_interval() -> None:
     assert t_quantile(4) == pytest.approx(2.776) and t_quantile(100) < 2.0
     with pytest.raises(ValueError, match="no positive"):
         speedup_interval([0.0], [1.0])
+
+
+def test_task_shapes_fit_the_harness_channel() -> None:
+    """On a GPU a trial's outputs travel in one frame: each problem's stay well under the cap."""
+    import torch
+
+    from codegym.envs.triton_kernel import problem
+    from codegym.envs.triton_kernel.tasks import bundled
+    from codegym.executor.channel import MAX_FRAME
+
+    for task in bundled():
+        module = problem.load(task.metadata["problem"], small=False)
+        with torch.device("meta"):
+            model = module.Model(*module.get_init_inputs())
+            value = model(*module.get_inputs())
+        outputs = problem.outputs(value)
+        assert outputs is not None, task.id
+        size = sum(t.numel() * t.element_size() for t in outputs)
+        assert size <= MAX_FRAME // 2, (task.id, size)
+
+
+def test_an_output_of_the_wrong_shape_sends_no_values() -> None:
+    ref = np.zeros(3, dtype=np.float32)
+    ref_blobs: list[bytes] = []
+    want = [_record(ref, ref_blobs)]
+    metadata_only = {"dtype": "float32", "shape": [1 << 30], "strides": [1], "blob": -1}
+    assert wire.check_record(metadata_only, []) == metadata_only
+    result = harness.compare([metadata_only], [], want, ref_blobs)[0]
+    assert not result["ok"] and "shape" in result["problem"]
+    same = {"dtype": "float32", "shape": [3], "strides": [1], "blob": -1}
+    assert "no values" in harness.compare([same], [], want, ref_blobs)[0]["problem"]

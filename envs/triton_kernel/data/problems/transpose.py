@@ -14,8 +14,8 @@ class Model(nn.Module):
         return x.t().contiguous()
 
 
-M = 2048
-N = 4096
+M = 1024
+N = 2048
 cpu_shapes = {"M": 20, "N": 36}
 
 

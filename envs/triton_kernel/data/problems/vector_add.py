@@ -14,8 +14,8 @@ class Model(nn.Module):
         return a + b
 
 
-batch_size = 4096
-dim = 4096
+batch_size = 2048
+dim = 2048
 cpu_shapes = {"batch_size": 8, "dim": 100}
 
 
