@@ -284,9 +284,9 @@ def test_speedup_interval_is_a_geometric_mean_with_a_t_interval() -> None:
 def test_task_shapes_fit_the_harness_channel() -> None:
     """On a GPU a trial's outputs travel in one frame: each problem's stay well under the cap."""
     import torch
-
     from codegym.envs.triton_kernel import problem
     from codegym.envs.triton_kernel.tasks import bundled
+
     from codegym.executor.channel import MAX_FRAME
 
     for task in bundled():
