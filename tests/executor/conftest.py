@@ -11,7 +11,7 @@ import pytest
 
 from codegym.executor.base import Executor
 
-BACKENDS = ("local", "docker", "ray")
+BACKENDS = ("local", pytest.param("docker", marks=pytest.mark.docker), "ray")  # -m "not docker" skips docker
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

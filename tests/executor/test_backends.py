@@ -42,30 +42,31 @@ def verdicts(grades: list[codegym.Grade]) -> list[tuple[str, float, int]]:
     return [(g.status.value, g.pass_rate, len(g.tests)) for g in grades]
 
 
-@pytest.mark.parametrize("remote", ["docker_executor", "ray_executor"])
-def test_python_function_family_grades_as_on_local(remote: str, request: pytest.FixtureRequest, executor) -> None:
+@pytest.mark.parametrize("remote", [pytest.param("docker_executor", marks=pytest.mark.docker), "ray_executor"])
+def test_python_function_family_grades_as_on_local(remote: str, request: pytest.FixtureRequest, local_executor) -> None:
     submissions = humaneval_submissions()
     other: Executor = request.getfixturevalue(remote)
-    here = codegym.score(PY_ENV, submissions, tasks="humaneval", executor=executor)
+    here = codegym.score(PY_ENV, submissions, tasks="humaneval", executor=local_executor)
     there = codegym.score(PY_ENV, submissions, tasks="humaneval", executor=other)
     assert [g.status for g in there[:6]] == [Status.OK] * 6
     assert {g.status for g in there[6:12]} <= {Status.WA, Status.RE} and not any(g.passed for g in there[6:])
     assert verdicts(there) == verdicts(here)
 
 
-@pytest.mark.parametrize("remote", ["docker_executor", "ray_executor"])
-def test_stdio_program_family_grades_as_on_local(remote: str, request: pytest.FixtureRequest, executor) -> None:
+@pytest.mark.parametrize("remote", [pytest.param("docker_executor", marks=pytest.mark.docker), "ray_executor"])
+def test_stdio_program_family_grades_as_on_local(remote: str, request: pytest.FixtureRequest, local_executor) -> None:
     tasks = list(load_stdio_tasks("codegym-stdio"))[:5]
     submissions = [(t.id, t.reference or "") for t in tasks] + [(t.id, "print(42)") for t in tasks]
     submissions.append((tasks[0].id, "def broken(:\n"))
     other: Executor = request.getfixturevalue(remote)
-    here = codegym.score(STDIO_ENV, submissions, language="python", executor=executor)
+    here = codegym.score(STDIO_ENV, submissions, language="python", executor=local_executor)
     there = codegym.score(STDIO_ENV, submissions, language="python", executor=other)
     assert [g.status for g in there[:5]] == [Status.OK] * 5
     assert not any(g.passed for g in there[5:10]) and there[10].status == Status.CE
     assert verdicts(there) == verdicts(here)
 
 
+@pytest.mark.docker
 def test_gym_make_by_name_and_by_default(docker_daemon, monkeypatch: pytest.MonkeyPatch) -> None:
     try:
         env = gym.make(PY_ENV, executor="docker")
@@ -106,6 +107,7 @@ def test_importing_codegym_imports_neither_docker_nor_ray() -> None:
 # --- docker --------------------------------------------------------------------------
 
 
+@pytest.mark.docker
 def test_containers_are_confined(docker_executor) -> None:
     docker_executor.run(SLEEP)  # the pool is up
     containers = docker_executor.containers()
@@ -122,6 +124,7 @@ def test_containers_are_confined(docker_executor) -> None:
         assert container.labels["codegym.owner"] == docker_executor.owner
 
 
+@pytest.mark.docker
 @pytest.mark.parametrize("capability", ["SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL"])
 def test_each_added_capability_is_needed(docker_daemon, monkeypatch: pytest.MonkeyPatch, capability: str) -> None:
     """Without any one of the five, the per-job sandbox cannot be built or cleaned: no
@@ -141,6 +144,7 @@ def test_each_added_capability_is_needed(docker_daemon, monkeypatch: pytest.Monk
         assert not (step.ok and step.stdout == b"parent done\n"), step
 
 
+@pytest.mark.docker
 def test_image_is_reused_and_tagged_by_its_recipe(docker_daemon) -> None:
     from codegym.executor import images
 
@@ -154,6 +158,7 @@ def test_image_is_reused_and_tagged_by_its_recipe(docker_daemon) -> None:
         images.ensure(docker_daemon, changed, build=False)
 
 
+@pytest.mark.docker
 def test_close_removes_containers_and_the_reaper_removes_orphans(docker_daemon) -> None:
     from codegym.executor.docker import OWNER_LABEL, DockerExecutor, codegym_containers
 
@@ -172,6 +177,7 @@ def test_close_removes_containers_and_the_reaper_removes_orphans(docker_daemon) 
         assert second.run(SLEEP).steps[0].ok
 
 
+@pytest.mark.docker
 def test_a_crashed_owner_leaves_no_container(docker_daemon) -> None:
     from codegym.executor.docker import OWNER_LABEL, DockerExecutor, codegym_containers
 
@@ -189,6 +195,7 @@ def test_a_crashed_owner_leaves_no_container(docker_daemon) -> None:
         assert [c for c in codegym_containers(docker_daemon) if c.labels[OWNER_LABEL] == owner] == []
 
 
+@pytest.mark.docker
 def test_a_dead_daemon_is_a_sandbox_error() -> None:
     from codegym.executor.docker import DockerExecutor
 
@@ -196,6 +203,7 @@ def test_a_dead_daemon_is_a_sandbox_error() -> None:
         DockerExecutor(workers=1, base_url="unix:///nonexistent/docker.sock")
 
 
+@pytest.mark.docker
 def test_a_daemon_lost_mid_session_is_a_sandbox_error(docker_daemon) -> None:
     """The daemon goes away under a running executor and takes its containers along (what
     stopping dockerd does): the job is retried on fresh containers, none can be started, and
@@ -255,14 +263,14 @@ def test_ray_job_past_its_deadline_is_retried_on_a_restarted_actor(ray_executor)
         assert ex.actor_pids() != [actor] and ex.stats["retries"] == 1
 
 
-def test_ray_results_match_local(ray_executor, executor) -> None:
+def test_ray_results_match_local(ray_executor, local_executor) -> None:
     jobs = [
         Job(steps=(Step(argv=("python", "main.py"), stdin=b"3\n"),), files={"main.py": b"print(int(input()) * 2)"}),
         Job(steps=(Step(argv=("sh", "-c", "echo out; echo err >&2; exit 4")),)),
         Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": b"while True: pass"}, limits=Limits(cpu_s=1)),
     ]
     for job in jobs:
-        here, there = executor.run(job).steps[0], ray_executor.run(job).steps[0]
+        here, there = local_executor.run(job).steps[0], ray_executor.run(job).steps[0]
         assert (there.stdout, there.stderr, there.exit_code, there.signal, there.limit) == (
             here.stdout, here.stderr, here.exit_code, here.signal, here.limit,
         )  # fmt: skip
