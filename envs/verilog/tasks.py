@@ -58,7 +58,9 @@ def interface_block(ports: Iterable[Port]) -> str:
 def _prompt(spec: str, ports: tuple[Port, ...]) -> str:
     return (
         f"{spec.rstrip()}\n\nImplement it in Verilog or SystemVerilog as a module with exactly this "
-        f"interface (declare the ports as wire, reg or logic as you need):\n\n{interface_block(ports)}\n"
+        f"interface (declare the ports as wire, reg or logic as you need):\n\n{interface_block(ports)}\n\n"
+        "Write synthesizable RTL: system tasks that end the simulation or touch files, hierarchical "
+        "references and `include are rejected.\n"
     )
 
 

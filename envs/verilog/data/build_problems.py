@@ -710,18 +710,24 @@ endmodule""",
 )
 
 
-def main() -> None:
-    records = []
+def records() -> list[dict]:
+    """Every problem with its derived ports and seed, as ``problems.json`` stores them."""
+    out = []
     for record in P:
         ports = module_ports(record["reference"], "RefModule")
         seed = int(hashlib.sha256(record["id"].encode()).hexdigest()[:8], 16)
         stimulus = {"random": 100, **record["stimulus"], "seed": seed}
-        records.append({**record, "ports": [vars(p) for p in ports], "stimulus": stimulus})
-    ids = [r["id"] for r in records]
+        out.append({**record, "ports": [vars(p) for p in ports], "stimulus": stimulus})
+    ids = [r["id"] for r in out]
     if len(set(ids)) != len(ids):
         raise SystemExit("duplicate problem ids")
-    (HERE / "problems.json").write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(records)} problems to {HERE / 'problems.json'}")
+    return out
+
+
+def main() -> None:
+    built = records()
+    (HERE / "problems.json").write_text(json.dumps(built, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {len(built)} problems to {HERE / 'problems.json'}")
 
 
 if __name__ == "__main__":

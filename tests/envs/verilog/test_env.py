@@ -168,3 +168,13 @@ def test_unknown_task_source_is_refused() -> None:
         VerilogEnv(str(Path(__file__)))
     with pytest.raises(ValueError, match="lint must be"):
         VerilogEnv(lint="sometimes")  # type: ignore[arg-type]
+
+
+def test_problems_json_is_what_the_build_script_writes() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_problems", DATA / "build_problems.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.records() == RECORDS
