@@ -68,6 +68,11 @@ class TritonKernelEnv(CodeEnv):
     ``mode="single"``: after one submission; ``mode="refine"``: when correct (truncated only
     by ``max_episode_steps``).
 
+    ## Limits
+    ``limits`` bound each run (reference and submission alike); by default 60 s CPU, 90 s
+    wall, 2 GiB on the CPU, and 300 s, 300 s, 16 GiB on a GPU (CUDA's libraries and triton's
+    launcher build count against them).
+
     ## Registered configurations
     ``codegym/TritonKernel-v0`` with ``tasks="codegym-triton"`` (the bundled problems), or a
     folder of KernelBench problem files.
@@ -93,6 +98,8 @@ class TritonKernelEnv(CodeEnv):
         timing: Time reference and submission on a GPU (default: when ``reward`` needs it).
         static_checks: Refuse forbidden source constructs before running (only turned off to
             test the run-time checks alone).
+        executor: The family's own `TritonExecutor` by default (shared in the process); an
+            `Executor` given here must provide torch and triton in its sandbox.
     """
 
     family: ClassVar[str] = "TritonKernel"
@@ -153,13 +160,19 @@ class TritonKernelEnv(CodeEnv):
     # --- hooks ---------------------------------------------------------------------------
 
     def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
-        findings = integrity.check(code) if self.static_checks else []
-        if findings:
+        findings = self.findings(code)
+        if findings:  # refused before anything runs
             return grader.static_grade(task, findings), None
         return super().evaluate(task, code)
 
+    def findings(self, code: str) -> list[integrity.Finding]:
+        """What the static checks refuse in ``code`` (nothing when they are off)."""
+        return integrity.check(code) if self.static_checks else []
+
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         limits = limits or self.limits_for(task)
+        if self.findings(code):  # `grade` refuses it: run nothing of it (batch scoring calls this)
+            return Job(steps=(Step(argv=("true",)),), limits=limits)
         header, blobs = self.reference_outputs(task)
         plan = {**self._plan(task), "output_specs": [[{"dtype": r["dtype"], "shape": r["shape"]} for r in t]
                                                      for t in header["trials"]]}  # fmt: skip
@@ -173,6 +186,9 @@ class TritonKernelEnv(CodeEnv):
         )
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
+        findings = self.findings(code)
+        if findings:
+            return grader.static_grade(task, findings)
         return grader.grade(task, result)
 
     def reward(self, grade: Grade) -> float:

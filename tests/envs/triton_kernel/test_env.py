@@ -310,3 +310,16 @@ def test_an_output_of_the_wrong_shape_sends_no_values() -> None:
     assert not result["ok"] and "shape" in result["problem"]
     same = {"dtype": "float32", "shape": [3], "strides": [1], "blob": -1}
     assert "no values" in harness.compare([same], [], want, ref_blobs)[0]["problem"]
+
+
+def test_batch_scoring_grades_like_step() -> None:
+    import codegym
+
+    from .test_attacks import STATIC_CHEATS
+
+    cheat = STATIC_CHEATS["patch-torch"][0]
+    wrong = CORRECT.replace("+ tl.load(b_ptr", "- tl.load(b_ptr")
+    grades = codegym.score(
+        "codegym/TritonKernel-v0", [(TASK, CORRECT), (TASK, cheat), (TASK, wrong), (TASK, CORRECT)], device="cpu"
+    )
+    assert [g.status for g in grades] == [Status.OK, Status.HACK, Status.WA, Status.OK]
