@@ -187,6 +187,8 @@ class VerilogEnv(CodeEnv):
             raise SandboxError(f"the reference of {task.id} did not compile and run cleanly:\n{output}")
         nonce = grader.nonce_of(simulate) or ""
         report = grader.external_report(grader.tagged_lines(simulate.stdout, nonce))
+        if grader.imitations(simulate.stdout, nonce):  # every design would be flagged HACK
+            raise SandboxError(f"the testbench of {task.id} prints report lines its tag does not cover")
         if not report.complete or sum(report.errors.values()) or report.timeout:
             raise SandboxError(f"the reference of {task.id} does not pass its own testbench: {report}")
         return dict(report.samples)

@@ -10,7 +10,8 @@ from codegym.envs.verilog.env import VerilogEnv
 from codegym.envs.verilog.gate import GateReport, Port
 from codegym.envs.verilog.tasks import load_tasks
 
-from codegym.error import TaskFormatError
+from codegym.error import SandboxError, TaskFormatError
+from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
 
 from .conftest import VERILOG_EVAL
@@ -96,3 +97,14 @@ def test_a_folder_with_a_missing_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(TaskFormatError, match=r"no \*_prompt\.txt"):
         load_tasks(tmp_path / "empty")
+
+
+def test_a_testbench_printing_untagged_report_lines_is_refused(tmp_path: Path, executor: LocalExecutor) -> None:
+    for suffix in ("prompt.txt", "ref.sv", "test.sv"):
+        text = (VERILOG_EVAL / f"Prob001_and4_{suffix}").read_text()
+        if suffix == "test.sv":  # a report split over two lines: the second would carry no tag
+            text = text.replace('$display("Mismatches: %1d', '$display("Done.\\nMismatches: %1d')
+        (tmp_path / f"Prob001_and4_{suffix}").write_text(text)
+    env = VerilogEnv(tmp_path, executor=executor, lint="never")
+    with pytest.raises(SandboxError, match="prints report lines its tag does not cover"):
+        env.expected_samples(env.tasks.get(AND4))
