@@ -13,7 +13,8 @@ SystemVerilog front end, fast enough to run on every step):
   plusargs, or draws from the simulator's shared random generator is an attack on the
   testbench (`HACK`); anything else is unsupported here (`CE`). Plain ``$display`` is
   allowed: the verdict is read only from lines tagged with a nonce the design cannot know,
-  so what a design prints never counts either way.
+  so what a design prints never makes it pass (and a printed line imitating the report is
+  flagged `HACK` by the grader).
 * Constructs: ``bind``, DPI, ``defparam``, ``force``/``release``, ``$root``, and declaring a
   module (or package, primitive) named like one of the harness's (``RefModule``, ``tb``, ...)
   are `HACK`; classes, programs, interfaces, checkers and configs are `CE` (not needed for
@@ -28,6 +29,9 @@ SystemVerilog front end, fast enough to run on every step):
   input, so this is defence in depth.)
 * Interface: ``TopModule`` must have exactly the task's ports (names, directions, widths);
   otherwise `CE` with an "interface mismatch" diagnostic per difference.
+* Resources: the source is capped at `MAX_SOURCE_BYTES`; slang's own limits (nesting depth,
+  generate and constant-evaluation steps, type sizes, recursive instantiation) turn
+  elaboration bombs into `CE` in milliseconds.
 """
 
 from __future__ import annotations
