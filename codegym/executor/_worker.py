@@ -311,6 +311,7 @@ class Supervisor:
         if step.channel:
             assert job.harness is not None
             os.set_blocking(to_submission_w, False)
+            os.set_blocking(to_harness_r, False)
             channel = _SupervisedChannel(to_harness_r, to_submission_w, pump)
             try:
                 harness[0] = _call_harness(job.harness, channel)

@@ -35,6 +35,10 @@ class Channel:
         self.read_fd = read_fd
         self.write_fd = write_fd
         self.max_frame = max_frame
+        self._buffer = bytearray()  # bytes read past the frame last returned
+        # A non-blocking read end is read first and waited on only when empty: a reply that
+        # is already there (and a body that came with its header) costs one read.
+        self._read_first = not os.get_blocking(read_fd)
 
     def send(self, data: bytes) -> None:
         """Write one frame; raises `ChannelClosed` if the reader is gone."""
@@ -51,10 +55,10 @@ class Channel:
     def recv(self, timeout: float | None = None) -> bytes:
         """Read one frame, waiting at most ``timeout`` seconds (forever when None)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        (size,) = _HEADER.unpack(self._read_exact(_HEADER.size, deadline))
+        (size,) = _HEADER.unpack(self._take(_HEADER.size, deadline))
         if size > self.max_frame:
             raise ChannelViolation(f"frame of {size} bytes exceeds the {self.max_frame}-byte cap")
-        return self._read_exact(size, deadline)
+        return self._take(size, deadline)
 
     def _wait(self, fd: int, *, writable: bool, deadline: float | None) -> bool:
         """Block until ``fd`` is ready or ``deadline`` passes; False on timeout.
@@ -70,15 +74,28 @@ class Channel:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def _read_exact(self, size: int, deadline: float | None) -> bytes:
-        chunks: list[bytes] = []
-        remaining = size
-        while remaining:
-            if deadline is not None and not self._wait(self.read_fd, writable=False, deadline=deadline):
-                raise ChannelTimeout(f"no reply within the deadline ({remaining} bytes missing)")
-            chunk = os.read(self.read_fd, min(remaining, 1 << 20))
+    def _take(self, size: int, deadline: float | None) -> bytes:
+        """The next ``size`` bytes, reading as needed."""
+        while len(self._buffer) < size:
+            self._fill(size - len(self._buffer), deadline)
+        data = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return data
+
+    def _fill(self, missing: int, deadline: float | None) -> None:
+        waited = False
+        while True:
+            must_wait = (waited or not self._read_first) and deadline is not None
+            if must_wait and not self._wait(self.read_fd, writable=False, deadline=deadline):
+                raise ChannelTimeout(f"no reply within the deadline ({missing} bytes missing)")
+            try:
+                chunk = os.read(self.read_fd, min(max(missing, 1 << 16), 1 << 20))
+            except BlockingIOError:
+                if deadline is None:
+                    self._wait(self.read_fd, writable=False, deadline=None)
+                waited = True
+                continue
             if not chunk:
                 raise ChannelClosed("the other end closed the channel")
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
+            self._buffer += chunk
+            return
