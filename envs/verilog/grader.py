@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from codegym.envs.verilog.gate import GateReport
-from codegym.envs.verilog.runner import COMPILED
+from codegym.envs.verilog.runner import COMPILED, MISSING
 from codegym.envs.verilog.testbench import NONCE_PLUSARG, PHASES, Bench
 
+from codegym.error import SandboxError
 from codegym.executor import RunResult, StepResult
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
 
@@ -213,6 +214,8 @@ def grade(
         None,
         simulate.wall_s,
     )
+    if exit_status == MISSING:
+        raise SandboxError(f"the Verilog toolchain is missing in the sandbox: {compiler_output.strip()}")
     diagnostics = (*gate.diagnostics, *parse_iverilog(compiler_output), *lint)
     resources = _resources(simulate, compile_s)
     if exit_status != "0":

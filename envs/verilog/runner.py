@@ -7,6 +7,8 @@ a warm worker (the module is preloaded, so the step costs a fork, not an interpr
    last) into ``sim.vvp``, under the compile time-out. Its output is written to stderr,
    followed by the line ``@@codegym-compiled@@ <exit status> <seconds>``; nothing of the
    design has run yet, so the design cannot forge that line (the grader reads the first one).
+   The status is ``missing`` when ``iverilog`` or ``vvp`` cannot be found: an infrastructure
+   fault, which the grader raises as such.
 2. The image is opened as stdin and every file of the work dir is deleted.
 3. This process becomes ``vvp``, reading the image from stdin: the simulation runs with an
    empty folder, with the nonce as a plusarg only the testbench reads.
@@ -18,6 +20,7 @@ sandbox's per-step cost on a small problem.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +29,7 @@ IVERILOG = ("iverilog", "-g2012", "-Wimplicit", "-Winfloop", "-Wportbind", "-o",
             "tb.sv", "solution.sv")  # fmt: skip
 COMPILED = "@@codegym-compiled@@"
 COMPILE_FAILED = 97
+MISSING = "missing"
 FILES = ("tb.sv", "solution.sv", "sim.vvp")
 MAX_COMPILER_OUTPUT = 64 << 10
 
@@ -38,6 +42,10 @@ def main() -> None:
         status, output = str(done.returncode), done.stderr + done.stdout
     except subprocess.TimeoutExpired as e:
         status, output = "timeout", (e.stderr or b"") + (e.stdout or b"")
+    except OSError as e:  # the toolchain is missing: an infrastructure fault, never the design's
+        status, output = MISSING, str(e).encode()
+    if status == "0" and shutil.which("vvp") is None:
+        status, output = MISSING, b"vvp is not on the sandbox's PATH"
     seconds = time.monotonic() - started
     os.write(2, output[:MAX_COMPILER_OUTPUT] + f"\n{COMPILED} {status} {seconds:.6f}\n".encode())
     if status != "0":

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from codegym.envs.verilog import grader
 from codegym.envs.verilog.gate import GateReport, Port
 from codegym.envs.verilog.runner import COMPILED
 from codegym.envs.verilog.testbench import Stimulus, build
 
+from codegym.error import SandboxError
 from codegym.executor import RunResult, StepResult
 from codegym.grade import Diagnostic, Status
 
@@ -118,3 +120,9 @@ def test_external_reports_parse() -> None:
     assert parsed.complete and parsed.samples == {"all": 20} and parsed.errors == {"all": 3}
     assert [(t.name, t.passed) for t in parsed.outcomes] == [("out", False), ("z", True)]
     assert not grader.external_report(lines[:2]).complete
+
+
+def test_a_missing_toolchain_is_an_infrastructure_error() -> None:
+    stderr = b"[Errno 2] No such file or directory: 'iverilog'\n" + f"{COMPILED} missing 0.0\n".encode()
+    with pytest.raises(SandboxError, match="toolchain is missing"):
+        judge(run("", stderr=stderr, exit_code=97))
