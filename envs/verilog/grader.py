@@ -208,23 +208,11 @@ def grade(
         assert gate.status is not None
         return _failed(gate.status, gate.message, gate.diagnostics)
     simulate = result.steps[-1]
-    compiled = compile_report(simulate.stderr)
-    compiler_output, exit_status, compile_s = compiled or (
-        simulate.stderr.decode(errors="replace"),
-        None,
-        simulate.wall_s,
-    )
-    if exit_status == MISSING:
-        raise SandboxError(f"the Verilog toolchain is missing in the sandbox: {compiler_output.strip()}")
+    compiler_output, compile_failure, compile_s = _compile_outcome(simulate)
     diagnostics = (*gate.diagnostics, *parse_iverilog(compiler_output), *lint)
     resources = _resources(simulate, compile_s)
-    if exit_status != "0":
-        reason = (
-            "iverilog rejected the design"
-            if compiled and exit_status != "timeout"
-            else "the compiler exceeded its limits"
-        )
-        return _failed(Status.CE, reason, diagnostics, resources)
+    if compile_failure is not None:
+        return _failed(Status.CE, compile_failure, diagnostics, resources)
     nonce = nonce_of(simulate)
     lines = tagged_lines(simulate.stdout, nonce) if nonce else []
     report = bundled_report(lines, bench) if bench is not None else external_report(lines)
@@ -234,6 +222,19 @@ def grade(
     if status is not None:
         return _failed(status, message, diagnostics, resources, report.outcomes)
     return _judged(report, diagnostics, resources)
+
+
+def _compile_outcome(step: StepResult) -> tuple[str, str | None, float]:
+    """The compiler's output, why the compile failed (None: it succeeded), and its seconds."""
+    compiled = compile_report(step.stderr)
+    if compiled is None:  # the step's limits stopped the compile before it reported
+        return step.stderr.decode(errors="replace"), "the compiler exceeded its limits", step.wall_s
+    output, exit_status, seconds = compiled
+    if exit_status == MISSING:
+        raise SandboxError(f"the Verilog toolchain is missing in the sandbox: {output.strip()}")
+    if exit_status == "timeout":
+        return output, "the compiler exceeded its limits", seconds
+    return output, None if exit_status == "0" else "iverilog rejected the design", seconds
 
 
 def _run_status(step: StepResult, report: Report, expected: Mapping[str, int] | None) -> tuple[Status | None, str]:
