@@ -148,7 +148,7 @@ def _elaborate(pyslang: Any, code: str, interface: tuple[Port, ...], harness: fr
     diagnostics = _slang_diagnostics(pyslang, compilation, source_manager)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
-        hack = [d for d in errors if _names_harness(d.message, harness)]
+        hack = [d for d in errors if d.code in _LOOKUP_FAILURES and _names_harness(d.message, harness)]
         if hack:
             return _reject(Status.HACK, f"the design reaches into the testbench: {hack[0].message}", diagnostics)
         return _reject(Status.CE, f"{len(errors)} error(s) in the design", diagnostics)
@@ -190,6 +190,13 @@ def declared_modules(source: str) -> frozenset[str]:
 
 def _reject(status: Status, message: str, diagnostics: Iterable[Diagnostic]) -> GateReport:
     return GateReport(status, message, tuple(diagnostics))
+
+
+# Name look-ups that fail when the design reaches for something of the testbench's.
+_LOOKUP_FAILURES = frozenset(
+    {"UndeclaredIdentifier", "UnknownModule", "CouldNotResolveHierarchicalPath", "UnknownPackage",
+     "UnknownClassOrPackage", "UnknownPrimitive", "UnknownInterface"}
+)  # fmt: skip
 
 
 def _names_harness(message: str, harness: frozenset[str]) -> bool:

@@ -131,3 +131,9 @@ def test_import_codegym_does_not_import_pyslang() -> None:
     code = "import sys, codegym, gymnasium; gymnasium.spec('codegym/Verilog-v0'); print('pyslang' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"
+
+
+def test_a_harness_name_in_an_unrelated_error_is_only_ce() -> None:
+    own = GOOD.replace("endmodule", "  wire [7:0] tb = 0;\n  wire w = tb.bit;\nendmodule")
+    assert gate(own).status is Status.CE  # the design's own signal named tb: a mistake, not an attack
+    assert gate(GOOD.replace("q <= d", "q <= tb.d")).status is Status.HACK
