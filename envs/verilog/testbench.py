@@ -4,8 +4,8 @@ A generated testbench drives ``RefModule`` and ``TopModule`` with the same vecto
 ones, then seeded random ones; a reset phase first for clocked designs), each through its own
 copy of every input so nothing the design does to its inputs reaches the reference, and
 compares every output with ``!==`` (an ``x`` or ``z`` where the reference has a value is a
-mismatch). The vectors are one constant inside the testbench, so the simulation needs no
-file. At the end it prints one line per phase and per (output, phase), each tagged
+mismatch). The vectors are constants in the testbench's code (one ``apply`` call each), so
+the simulation needs no file. At the end it prints one line per phase and per (output, phase), each tagged
 ``@@<nonce>@@``, where the nonce comes from a ``+codegym_nonce=`` plusarg of that run: the
 design cannot read plusargs (the gate forbids it), so it cannot print a line the grader
 would read.
