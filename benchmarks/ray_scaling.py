@@ -1,11 +1,12 @@
 """Ray backend scaling: throughput with two local workers (actors) against one.
 
-    python benchmarks/ray_scaling.py [--jobs 16] [--cpu-s 0.5]
+    python benchmarks/ray_scaling.py [--jobs 16] [--cpu-s 0.5] [--rounds 2]
 
 Starts a local Ray cluster (2 CPUs, no dashboard, bound to 127.0.0.1), then runs the same
 batch of CPU-bound jobs (each spins for ``--cpu-s`` seconds in the sandbox) through a
 RayExecutor with one actor and through one with two, each holding a one-worker local backend.
-Prints jobs per second of each and the speed-up (goal: at least 1.7x). The speed-up is bounded
+The two alternate for ``--rounds`` rounds; prints the best jobs per second of each and the
+speed-up (goal: at least 1.7x). The speed-up is bounded
 by the free cores: on a machine that others are using, it is lower.
 """
 
@@ -41,13 +42,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=16)
     parser.add_argument("--cpu-s", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     ray.init(**LOCAL_CLUSTER)
-    try:
-        one = throughput(1, args.jobs, args.cpu_s)
-        two = throughput(2, args.jobs, args.cpu_s)
+    try:  # alternate, and keep each one's best round: others' load on the machine comes in bursts
+        rounds = [
+            (throughput(1, args.jobs, args.cpu_s), throughput(2, args.jobs, args.cpu_s)) for _ in range(args.rounds)
+        ]
     finally:
         ray.shutdown()
+    one, two = max(r[0] for r in rounds), max(r[1] for r in rounds)
     print(f"1 worker : {one:6.2f} jobs/s")
     print(f"2 workers: {two:6.2f} jobs/s")
     print(f"speed-up 2 vs 1: {two / one:.2f}x (goal >= 1.7x)")
