@@ -178,6 +178,21 @@ def test_close_removes_containers_and_the_reaper_removes_orphans(docker_daemon) 
 
 
 @pytest.mark.docker
+def test_interpreter_exit_removes_containers(docker_daemon) -> None:
+    from codegym.executor.docker import OWNER_LABEL, codegym_containers
+
+    script = (
+        "from codegym.executor.docker import DockerExecutor\nfrom codegym.executor import Job, Step\n"
+        "ex = DockerExecutor(workers=1)\nex.run(Job(steps=(Step(argv=('true',)),)))\n"
+        "print(ex.owner, len(ex.containers()), flush=True)\n"  # and exit without close()
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    owner, running = done.stdout.split()
+    assert running == "1"
+    assert [c for c in codegym_containers(docker_daemon) if c.labels[OWNER_LABEL] == owner] == []
+
+
+@pytest.mark.docker
 def test_a_crashed_owner_leaves_no_container(docker_daemon) -> None:
     from codegym.executor.docker import OWNER_LABEL, DockerExecutor, codegym_containers
 
