@@ -11,6 +11,7 @@ run, time reference and submission in alternating pairs.
 
 from __future__ import annotations
 
+import gc
 import linecache
 import os
 import sys
@@ -159,6 +160,7 @@ class Runner:
                 value = model(*inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
+            gc.collect()  # finalizers the forward left behind run now, observed, not later
         except guard.Violation as e:
             raise Report(kind="hack", check=e.check, message=str(e), trial=index) from None
         except aot.KernelCompileError as e:

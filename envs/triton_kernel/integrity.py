@@ -2,12 +2,16 @@
 
 The first line of defence; `guard` checks again at run time. A kernel submission needs
 torch (to allocate), triton and triton.language (to write kernels) and a few pure helpers;
-it needs no reflection. So: imports come from an allow-list; no private or dunder
-attributes (bar ``__init__``); none of the builtins that reach around the language (getattr,
-eval, open, globals, ...); no assignment to an attribute of an imported module (patching
-torch, triton or a timer); none of the torch and triton APIs that compute without a Triton
-kernel (torch.compile, torch.ops, torch.library), run concurrently (CUDA streams and
-graphs) or time things (triton.testing).
+it needs no reflection. So: imports come from an allow-list, and modules other modules expose
+as attributes (``torch.os``) are as forbidden; no private or dunder attributes or dunder
+methods (bar ``__init__``); no frame or traceback attributes; none of the builtins that
+reach around the language (getattr, eval, open, globals, ...); no assignment to an attribute
+of an imported module (patching torch, triton or a timer); none of the torch and triton APIs
+that compute without a Triton kernel (torch.compile, torch.ops, torch.library), load code
+(torch.load), run concurrently (CUDA streams and graphs) or time things (triton.testing).
+
+Static checks of Python are a filter, not a wall: the wall is the process boundary (the
+outputs are judged by the harness, the reference runs in its own job).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import ast
 from dataclasses import dataclass
 
 ALLOWED_IMPORTS = frozenset(
-    {"__future__", "math", "typing", "functools", "itertools", "dataclasses", "operator", "torch", "torch.nn",
+    {"__future__", "math", "typing", "functools", "itertools", "dataclasses", "torch", "torch.nn",
      "torch.nn.functional", "triton", "triton.language"}
 )  # fmt: skip
 ALLOWED_IMPORT_PREFIXES = ("triton.language.",)
@@ -45,6 +49,8 @@ FORBIDDEN_BUILTINS = frozenset(
 )
 ALLOWED_DUNDERS = frozenset({"__init__"})
 FORBIDDEN_ATTRIBUTES = frozenset(
+    # computing outside Triton, launch hooks, and the frame and traceback attributes that
+    # lead to other code's globals (the guard's among them)
     [
         "numpy",
         "tolist",
@@ -55,6 +61,60 @@ FORBIDDEN_ATTRIBUTES = frozenset(
         "frombuffer",
         "add_pre_run_hook",
         "pre_run_hooks",
+        "f_back",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "f_code",
+        "gi_frame",
+        "gi_code",
+        "cr_frame",
+        "ag_frame",
+        "tb_frame",
+        "tb_next",
+        "get_type_hints",
+    ]
+)
+# Modules that other modules import and so expose as attributes (``torch.os``, ``x.sys``):
+# reaching one through an attribute is as forbidden as importing it.
+FORBIDDEN_MODULE_ATTRIBUTES = frozenset(
+    [
+        "os",
+        "sys",
+        "inspect",
+        "gc",
+        "ctypes",
+        "builtins",
+        "importlib",
+        "subprocess",
+        "threading",
+        "multiprocessing",
+        "socket",
+        "signal",
+        "types",
+        "weakref",
+        "pickle",
+        "marshal",
+        "shutil",
+        "pathlib",
+        "tempfile",
+        "linecache",
+        "traceback",
+        "atexit",
+        "time",
+        "posix",
+        "runpy",
+        "codecs",
+        "mmap",
+        "resource",
+        "concurrent",
+        "asyncio",
+        "sysconfig",
+        "site",
+        "platform",
+        "pty",
+        "fcntl",
+        "operator",
     ]
 )
 FORBIDDEN_QUALIFIED = (
@@ -63,6 +123,8 @@ FORBIDDEN_QUALIFIED = (
     "torch.cuda.stream", "torch.cuda.set_stream", "torch.cuda.ExternalStream", "torch.cuda.graph",
     "torch.cuda.CUDAGraph", "torch.cuda.Event", "torch.cuda.streams", "torch.cuda.graphs", "torch.Stream",
     "torch.set_", "torch.manual_seed", "torch.random", "torch.from_numpy", "torch.frombuffer", "torch.autograd",
+    "torch.load", "torch.save", "torch.hub", "torch.package", "torch.serialization", "torch.classes",
+    "typing.get_type_hints", "typing.ForwardRef",
     "triton.testing", "triton.runtime", "triton.compiler", "triton.knobs", "triton.compile", "triton.backends",
 )  # fmt: skip
 
@@ -86,7 +148,7 @@ def check(source: str) -> list[Finding]:
     aliases = _aliases(tree)
     findings: list[Finding] = []
     for node in ast.walk(tree):
-        findings += _imports(node) + _names(node) + _attributes(node, aliases)
+        findings += _imports(node) + _names(node) + _attributes(node, aliases) + _definitions(node)
     return sorted(set(findings), key=lambda f: (f.line or 0, f.check, f.message))
 
 
@@ -130,6 +192,15 @@ def _imports(node: ast.AST) -> list[Finding]:
     return []
 
 
+def _definitions(node: ast.AST) -> list[Finding]:
+    """Dunder methods other than ``__init__`` (``__del__`` would run after the forward,
+    unobserved; ``__reduce__``, ``__torch_function__`` and friends hook into torch)."""
+    is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if is_def and node.name.startswith("__") and node.name not in ALLOWED_DUNDERS:
+        return [Finding("dunder", f"defining {node.name} is not allowed", node.lineno)]
+    return []
+
+
 def _names(node: ast.AST) -> list[Finding]:
     if isinstance(node, ast.Name) and node.id in FORBIDDEN_BUILTINS:
         return [Finding("builtin", f"the builtin {node.id}() is not allowed", node.lineno)]
@@ -147,7 +218,9 @@ def _attributes(node: ast.AST, aliases: dict[str, str]) -> list[Finding]:
     if name.startswith("_") and name not in ALLOWED_DUNDERS:
         found.append(Finding("private", f"the attribute .{name} is not allowed (private or dunder)", line))
     if name in FORBIDDEN_ATTRIBUTES:
-        found.append(Finding("forbidden_api", f".{name} is not allowed: compute inside Triton kernels", line))
+        found.append(Finding("forbidden_api", f".{name} is not allowed", line))
+    if name in FORBIDDEN_MODULE_ATTRIBUTES:
+        found.append(Finding("import", f".{name} reaches a module that may not be imported", line))
     qualified = _qualified(node, aliases)
     if qualified is not None:
         if _forbidden_qualified(qualified):

@@ -116,6 +116,14 @@ STATIC_CHEATS = {
     ),
     "read-a-file": (CORRECT.replace("return out", "open('/sandbox/x', 'w')\n        return out"), "builtin"),
     "launch-hook": (CORRECT + "\nadd_kernel.add_pre_run_hook(lambda *args, **kwargs: None)\n", "forbidden_api"),
+    "module-through-an-attribute": (CORRECT + "\ntorch.os.system('true')\n", "import"),
+    "operator-attrgetter": ("import operator\n" + CORRECT, "import"),
+    "finalizer": (
+        CORRECT.replace("class ModelNew", "class Late:\n    def __del__(self):\n        pass\n\n\nclass ModelNew"),
+        "dunder",
+    ),
+    "frame-walk": (CORRECT.replace("return out", "return (lambda: (yield))().gi_frame and out"), "forbidden_api"),
+    "load-pickled-code": (CORRECT.replace("return out", "torch.load('x')\n        return out"), "forbidden_api"),
     "compute-in-python": (
         CORRECT.replace("return out", "return torch.tensor([v + w for v, w in zip(a.tolist(), b.tolist())])"),
         "forbidden_api",
@@ -136,6 +144,16 @@ UNCHECKED_CHEATS = {
         "patched",
     ),
     "launch-hook": (CORRECT + "\nadd_kernel.add_pre_run_hook(lambda *args, **kwargs: None)\n", "launch_hooks"),
+    "finalizer-computes-after-the-forward": (
+        model(
+            f"out = torch.empty_like(a)\nscratch = torch.empty_like(a)\n{LAUNCH.replace('out,', 'scratch,')}\nLate(out, a, b)\nreturn out"
+        ).replace(
+            "class ModelNew",
+            "class Late:\n    def __init__(self, out, a, b):\n        self.out, self.a, self.b, self.me = out, a, b, self\n\n"
+            "    def __del__(self):\n        self.out.copy_(self.a + self.b)\n\n\nclass ModelNew",
+        ),
+        "torch_ops",
+    ),
     "extra-thread": (
         model(
             f"out = torch.empty_like(a)\n{LAUNCH}\nimport threading\nthreading.Thread(target=lambda: __import__('time').sleep(5), daemon=True).start()\nreturn out"
