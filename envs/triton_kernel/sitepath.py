@@ -32,3 +32,6 @@ tempfile.tempdir = "/tmp"
 # torch._dynamo's import makes inductor's cache dir: point it at one that exists (a step's
 # environment is its own, set by the env).
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", "/tmp")
+# No thread pools in a process that forks: numpy's OpenBLAS would start one at import.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
