@@ -31,8 +31,10 @@ and forward signature, whose forward computes the same outputs with custom Trito
 
 Rules: ModelNew's forward must launch Triton kernels (@triton.jit) that do the arithmetic; outside \
 a kernel PyTorch may only allocate, reshape, view and copy tensors. Return outputs of the same shape, \
-dtype and memory layout as the model's; never return or write into an input. Imports: torch, \
-torch.nn, triton, triton.language, math, typing, functools, itertools, dataclasses, operator. \
+dtype and memory layout as the model's, in fresh tensors: never return or write into an input, \
+and never return a tensor an earlier call returned. Imports: torch, torch.nn, triton, \
+triton.language, math, typing, functools, itertools, dataclasses; no reflection, no dunder \
+attributes or methods other than __init__. \
 Parameters are created after seeding the RNG exactly as Model creates them, so build the same \
 layers in the same order. Outputs are compared with atol = rtol = 1e-4 (float32) or 1e-2 \
 (float16, bfloat16) on several seeded inputs. Answer with the complete Python file.
