@@ -7,6 +7,9 @@ tests show separately (defence in depth). Crashes and wrong answers are containe
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import pytest
 from codegym.envs.triton_kernel.env import TritonKernelEnv
 
@@ -226,3 +229,14 @@ def test_unwritten_outputs_read_as_wrong_not_as_lucky_memory(cpu_env: TritonKern
     grade = info["grade"]
     assert grade.status is Status.WA, observation["feedback"]
     assert "max abs error" in observation["feedback"] and reward == 0.0
+
+
+def test_a_hung_forward_is_stopped_at_its_limit(make_env) -> None:
+    from codegym.envs.triton_kernel.env import DEFAULT_LIMITS
+
+    env = make_env(limits=dataclasses.replace(DEFAULT_LIMITS, cpu_s=2.0, wall_s=4.0))
+    spin = CORRECT.replace("return out", "while True:\n            pass")
+    started = time.monotonic()
+    reward, observation, info = submit(env, TASK, spin)
+    assert info["grade"].status is Status.TLE and reward == 0.0
+    assert time.monotonic() - started < 4.0 + 5.0
