@@ -275,9 +275,13 @@ class TritonKernelEnv(CodeEnv):
 
 
 def _resolve_device(device: str) -> str:
+    visible = os.path.exists("/dev/nvidiactl")
+    if device == "cuda" and not visible:
+        raise ValueError("device='cuda' needs an NVIDIA GPU, and this machine shows none (no /dev/nvidiactl); "
+                         "use device='cpu' (Triton's interpreter) or 'auto'")  # fmt: skip
     if device != "auto":
         return device
-    if not os.path.exists("/dev/nvidiactl"):
+    if not visible:
         return "cpu"
     import torch
 

@@ -163,6 +163,13 @@ def test_bad_arguments_are_refused(make_env) -> None:
         make_env(executor="docker")
 
 
+@pytest.mark.skipif(Path("/dev/nvidiactl").exists(), reason="this machine has an NVIDIA GPU")
+def test_asking_for_a_gpu_where_there_is_none_says_so(make_env) -> None:
+    with pytest.raises(ValueError, match="needs an NVIDIA GPU"):
+        make_env(device="cuda")
+    assert make_env(device="auto").device == "cpu"
+
+
 # --- the pure parts -------------------------------------------------------------------------
 
 
