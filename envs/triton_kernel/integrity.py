@@ -147,9 +147,38 @@ def check(source: str) -> list[Finding]:
         return []
     aliases = _aliases(tree)
     findings: list[Finding] = []
-    for node in ast.walk(tree):
+    for node in _checked_nodes(tree):
         findings += _imports(node) + _names(node) + _attributes(node, aliases) + _definitions(node)
     return sorted(set(findings), key=lambda f: (f.line or 0, f.check, f.message))
+
+
+def _checked_nodes(tree: ast.Module) -> list[ast.AST]:
+    """Every node, except the bodies of top-level ``if __name__ == "__main__":`` blocks: the
+    submission is imported as ``solution``, so they never run (and ``__name__`` may only be
+    read), while answers often carry a small self-test there."""
+    skipped = {id(s) for node in tree.body if _is_main_guard(node) for s in node.body}  # type: ignore[attr-defined]
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if id(node) in skipped:
+            continue
+        found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 def _aliases(tree: ast.Module) -> dict[str, str]:
@@ -204,7 +233,8 @@ def _definitions(node: ast.AST) -> list[Finding]:
 def _names(node: ast.AST) -> list[Finding]:
     if isinstance(node, ast.Name) and node.id in FORBIDDEN_BUILTINS:
         return [Finding("builtin", f"the builtin {node.id}() is not allowed", node.lineno)]
-    if isinstance(node, ast.Name) and node.id.startswith("__") and node.id not in ("__name__",):
+    readable = isinstance(node, ast.Name) and node.id == "__name__" and isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.Name) and node.id.startswith("__") and not readable:
         return [Finding("dunder", f"the name {node.id} is not allowed", node.lineno)]
     return []
 

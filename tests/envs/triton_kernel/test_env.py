@@ -199,6 +199,14 @@ def test_static_checks_flag(source: str, check: str) -> None:
     assert check in {f.check for f in integrity.check(source)}
 
 
+def test_a_main_guarded_self_test_is_not_checked_but_cannot_be_switched_on() -> None:
+    self_test = 'if __name__ == "__main__":\n    import numpy\n    torch.manual_seed(0)\nelse:\n    x = 1\n'
+    assert integrity.check("import torch\n" + self_test) == []
+    assert integrity.check("import os\n" + self_test)  # outside the block, still checked
+    assert {f.check for f in integrity.check(self_test.replace("x = 1", "import os"))} == {"import"}
+    assert {f.check for f in integrity.check('__name__ = "__main__"\n' + self_test)} == {"dunder"}
+
+
 def test_static_checks_leave_syntax_errors_to_the_compile_step() -> None:
     assert integrity.check("def (:\n") == []
 
