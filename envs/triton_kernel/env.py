@@ -209,7 +209,7 @@ class TritonKernelEnv(CodeEnv):
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
         grade: Grade = info["grade"]
-        timing = {k: v for k, v in grade.metrics.items() if k.startswith(("speedup", "reference_ms", "candidate_ms"))}
+        timing = {k: grade.metrics[k] for k in wire.TIMING_KEYS if k in grade.metrics}
         info["timing"] = timing or None
         info["device"] = self.device
         if not timing and self.reward_kind != "correct":

@@ -12,6 +12,7 @@ import signal
 from typing import Any
 
 from codegym.envs.triton_kernel.integrity import Finding
+from codegym.envs.triton_kernel.wire import TIMING_KEYS
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult
@@ -50,8 +51,8 @@ def grade(task: Task, result: RunResult) -> Grade:
     status, message = _status(task, step, report, tests)
     metrics = {**pass_metrics(tests), **_error_metrics(report)}
     timing = report.get("timing")
-    if status is Status.OK and timing:
-        metrics.update({k: float(v) for k, v in timing.items()})
+    if status is Status.OK and timing and "speedup" in timing:
+        metrics.update({k: float(timing[k]) for k in TIMING_KEYS if k in timing})
     return Grade(status, tests, _diagnostics(report), metrics, message=message, resources=resources)
 
 

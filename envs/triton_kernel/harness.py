@@ -10,6 +10,7 @@ hostile until `wire.unpack` and `wire.check_record` accepted it.
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any
 
@@ -98,9 +99,20 @@ def _finish(channel: Channel, spec: dict[str, Any], deadline: float, report: dic
             report[kind] = _text_fields(header)
             return
         if kind == "timing":
-            report["timing"] = {k: float(v) for k, v in header.items() if k != "kind" and isinstance(v, (int, float))}
+            report["timing"] = timing_fields(header)
             continue
         raise Gone(f"unexpected message {str(kind)[:40]!r}", violation=True)
+
+
+def timing_fields(header: dict[str, Any]) -> dict[str, float]:
+    """The known timing fields, finite and non-negative; nothing else (no metric of the
+    grade can be set from the submission's process)."""
+    timing = {}
+    for key in wire.TIMING_KEYS:
+        value = header.get(key)
+        if type(value) in (int, float) and math.isfinite(value) and value >= 0:
+            timing[key] = float(value)
+    return timing
 
 
 def decode(record: dict[str, Any], blobs: list[bytes]) -> np.ndarray:

@@ -21,6 +21,10 @@ ITEM_SIZE = {
 }  # fmt: skip
 
 
+# What a timing report may hold (anything else a submission's process sends is dropped).
+TIMING_KEYS = ("speedup", "speedup_low", "speedup_high", "reference_ms", "candidate_ms", "pairs")
+
+
 class Malformed(ValueError):
     """Bytes that are not a well-formed message."""
 

@@ -338,3 +338,28 @@ def test_batch_scoring_grades_like_step() -> None:
         "codegym/TritonKernel-v0", [(TASK, CORRECT), (TASK, cheat), (TASK, wrong), (TASK, CORRECT)], device="cpu"
     )
     assert [g.status for g in grades] == [Status.OK, Status.HACK, Status.WA, Status.OK]
+
+
+def test_a_timing_report_sets_only_timing_metrics_and_only_when_correct() -> None:
+    import json
+
+    from codegym.envs.triton_kernel import grader
+
+    from codegym.executor import RunResult, StepResult
+
+    forged = {"kind": "timing", "speedup": 2.0, "speedup_low": 1.5, "speedup_high": float("nan"), "pass_rate": 0.0}
+    timing = harness.timing_fields(forged)
+    assert timing == {"speedup": 2.0, "speedup_low": 1.5}
+    task = load_tasks(KERNELBENCH, trials=1).get("kernelbench/19_ReLU")
+    output = {"ok": True, "max_abs": 0.0, "max_rel": 0.0, "mismatched": 0, "elements": 4, "atol": 1e-4, "rtol": 1e-4}
+    report = {"trials": [{"index": 0, "outputs": [output], "launches": 1, "kernels": {"k": 1}, "aot": None}]}
+    step = StepResult(argv=("python",), exit_code=0)
+    grade = grader.grade(
+        task, RunResult(steps=(step,), harness_output=json.dumps({**report, "timing": timing}).encode())
+    )
+    assert grade.status is Status.OK and grade.metrics["speedup"] == 2.0 and grade.metrics["pass_rate"] == 1.0
+    report["trials"][0]["outputs"][0] = {**output, "ok": False, "mismatched": 1}
+    grade = grader.grade(
+        task, RunResult(steps=(step,), harness_output=json.dumps({**report, "timing": timing}).encode())
+    )
+    assert grade.status is Status.WA and "speedup" not in grade.metrics
