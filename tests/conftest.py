@@ -89,6 +89,12 @@ def ray_executor() -> Iterator[Executor]:
 
 
 @pytest.fixture
+def ray_leftovers() -> Callable[[str], list[int]]:
+    """Call it with a Ray temp dir to list the processes of that cluster still alive."""
+    return ray_processes
+
+
+@pytest.fixture
 def leftovers(executor: Executor) -> Callable[[], list[int]]:
     """Call it to list processes of the session executor's submissions still alive."""
     return lambda: sandbox_processes(executor)

@@ -75,6 +75,7 @@ class Node:
         return {
             "pid": os.getpid(),
             "host": os.uname().nodename,
+            "node": _ray().get_runtime_context().get_node_id(),
             "cgroup": self.executor.cgroup,
             "worker_pids": self.executor.worker_pids(),
             "uids": [self.executor.uid_base + i for i in range(self.executor.workers)],
@@ -183,9 +184,20 @@ class RayExecutor(Executor):
         except ray.exceptions.RaySystemError as e:
             raise _Lost(f"Ray failed: {e}") from e
 
+    def _call_patiently(self, actor: Any, method: str, timeout_s: float = RESTART_WAIT_S) -> Any:
+        """`_call`, waiting for an actor that Ray is restarting to come back."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return self._call(actor, method, timeout_s=max(0.1, deadline - time.monotonic()))
+            except _Lost:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.2)
+
     def describe(self) -> list[dict[str, Any]]:
-        """One entry per actor: its host, pid, cgroup version, worker pids and uids."""
-        return [self._call(actor, "describe") for actor in self._actors]
+        """One entry per actor: its node, host, pid, cgroup version, worker pids and uids."""
+        return [self._call_patiently(actor, "describe") for actor in self._actors]
 
     @property
     def cgroup(self) -> str:
@@ -246,10 +258,14 @@ class RayExecutor(Executor):
                 last = e
                 self.stats["retries"] += 1
                 logger.warning("ray actor %d lost a job (attempt %d): %s", index, attempt, e)
-                self._recover(index, e)
+                # The retry takes the next free slot (a live actor when there is one); this
+                # one comes back once its actor answers again.
+                threading.Thread(target=self._recover, args=(index, e), daemon=True).start()
                 continue
-            finally:
+            except BaseException:
                 self._slots.put(index)
+                raise
+            self._slots.put(index)
             if kind == "error":
                 raise SandboxError(value)
             self.stats["jobs"] += 1
@@ -257,20 +273,24 @@ class RayExecutor(Executor):
         raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
 
     def _recover(self, index: int, fault: _Lost) -> None:
-        """Before the retry: kill an actor that missed a deadline (Ray restarts it with fresh
-        workers), then wait until the actor answers again, so the retry is not queued behind
-        a hung or dead one. A retry that still finds it gone is one more fault."""
-        ray = _ray()
-        if "deadline" in str(fault):
-            with contextlib.suppress(Exception):
-                ray.kill(self._actors[index], no_restart=False)
-        deadline = time.monotonic() + RESTART_WAIT_S
-        while time.monotonic() < deadline:
-            try:
-                self._call(self._actors[index], "pid", timeout_s=2.0)
-                return
-            except _Lost:
-                time.sleep(0.2)
+        """Kill an actor that missed a deadline (Ray restarts it with fresh workers), wait
+        until the actor answers again (Ray restarts lost ones, on another node if its own is
+        gone), then give its slot back."""
+        try:
+            if "deadline" in str(fault):
+                with contextlib.suppress(Exception):
+                    _ray().kill(self._actors[index], no_restart=False)
+            deadline = time.monotonic() + RESTART_WAIT_S
+            while time.monotonic() < deadline and not self._closed:
+                try:
+                    self._call(self._actors[index], "pid", timeout_s=2.0)
+                    return
+                except _Lost:
+                    time.sleep(0.2)
+        except Exception:  # Ray shut down under us: nothing to recover
+            return
+        finally:
+            self._slots.put(index)
 
     def close(self) -> None:
         with self._lock:

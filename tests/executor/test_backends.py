@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 
 import gymnasium as gym
@@ -276,6 +278,50 @@ def test_ray_job_past_its_deadline_is_retried_on_a_restarted_actor(ray_executor)
         result = ex.run(Job(steps=(Step(argv=("python", "main.py"), limits=Limits(wall_s=2)),), files=SLEEP.files))
         assert result.steps[0].stdout == b"ok\n" and result.attempts == 2
         assert ex.actor_pids() != [actor] and ex.stats["retries"] == 1
+
+
+NODE_LOSS = """
+import sys, threading
+import ray
+from ray.cluster_utils import Cluster
+from codegym.executor import Job, Limits, Step
+from codegym.executor.ray import RayExecutor
+
+small = {"object_store_memory": 80 << 20}
+cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "include_dashboard": False, "temp_dir": sys.argv[1], **small})
+doomed = cluster.add_node(num_cpus=1, **small)
+cluster.wait_for_nodes()
+ray.init(address=cluster.address, log_to_driver=False)
+executor = RayExecutor(nodes=2)
+print("RESULT", len({facts["node"] for facts in executor.describe()}), flush=True)
+job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": b"import time\\ntime.sleep(2)\\nprint('done')"},
+          limits=Limits(wall_s=10))
+threading.Timer(0.8, cluster.remove_node, (doomed, False)).start()  # mid-job
+futures = [executor.submit(job), executor.submit(job)]
+print("RESULT", sorted((f.result().steps[0].stdout.decode().strip(), f.result().attempts) for f in futures), flush=True)
+print("RESULT", len(executor.describe()), executor.stats["retries"], flush=True)
+executor.close()
+ray.shutdown()
+cluster.shutdown()
+"""
+
+
+def test_ray_node_lost_mid_job_means_a_retry(ray_leftovers) -> None:
+    """A two-node cluster on this machine (Ray's own Cluster utility: a second raylet),
+    one actor per node, one job on each; the second node goes away mid-job. Its job is
+    retried on a live actor and both come back right; its actor restarts on the head node."""
+    temp = tempfile.mkdtemp(prefix="cgn")  # short: Ray's socket paths live under it
+    done = subprocess.run(
+        [sys.executable, "-c", NODE_LOSS, temp], capture_output=True, text=True, timeout=240, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.removeprefix("RESULT ") for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    spread, results, after = lines
+    assert spread == "2"  # the actors were on different nodes
+    assert results == "[('done', 1), ('done', 2)]"
+    assert after == "2 1"
+    assert ray_leftovers(temp) == []
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_ray_results_match_local(ray_executor, local_executor) -> None:
