@@ -46,10 +46,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _score(args.samples, args.env, args.tasks, args.k, args.out)
 
 
+TASK_SETS = {
+    "PythonFunction": "codegym-py, humaneval, or an MBPP/codegym JSONL file",
+    "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
+    "TritonKernel": "codegym-triton, or a folder of KernelBench problem files",
+    "Verilog": "codegym-verilog, or a folder in the VerilogEval v2 layout",
+}
+
+
 def _list() -> int:
     for env_id in sorted(i for i in gym.registry if i.startswith("codegym/")):
-        print(env_id)
-    print("PythonFunction task sets: codegym-py, humaneval, or a path to an MBPP/codegym JSONL file")
+        family = env_id.removeprefix("codegym/").rsplit("-v", 1)[0]
+        print(f"{env_id:28} tasks: {TASK_SETS.get(family, 'see the env docstring')}")
     return 0
 
 

