@@ -38,6 +38,9 @@ CANDIDATE_ENV = {
 }
 
 
+CONFINED = b"+"  # the first byte a step writes on its setup pipe once it is wholly confined
+
+
 class ForkServer:
     """Forks one submission process per step request, and is the init of them all.
 
@@ -160,14 +163,21 @@ class Submission:
 
     @staticmethod
     def wait_as_spare(sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> NoReturn:
-        """Confine this process ahead of time, then wait for a request and run it."""
+        """Confine this process ahead of time, then wait for a request and run it. A failure
+        to confine is reported on the request's setup pipe, like a fresh fork's."""
         try:
             _prepare(uid, seccomp[_Spare.policy], name="codegym-spare")
+            failure = None
+        except BaseException:
+            failure = traceback.format_exc()
+        try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
         except BaseException:
             os._exit(126)  # the server's hand-off fails, and it forks afresh
         sock.close()
         try:
+            if failure is not None:
+                raise RuntimeError(f"the spare could not be confined:\n{failure}")
             submission = Submission(pickle.loads(data), seccomp)
         except BaseException:
             os.write(fds[3], traceback.format_exc().encode())
@@ -189,6 +199,7 @@ class Submission:
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
+        os.write(setup_w, CONFINED)  # what follows on the pipe, if anything, is an exec failure
         if self.argv[0] == "python":
             os.close(setup_w)
             _run_python(self.argv, self.env)

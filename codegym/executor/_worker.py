@@ -56,7 +56,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
-from codegym.executor._forkserver import WORK, ForkServer, set_oom_score_adj  # noqa: E402
+from codegym.executor._forkserver import CONFINED, WORK, ForkServer, set_oom_score_adj  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import Channel  # noqa: E402
@@ -301,12 +301,13 @@ class Supervisor:
         for fd in child_fds:
             os.close(fd)
         pidfd = self._receive_pidfd()
-        failure = _read_all(setup_r)
+        setup = _read_all(setup_r)
         os.close(setup_r)
-        if failure:
+        if setup != CONFINED:  # it failed to confine or to exec, or died before it said either
             _kill(pidfd)
             self._receive_exit()
-            raise SetupError(failure.decode(errors="replace"))
+            failure = setup.removeprefix(CONFINED).decode(errors="replace")
+            raise SetupError(failure or "the step's process died before it was confined")
         pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
         if step.channel:
             assert job.harness is not None
