@@ -95,6 +95,12 @@ def ray_leftovers() -> Callable[[str], list[int]]:
 
 
 @pytest.fixture
+def processes_left_by() -> Callable[[Executor], list[int]]:
+    """`sandbox_processes`, for tests that hold an executor of their own."""
+    return sandbox_processes
+
+
+@pytest.fixture
 def leftovers(executor: Executor) -> Callable[[], list[int]]:
     """Call it to list processes of the session executor's submissions still alive."""
     return lambda: sandbox_processes(executor)

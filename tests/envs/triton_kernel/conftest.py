@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -36,37 +35,3 @@ def submit(env: TritonKernelEnv, task_id: str, code: str) -> tuple[float, dict[s
     observation, reward, terminated, truncated, info = env.step(code)
     assert terminated and not truncated
     return reward, observation, info
-
-
-def sandbox_processes(executor: Any) -> list[int]:
-    """Host pids of processes running as one of ``executor``'s submission uids, except each
-    fork server's one idle spare (as the root conftest counts them)."""
-    uids = {executor.uid_base + i for i in range(executor.workers)}
-    found: list[int] = []
-    spares: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status") as handle:
-                status = dict(line.split(":", 1) for line in handle if ":" in line)
-        except OSError:
-            continue
-        if "Uid" not in status or int(status["Uid"].split()[0]) not in uids:
-            continue
-        if status["Name"].strip() == "codegym-spare":
-            spares.setdefault(int(status["PPid"]), []).append(int(name))
-        else:
-            found.append(int(name))
-    for parent, pids in spares.items():
-        if len(pids) > 1 or _comm(parent) != "codegym-init":
-            found += pids
-    return found
-
-
-def _comm(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm") as handle:
-            return handle.read().strip()
-    except OSError:
-        return ""

@@ -15,7 +15,7 @@ from codegym.envs.triton_kernel.env import TritonKernelEnv
 
 from codegym.grade import Status
 
-from .conftest import sandbox_processes, submit
+from .conftest import submit
 
 TASK = "codegym-triton/vector_add"
 HEAD = "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n\n"
@@ -242,13 +242,13 @@ def test_a_hung_forward_is_stopped_at_its_limit(make_env) -> None:
     assert time.monotonic() - started < 4.0 + 5.0
 
 
-def test_nothing_of_a_submission_outlives_its_evaluation(make_env) -> None:
+def test_nothing_of_a_submission_outlives_its_evaluation(make_env, processes_left_by) -> None:
     from codegym.envs.triton_kernel.sandbox import shared_executor
 
     code, _ = UNCHECKED_CHEATS["extra-thread"]
     reward, observation, info = submit(make_env(static_checks=False), TASK, code)
     assert info["grade"].status is Status.HACK
     deadline = time.monotonic() + 5.0
-    while sandbox_processes(shared_executor(interpret=True)) and time.monotonic() < deadline:
+    while processes_left_by(shared_executor(interpret=True)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert sandbox_processes(shared_executor(interpret=True)) == []
+    assert processes_left_by(shared_executor(interpret=True)) == []
