@@ -26,26 +26,23 @@ import atexit
 import contextlib
 import logging
 import os
-import queue
 import secrets
 import shutil
 import socket
 import subprocess
 import tempfile
-import threading
 import time
 import weakref
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import images
+from codegym.executor._pool import WorkerFault, WorkerPool
 from codegym.executor._wire import FrameReader, write_frame
-from codegym.executor.base import Executor, Job, RunResult
-from codegym.executor.local import DEADLINE_MARGIN_S, ETC_ALLOWLIST, WorkerFault, _etc_files, _package_paths
+from codegym.executor.base import Job, RunResult
+from codegym.executor.local import DEADLINE_MARGIN_S, ETC_ALLOWLIST, _etc_files, _package_paths
 
 logger = logging.getLogger(__name__)
 
@@ -327,7 +324,7 @@ class _ContainerWorker:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-class DockerExecutor(Executor):
+class DockerExecutor(WorkerPool["_ContainerWorker"]):
     """Runs jobs in warm containers on a Docker engine of this machine.
 
     Args:
@@ -377,12 +374,7 @@ class DockerExecutor(Executor):
         self.package_dirs: list[str] = []
         self.generation = 0
         self.cgroup_version = "unknown"
-        self.stats = {"jobs": 0, "retries": 0}
-        self._lock = threading.Lock()
-        self._pool: list[_ContainerWorker] = []
-        self._idle: queue.Queue[_ContainerWorker] = queue.Queue()
-        self._threads: ThreadPoolExecutor | None = None
-        self._closed = False
+        self._init_pool()
         self._set_preload(tuple(dict.fromkeys(preload)))
         _live.add(self)
 
@@ -456,17 +448,6 @@ class DockerExecutor(Executor):
             if c.labels.get(OWNER_LABEL) == self.owner and c.labels.get(EXECUTOR_LABEL) == str(self.serial)
         ]
 
-    def submit(self, job: Job) -> Future[RunResult]:
-        self.ensure_preloaded(job.preload)
-        self._check(job)
-        return self._executor().submit(self._run, job)
-
-    def run(self, job: Job) -> RunResult:
-        self.ensure_preloaded(job.preload)
-        self._check(job)
-        self._start_pool()
-        return self._run(job)
-
     def _check(self, job: Job) -> None:
         largest = max(job.limits_of(step).memory_bytes for step in job.steps)
         if largest > self.memory_bytes:
@@ -475,49 +456,12 @@ class DockerExecutor(Executor):
                 f"memory_bytes={self.memory_bytes}"
             )
 
-    def _executor(self) -> ThreadPoolExecutor:
-        self._start_pool()
-        assert self._threads is not None
-        return self._threads
-
-    def _start_pool(self) -> None:
-        with self._lock:
-            if self._closed:
-                raise SandboxError("this DockerExecutor is closed")
-            if self._pool:
-                return
-            self._pool = [_ContainerWorker(self, i) for i in range(self.workers)]
-            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="codegym-docker")
-            for worker in self._pool:
-                self._idle.put(worker)
-
-    def _run(self, job: Job) -> RunResult:
-        last: Exception | None = None
-        for attempt in range(1, self.retries + 2):
-            worker = self._idle.get()
-            try:
-                result = worker.run(job)
-            except WorkerFault as e:
-                last = e
-                self.stats["retries"] += 1
-                logger.warning("docker worker %d fault (attempt %d): %s", worker.index, attempt, e)
-                worker.stop()
-                continue
-            finally:
-                self._idle.put(worker)
-            self.stats["jobs"] += 1
-            return replace(result, backend=self.name, attempts=attempt)
-        raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
+    def _new_worker(self, index: int) -> _ContainerWorker:
+        return _ContainerWorker(self, index)
 
     def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        if self._threads is not None:
-            self._threads.shutdown(wait=True, cancel_futures=True)
-        for worker in self._pool:
-            worker.destroy()
+        if not self._close_pool():
+            return
         with contextlib.suppress(Exception):  # whatever a failed start left behind
             for container in self.containers():
                 _remove(container)

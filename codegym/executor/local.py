@@ -13,25 +13,22 @@ import importlib.util
 import json
 import logging
 import os
-import queue
 import secrets
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import weakref
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
+from codegym.executor._pool import WorkerFault, WorkerPool
 from codegym.executor._wire import FrameReader, write_frame
-from codegym.executor.base import Executor, Job, RunResult
+from codegym.executor.base import Job, RunResult
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +40,6 @@ ETC_ALLOWLIST = (
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
 DEADLINE_MARGIN_S = 10.0
-
-
-class WorkerFault(Exception):
-    """A worker died, hung or answered nonsense: retried, never scored."""
 
 
 def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:
@@ -214,7 +207,7 @@ class _WorkerProcess:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-class LocalExecutor(Executor):
+class LocalExecutor(WorkerPool["_WorkerProcess"]):
     """Runs jobs in warm sandboxed workers on this machine.
 
     Args:
@@ -248,12 +241,7 @@ class LocalExecutor(Executor):
         self.view = _view(self.preload)
         self.generation = 0
         self.cgroup_version = _cgroup.detect()
-        self.stats = {"jobs": 0, "retries": 0}
-        self._lock = threading.Lock()
-        self._pool: list[_WorkerProcess] = []
-        self._idle: queue.Queue[_WorkerProcess] = queue.Queue()
-        self._threads: ThreadPoolExecutor | None = None
-        self._closed = False
+        self._init_pool()
         _cgroup.reap_stale()
         _live.add(self)
 
@@ -275,59 +263,12 @@ class LocalExecutor(Executor):
         """Process ids of the running workers (for monitoring and fault-injection tests)."""
         return [w.pid for w in self._pool if w.pid is not None]
 
-    def submit(self, job: Job) -> Future[RunResult]:
-        self.ensure_preloaded(job.preload)
-        return self._executor().submit(self._run, job)
-
-    def run(self, job: Job) -> RunResult:
-        self.ensure_preloaded(job.preload)
-        self._start_pool()
-        return self._run(job)
-
-    def _executor(self) -> ThreadPoolExecutor:
-        self._start_pool()
-        assert self._threads is not None
-        return self._threads
-
-    def _start_pool(self) -> None:
-        with self._lock:
-            if self._closed:
-                raise SandboxError("this LocalExecutor is closed")
-            if self._pool:
-                return
-            self._pool = [_WorkerProcess(self, i) for i in range(self.workers)]
-            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="codegym-local")
-            for worker in self._pool:
-                self._idle.put(worker)
-
-    def _run(self, job: Job) -> RunResult:
-        last: Exception | None = None
-        for attempt in range(1, self.retries + 2):
-            worker = self._idle.get()
-            try:
-                result = worker.run(job)
-            except WorkerFault as e:
-                last = e
-                self.stats["retries"] += 1
-                logger.warning("local worker %d fault (attempt %d): %s", worker.index, attempt, e)
-                worker.stop()
-                continue
-            finally:
-                self._idle.put(worker)
-            self.stats["jobs"] += 1
-            return replace(result, attempts=attempt)
-        raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
+    def _new_worker(self, index: int) -> _WorkerProcess:
+        return _WorkerProcess(self, index)
 
     def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        if self._threads is not None:
-            self._threads.shutdown(wait=True, cancel_futures=True)
-        for worker in self._pool:
-            worker.destroy()
-        _live.discard(self)
+        if self._close_pool():
+            _live.discard(self)
 
 
 _live: weakref.WeakSet[LocalExecutor] = weakref.WeakSet()

@@ -1,0 +1,123 @@
+"""A pool of warm workers, each running one job at a time: what the local and docker
+backends share. A worker fault means the job runs again on the next free worker; after
+``retries`` more attempts it is an infrastructure failure (`SandboxError`), never a score.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+import queue
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Generic, Protocol, TypeVar
+
+from codegym.error import SandboxError
+from codegym.executor.base import Executor, Job, RunResult
+
+logger = logging.getLogger(__name__)
+
+
+class WorkerFault(Exception):
+    """A worker died, hung or answered nonsense: retried, never scored."""
+
+
+class Worker(Protocol):
+    index: int
+
+    def run(self, job: Job) -> RunResult: ...
+
+    def stop(self) -> None: ...
+
+    def destroy(self) -> None: ...
+
+
+W = TypeVar("W", bound=Worker)
+
+
+class WorkerPool(Executor, Generic[W]):
+    """`Executor` over ``workers`` warm workers that subclasses create with `_new_worker`.
+
+    Subclasses call `_init_pool` in their constructor and `_close_pool` in `close`.
+    """
+
+    workers: int
+    retries: int
+
+    def _init_pool(self) -> None:
+        self.stats = {"jobs": 0, "retries": 0}
+        self._lock = threading.Lock()
+        self._pool: list[W] = []
+        self._idle: queue.Queue[W] = queue.Queue()
+        self._threads: ThreadPoolExecutor | None = None
+        self._closed = False
+
+    @abc.abstractmethod
+    def ensure_preloaded(self, modules: Iterable[str]) -> None:
+        """Make workers import ``modules``; running workers restart at their next job."""
+
+    @abc.abstractmethod
+    def _new_worker(self, index: int) -> W:
+        """Worker ``index`` of the pool, not started yet (it starts on its first job)."""
+
+    def _check(self, job: Job) -> None:
+        """Refuse a job this backend cannot run (raises `ValueError`)."""
+
+    def submit(self, job: Job) -> Future[RunResult]:
+        self.ensure_preloaded(job.preload)
+        self._check(job)
+        return self._executor().submit(self._run, job)
+
+    def run(self, job: Job) -> RunResult:
+        self.ensure_preloaded(job.preload)
+        self._check(job)
+        self._start_pool()
+        return self._run(job)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        self._start_pool()
+        assert self._threads is not None
+        return self._threads
+
+    def _start_pool(self) -> None:
+        with self._lock:
+            if self._closed:
+                raise SandboxError(f"this {type(self).__name__} is closed")
+            if self._pool:
+                return
+            self._pool = [self._new_worker(i) for i in range(self.workers)]
+            self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix=f"codegym-{self.name}")
+            for worker in self._pool:
+                self._idle.put(worker)
+
+    def _run(self, job: Job) -> RunResult:
+        last: Exception | None = None
+        for attempt in range(1, self.retries + 2):
+            worker = self._idle.get()
+            try:
+                result = worker.run(job)
+            except WorkerFault as e:
+                last = e
+                self.stats["retries"] += 1
+                logger.warning("%s worker %d fault (attempt %d): %s", self.name, worker.index, attempt, e)
+                worker.stop()
+                continue
+            finally:
+                self._idle.put(worker)
+            self.stats["jobs"] += 1
+            return replace(result, backend=self.name, attempts=attempt)
+        raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
+
+    def _close_pool(self) -> bool:
+        """Stop the threads and destroy the workers; False when already closed."""
+        with self._lock:
+            if self._closed:
+                return False
+            self._closed = True
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+        for worker in self._pool:
+            worker.destroy()
+        return True
