@@ -6,9 +6,11 @@ backends share. A worker fault means the job runs again on the next free worker;
 from __future__ import annotations
 
 import abc
+import atexit
 import logging
 import queue
 import threading
+import weakref
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -53,6 +55,7 @@ class WorkerPool(Executor, Generic[W]):
         self._idle: queue.Queue[W] = queue.Queue()
         self._threads: ThreadPoolExecutor | None = None
         self._closed = False
+        _live.add(self)
 
     @abc.abstractmethod
     def ensure_preloaded(self, modules: Iterable[str]) -> None:
@@ -120,4 +123,15 @@ class WorkerPool(Executor, Generic[W]):
             self._threads.shutdown(wait=True, cancel_futures=True)
         for worker in self._pool:
             worker.destroy()
+        _live.discard(self)
         return True
+
+
+_live: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Every pool still open at interpreter exit: workers (and containers) go with it."""
+    for pool in list(_live):
+        pool.close()

@@ -22,7 +22,6 @@ by the reaper that every new `DockerExecutor` runs first.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import os
@@ -32,7 +31,6 @@ import socket
 import subprocess
 import tempfile
 import time
-import weakref
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -376,7 +374,6 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         self.cgroup_version = "unknown"
         self._init_pool()
         self._set_preload(tuple(dict.fromkeys(preload)))
-        _live.add(self)
 
     @property
     def cgroup(self) -> str:
@@ -467,13 +464,3 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
                 _remove(container)
         with contextlib.suppress(Exception):
             self.client.close()
-        _live.discard(self)
-
-
-_live: weakref.WeakSet[DockerExecutor] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    for executor in list(_live):
-        executor.close()

@@ -7,7 +7,6 @@ confined process tree per job, so a job costs a few forks rather than an interpr
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import importlib.util
 import json
@@ -19,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import weakref
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -243,7 +241,6 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         self.cgroup_version = _cgroup.detect()
         self._init_pool()
         _cgroup.reap_stale()
-        _live.add(self)
 
     @property
     def cgroup(self) -> str:
@@ -267,14 +264,4 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         return _WorkerProcess(self, index)
 
     def close(self) -> None:
-        if self._close_pool():
-            _live.discard(self)
-
-
-_live: weakref.WeakSet[LocalExecutor] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    for executor in list(_live):
-        executor.close()
+        self._close_pool()
