@@ -62,13 +62,20 @@ from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, St
 from codegym.executor.channel import Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
+TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
 
 
 # --- the worker's one-time isolation ----------------------------------------------------
 
 
-def build_view(config: dict[str, Any]) -> None:
-    """Enter fresh namespaces and pivot into a root built from an empty tmpfs."""
+def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """Enter fresh namespaces and pivot into a root built from an empty tmpfs.
+
+    Returns what of the view lies under ``/tmp`` (a toolchain installed there), which each
+    job's fresh ``/tmp`` would otherwise hide: ``(stash, target)`` for a read-only bind
+    (``stash`` is a second bind of the same source, outside ``/tmp``), in view order.
+    """
+    under_tmp: list[tuple[str | None, str]] = []
     linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     root = config["root"]
@@ -81,6 +88,11 @@ def build_view(config: dict[str, Any]) -> None:
         os.symlink(target, f"{root}/{name}")
     for source, target in config["binds"]:
         _bind_into(root, source, target, readonly=True)
+        if _in_tmp(target):  # kept where only the supervisor can reach it (like /.cg)
+            stash = f"{TMP_VIEW}/{len(under_tmp)}"
+            os.makedirs(f"{root}{TMP_VIEW}", mode=0o700, exist_ok=True)
+            _bind_into(root, source, stash, readonly=True)
+            under_tmp.append((stash, target))
     # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
     for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
         _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
@@ -92,6 +104,8 @@ def build_view(config: dict[str, Any]) -> None:
             handle.write(text)
     for path in config["masks"]:
         linux.tmpfs(f"{root}{path}", 4096, flags=linux.MS_RDONLY)
+        if _in_tmp(path):
+            under_tmp.append((None, path))
     for controller, source in config["cgroup"]["paths"].items():
         _bind_into(root, source, f"/.cg/{controller}", readonly=False)
     os.chdir(root)
@@ -100,6 +114,21 @@ def build_view(config: dict[str, Any]) -> None:
     os.chdir("/")
     linux.mount("none", "/", None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
     linux.sethostname("codegym")
+    return under_tmp
+
+
+def _in_tmp(path: str) -> bool:
+    return path == "/tmp" or path.startswith("/tmp/")
+
+
+def replay_under_tmp(under_tmp: list[tuple[str | None, str]]) -> None:
+    """Show again, on a fresh ``/tmp``, the binds and masks of the view that lie under it."""
+    for stash, target in under_tmp:
+        if stash is None:
+            os.makedirs(target, exist_ok=True)
+            linux.tmpfs(target, 4096, flags=linux.MS_RDONLY)
+        else:
+            _bind_into("", stash, target, readonly=True)
 
 
 def _bind_into(root: str, source: str, target: str, *, readonly: bool) -> None:
@@ -215,11 +244,14 @@ class Supervisor:
     """Reads jobs from the harness, runs their steps through the fork server, judges nothing:
     it reports what happened, with the harness's output when the job has one."""
 
-    def __init__(self, config: dict[str, Any], cgroup: Cgroup, server: socket.socket) -> None:
+    def __init__(
+        self, config: dict[str, Any], cgroup: Cgroup, server: socket.socket, under_tmp: list[tuple[str | None, str]]
+    ) -> None:
         self.config = config
         self.cgroup = cgroup
         self.server = server
         self.uid: int | None = config["uid"]
+        self.under_tmp = under_tmp
 
     def serve(self, ctl: int, res: int) -> None:
         while True:
@@ -269,6 +301,7 @@ class Supervisor:
         disk = max(job.limits_of(step).disk_bytes for step in job.steps)
         linux.tmpfs(WORK, disk, mode=0o755)
         linux.tmpfs("/tmp", disk, mode=0o1777)
+        replay_under_tmp(self.under_tmp)
         for relative, content in job.files.items():
             path = os.path.join(WORK, relative)
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -538,11 +571,13 @@ def main() -> None:
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = {policy: linux.SeccompFilter(linux.seccomp_program(sockets=policy)) for policy in ("kill", "errno")}
         own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
-        build_view(config)
+        under_tmp = build_view(config)
         for module in config["preload"]:
             importlib.import_module(module)
         for path in config["hide"]:  # codegym's own files (task data among them) leave the view
             linux.tmpfs(path, 4096, flags=linux.MS_RDONLY)
+            if _in_tmp(path):
+                under_tmp.append((None, path))
         cgroup = Cgroup(config["cgroup"]["version"])
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
@@ -559,7 +594,7 @@ def main() -> None:
         linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
         os.close(own_pid_namespace)
         linux.set_name("codegym-super")
-        supervisor = Supervisor(config, cgroup, ours)
+        supervisor = Supervisor(config, cgroup, ours, under_tmp)
         write_frame(res, ("ready", {"pid": os.getpid()}))
     except BaseException:
         write_frame(res, ("crash", traceback.format_exc()))

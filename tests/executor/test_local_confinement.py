@@ -18,3 +18,34 @@ def test_a_step_that_cannot_be_confined_raises(argv: tuple[str, ...]) -> None:
         pytest.raises(SandboxError, match=r"could not be confined|Invalid argument"),
     ):
         executor.run(Job(steps=(Step(argv=argv),), files={"main.py": b"print('never')\n"}))
+
+
+def _read(executor: LocalExecutor, path: str) -> str:
+    source = f"try:\n    print(open({path!r}).read())\nexcept OSError as e:\n    print(type(e).__name__)\n"
+    step = executor.run(Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()})).steps[0]
+    assert step.exit_code == 0, step
+    return step.stdout.decode().strip()
+
+
+def test_a_toolchain_under_tmp_stays_visible_to_every_job(tmp_path) -> None:
+    """Each job gets a fresh /tmp; what the view binds below /tmp (an install in a /tmp
+    checkout) must show through it, what it hides must stay hidden, and the second binds
+    that make this possible are out of the submission's reach."""
+    toolchain, hidden = tmp_path / "toolchain", tmp_path / "hidden"
+    for folder, text in ((toolchain, "visible"), (hidden, "secret")):
+        folder.mkdir()
+        (folder / "data.txt").write_text(text)
+        folder.chmod(0o755)
+    for parent in tmp_path.parents:
+        if str(parent).startswith("/tmp/"):
+            parent.chmod(parent.stat().st_mode | 0o005)  # traversable by the submission's uid
+    with LocalExecutor(workers=1) as executor:
+        executor.view = {
+            **executor.view,
+            "binds": [*executor.view["binds"], (str(toolchain), str(toolchain)), (str(hidden), str(hidden))],
+            "hide": [*executor.view["hide"], str(hidden)],
+        }
+        for _ in range(2):  # a second job gets the view back on its own fresh /tmp
+            assert _read(executor, str(toolchain / "data.txt")) == "visible"
+            assert _read(executor, str(hidden / "data.txt")) == "FileNotFoundError"
+            assert _read(executor, "/.tmp-view/1/data.txt") == "PermissionError"
