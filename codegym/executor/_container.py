@@ -85,16 +85,9 @@ def setup_cgroup(linux: types.ModuleType) -> dict[str, object]:
 def describe_view(config: dict[str, object]) -> dict[str, object]:
     """The image's toolchain as the worker's read-only view (what ``local._view`` does on
     the host), plus codegym's source directories, hidden again after the preload."""
-    symlinks, binds = [], []
-    for name in sorted(os.listdir("/")):
-        path = f"/{name}"
-        if os.path.islink(path) and name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-            symlinks.append((name, os.readlink(path)))
-        elif name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32") and os.path.isdir(path):
-            binds.append((path, path))
-    for name in config["etc_allowlist"]:  # type: ignore[union-attr]
-        if os.path.exists(f"/etc/{name}"):
-            binds.append((f"/etc/{name}", f"/etc/{name}"))
+    from codegym.executor import _view
+
+    symlinks, binds = _view.toolchain(config["etc_allowlist"])  # type: ignore[arg-type]
     package_dirs = list(config["package_dirs"])  # type: ignore[call-overload]
     binds += [(d, d) for d in package_dirs]
     return {"symlinks": symlinks, "binds": binds, "masks": [], "hide": package_dirs}

@@ -25,6 +25,7 @@ from typing import Any
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
 from codegym.executor._pool import WorkerFault, WorkerPool
+from codegym.executor._view import toolchain
 from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import Job, RunResult
 
@@ -59,16 +60,7 @@ def _view(preload: tuple[str, ...]) -> dict[str, Any]:
     """What the worker binds into its file system view, and what it hides."""
     packages = _package_paths(("codegym.executor._worker", *preload))
     package_dirs = sorted({p for paths in packages.values() for p in paths})
-    symlinks, binds = [], []
-    for name in sorted(os.listdir("/")):
-        path = f"/{name}"
-        if os.path.islink(path) and name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-            symlinks.append((name, os.readlink(path)))
-        elif name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32") and os.path.isdir(path):
-            binds.append((path, path))
-    for name in ETC_ALLOWLIST:
-        if os.path.exists(f"/etc/{name}"):
-            binds.append((f"/etc/{name}", f"/etc/{name}"))
+    symlinks, binds = toolchain(ETC_ALLOWLIST)
     masks = []
     prefix = os.path.realpath(sys.base_prefix)
     if not prefix.startswith("/usr/"):
