@@ -114,18 +114,19 @@ def main() -> None:
         cgroup = setup_cgroup(linux)
         _send(fd, ("cgroup", cgroup))
         results = os.dup(fd)  # the worker closes its two ends separately
-        worker = {
-            **describe_view(config),
-            "index": config["index"],
-            "preload": config["preload"],
-            "ctl_fd": fd,
-            "res_fd": results,
-            "root": config["root"],
-            "uid": config["uid"],
-            "etc": config["etc"],
-            "packages": config["packages"],
-            "cgroup": {"version": cgroup["version"], "paths": cgroup["paths"]},
-        }
+        from codegym.executor._view import worker_config
+
+        worker = worker_config(
+            {**describe_view(config), "packages": config["packages"]},
+            index=config["index"],
+            preload=config["preload"],
+            ctl_fd=fd,
+            res_fd=results,
+            root=config["root"],
+            uid=config["uid"],
+            etc=config["etc"],
+            cgroup=cgroup,
+        )
         os.set_inheritable(fd, True)
         os.set_inheritable(results, True)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}

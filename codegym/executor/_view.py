@@ -4,7 +4,8 @@ worker runs this before any codegym package is importable)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 ROOT_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
@@ -25,3 +26,42 @@ def toolchain(etc_allowlist: Iterable[str]) -> tuple[list[tuple[str, str]], list
         if os.path.exists(f"/etc/{name}"):
             binds.append((f"/etc/{name}", f"/etc/{name}"))
     return symlinks, binds
+
+
+def worker_config(
+    view: Mapping[str, Any],
+    *,
+    index: int,
+    preload: Iterable[str],
+    ctl_fd: int,
+    res_fd: int,
+    root: str,
+    uid: int | None,
+    etc: Mapping[str, str],
+    cgroup: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Everything ``_worker.py`` reads from its command line, for the host and containers alike.
+
+    Args:
+        view: ``packages``, ``symlinks``, ``binds``, ``masks``, ``hide`` (and optional
+            ``devices``) of the file system view.
+        index: The worker's number in its pool.
+        preload: Modules it imports before its first job.
+        ctl_fd: Descriptor it reads jobs from.
+        res_fd: Descriptor it writes results to.
+        root: Empty directory its root file system is built in.
+        uid: The unprivileged uid its submissions run as (None: the caller's).
+        etc: Generated ``/etc`` files by name.
+        cgroup: ``{"version", "paths"}`` of the cgroup it puts its submissions in.
+    """
+    return {
+        **view,
+        "index": index,
+        "preload": list(preload),
+        "ctl_fd": ctl_fd,
+        "res_fd": res_fd,
+        "root": root,
+        "uid": uid,
+        "etc": dict(etc),
+        "cgroup": {"version": cgroup["version"], "paths": cgroup["paths"]},
+    }

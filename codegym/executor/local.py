@@ -25,7 +25,7 @@ from typing import Any
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
 from codegym.executor._pool import WorkerFault, WorkerPool
-from codegym.executor._view import toolchain
+from codegym.executor._view import toolchain, worker_config
 from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import Job, RunResult
 
@@ -108,10 +108,10 @@ class _WorkerProcess:
         ex = self.executor
         ctl_r, ctl_w = os.pipe()
         res_r, res_w = os.pipe()
-        config = dict(
+        config = worker_config(
             ex.view,
             index=self.index,
-            preload=list(ex.preload),
+            preload=ex.preload,
             ctl_fd=ctl_r,
             res_fd=res_w,
             root=self.root,
