@@ -11,9 +11,9 @@ splits in two:
              └── step process, one per step: unprivileged uid, no_new_privs, seccomp,
                   rlimits, cgroup; a fresh tmpfs work dir and /tmp for each job
 
-A step costs one fork of a warm, clean interpreter, and that fork is made ahead of time: the
-fork server keeps a pre-confined spare waiting for the next step (the fork server and the
-step processes are in ``_forkserver.py``). The supervisor is never forked after start, so nothing it reads
+A step costs one fork of a warm, clean interpreter, made ahead of time: the fork server keeps
+a pre-confined spare waiting for the next step (the fork server and the step processes are in
+``_forkserver.py``). The supervisor is never forked after start, so nothing it reads
 (tests, expected values, earlier submissions, their output) can reach a submission's memory;
 the fork server only ever sees a step's argv, limits and descriptors, passed over a unix
 socket.
@@ -103,9 +103,7 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
         with open(f"{root}/etc/{name}", "w") as handle:
             handle.write(text)
     for path in config["masks"]:
-        linux.tmpfs(f"{root}{path}", 4096, flags=linux.MS_RDONLY)
-        if _in_tmp(path):
-            under_tmp.append((None, path))
+        mask(f"{root}{path}", path, under_tmp)
     for controller, source in config["cgroup"]["paths"].items():
         _bind_into(root, source, f"/.cg/{controller}", readonly=False)
     os.chdir(root)
@@ -119,6 +117,14 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
 
 def _in_tmp(path: str) -> bool:
     return path == "/tmp" or path.startswith("/tmp/")
+
+
+def mask(mount_point: str, path: str, under_tmp: list[tuple[str | None, str]]) -> None:
+    """Cover ``path`` (at ``mount_point`` before the pivot) with an empty read-only tmpfs,
+    and note it when each job's fresh /tmp must cover it again."""
+    linux.tmpfs(mount_point, 4096, flags=linux.MS_RDONLY)
+    if _in_tmp(path):
+        under_tmp.append((None, path))
 
 
 def replay_under_tmp(under_tmp: list[tuple[str | None, str]]) -> None:
@@ -575,9 +581,7 @@ def main() -> None:
         for module in config["preload"]:
             importlib.import_module(module)
         for path in config["hide"]:  # codegym's own files (task data among them) leave the view
-            linux.tmpfs(path, 4096, flags=linux.MS_RDONLY)
-            if _in_tmp(path):
-                under_tmp.append((None, path))
+            mask(path, path, under_tmp)
         cgroup = Cgroup(config["cgroup"]["version"])
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
