@@ -106,18 +106,11 @@ def leftovers(executor: Executor) -> Callable[[], list[int]]:
     return lambda: sandbox_processes(executor)
 
 
-def submission_uids(executor: Executor) -> set[int]:
-    if hasattr(executor, "submission_uids"):
-        return executor.submission_uids()  # type: ignore[attr-defined]
-    assert isinstance(executor, LocalExecutor)
-    return {executor.uid_base + i for i in range(executor.workers)}
-
-
 def sandbox_processes(executor: Executor) -> list[int]:
     """Host pids of processes running as one of ``executor``'s submission uids, except each
     fork server's one spare (a process forked and confined after the last step's processes
     were all killed, waiting for the next step): a second one under the same parent counts."""
-    uids = submission_uids(executor)
+    uids = executor.submission_uids()  # type: ignore[attr-defined]
     found: list[int] = []
     spares: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):

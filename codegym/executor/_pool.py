@@ -47,6 +47,7 @@ class WorkerPool(Executor, Generic[W]):
 
     workers: int
     retries: int
+    uid_base: int  # worker i's submissions run as uid ``uid_base + i``
 
     def _init_pool(self) -> None:
         self.stats = {"jobs": 0, "retries": 0}
@@ -56,6 +57,10 @@ class WorkerPool(Executor, Generic[W]):
         self._threads: ThreadPoolExecutor | None = None
         self._closed = False
         _live.add(self)
+
+    def submission_uids(self) -> set[int]:
+        """The host uids submissions run as."""
+        return {self.uid_base + i for i in range(self.workers)}
 
     @abc.abstractmethod
     def ensure_preloaded(self, modules: Iterable[str]) -> None:

@@ -433,10 +433,6 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         """Host pids of the containers' init processes (for monitoring and fault tests)."""
         return [w.host_pid for w in self._pool if w.host_pid is not None]
 
-    def submission_uids(self) -> set[int]:
-        """The host uids submissions run as."""
-        return {self.uid_base + i for i in range(self.workers)}
-
     def containers(self) -> list[Any]:
         """This executor's containers that the daemon still knows."""
         return [
