@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from codegym.error import SandboxError
+from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor import images
 from codegym.executor._pool import WorkerFault, WorkerPool
 from codegym.executor._wire import FrameReader, write_frame
@@ -84,8 +84,6 @@ def _docker() -> Any:
     try:
         import docker
     except ImportError as e:
-        from gymnasium.error import DependencyNotInstalled
-
         raise DependencyNotInstalled('the docker backend needs the docker SDK: pip install "codegym[docker]"') from e
     return docker
 

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from codegym.error import SandboxError
+from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor.base import Executor, Job, RunResult
 
 logger = logging.getLogger(__name__)
@@ -45,8 +45,6 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError as e:
-        from gymnasium.error import DependencyNotInstalled
-
         raise DependencyNotInstalled('the ray backend needs Ray: pip install "codegym[ray]"') from e
     return ray
 

@@ -9,7 +9,6 @@ torch, triton and numpy read-only into the sandbox view (with a file listing the
 
 from __future__ import annotations
 
-import atexit
 import glob
 import importlib.util
 import json
@@ -107,10 +106,9 @@ class TritonExecutor(LocalExecutor):
 
 def shared_executor(*, interpret: bool) -> TritonExecutor:
     """The process-wide executor of the family for the CPU interpreter or a GPU, started on
-    first use, closed at exit."""
+    first use, closed at exit (like every worker pool)."""
     with _lock:
         executor = _shared.get(interpret)
         if executor is None or executor._closed:
             executor = _shared[interpret] = TritonExecutor(interpret=interpret)
-            atexit.register(executor.close)
         return executor

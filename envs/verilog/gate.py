@@ -41,8 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gymnasium.error import DependencyNotInstalled
-
+from codegym.error import DependencyNotInstalled
 from codegym.grade import Diagnostic, Status
 
 SOURCE_FILE = "solution.sv"
