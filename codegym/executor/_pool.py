@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import abc
 import atexit
+import itertools
 import logging
+import os
 import queue
 import threading
 import weakref
@@ -20,6 +22,14 @@ from codegym.error import SandboxError
 from codegym.executor.base import Executor, Job, RunResult
 
 logger = logging.getLogger(__name__)
+
+# Each pool's submissions run as uids of a block of their own (RLIMIT_NPROC counts a uid's
+# processes across namespaces, so two workers sharing a uid could starve each other's forks):
+# a block per (process id mod 1e6, pool number mod 8), the same for every backend.
+UID_FLOOR = 2_000_000
+UIDS_PER_POOL = 256
+POOLS_PER_PROCESS = 8
+_serials = itertools.count()
 
 
 class WorkerFault(Exception):
@@ -48,6 +58,14 @@ class WorkerPool(Executor, Generic[W]):
     workers: int
     retries: int
     uid_base: int  # worker i's submissions run as uid ``uid_base + i``
+
+    def _claim_uids(self, uid_base: int | None) -> None:
+        """Number this pool and give it its block of submission uids (``uid_base`` if given)."""
+        if self.workers > UIDS_PER_POOL:
+            raise ValueError(f"at most {UIDS_PER_POOL} workers per pool, got {self.workers}")
+        self.serial = next(_serials)
+        block = (os.getpid() % 1_000_000) * POOLS_PER_PROCESS + self.serial % POOLS_PER_PROCESS
+        self.uid_base = uid_base or UID_FLOOR + block * UIDS_PER_POOL
 
     def _init_pool(self) -> None:
         self.stats = {"jobs": 0, "retries": 0}

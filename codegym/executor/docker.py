@@ -338,7 +338,6 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
     """
 
     name = "docker"
-    _serials = iter(range(1 << 30))
 
     def __init__(
         self,
@@ -359,8 +358,7 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         self.retries = retries
         self.memory_bytes = memory_bytes
         self.processes = processes
-        self.serial = next(self._serials)
-        self.uid_base = uid_base or 3_000_000 + (os.getpid() % 1_000_000) * 64 + (self.serial % 8) * 8
+        self._claim_uids(uid_base)
         self.client = connect(base_url)
         self.image = images.ensure(self.client, images.recipe(image), build=build)
         self.owner = owner_label()

@@ -209,7 +209,6 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
     """
 
     name = "local"
-    _serials = iter(range(1 << 30))
 
     def __init__(
         self,
@@ -225,8 +224,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.retries = retries
-        self.serial = next(self._serials)
-        self.uid_base = uid_base or 2_000_000 + (os.getpid() % 1_000_000) * 64 + (self.serial % 8) * 8 * 64
+        self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = _view(self.preload)
         self.generation = 0

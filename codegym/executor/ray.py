@@ -76,7 +76,7 @@ class Node:
             "node": _ray().get_runtime_context().get_node_id(),
             "cgroup": self.executor.cgroup,
             "worker_pids": self.executor.worker_pids(),
-            "uids": [self.executor.uid_base + i for i in range(self.executor.workers)],
+            "uids": sorted(self.executor.submission_uids()),
         }
 
     def preload(self, modules: tuple[str, ...]) -> None:

@@ -49,3 +49,14 @@ def test_a_toolchain_under_tmp_stays_visible_to_every_job(tmp_path) -> None:
             assert _read(executor, str(toolchain / "data.txt")) == "visible"
             assert _read(executor, str(hidden / "data.txt")) == "FileNotFoundError"
             assert _read(executor, "/.tmp-view/1/data.txt") == "PermissionError"
+
+
+def test_pools_of_one_process_get_disjoint_uids() -> None:
+    """A uid shared by two workers would share their RLIMIT_NPROC budget."""
+    pools = [LocalExecutor(workers=4) for _ in range(8)]
+    try:
+        uids = [pool.submission_uids() for pool in pools]
+        assert len(set().union(*uids)) == sum(len(u) for u in uids) == 32
+    finally:
+        for pool in pools:
+            pool.close()
