@@ -17,6 +17,7 @@ outputs are judged by the harness, the reference runs in its own job).
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 ALLOWED_IMPORTS = frozenset(
@@ -141,15 +142,20 @@ class Finding:
 def check(source: str) -> list[Finding]:
     """Every static violation in ``source`` (empty when clean or when it does not parse:
     a syntax error is the compile step's to report)."""
+    return list(_check(source))
+
+
+@functools.lru_cache(maxsize=1024)  # an env asks for the same source up to three times a step
+def _check(source: str) -> tuple[Finding, ...]:
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
+        return ()
     aliases = _aliases(tree)
     findings: list[Finding] = []
     for node in _checked_nodes(tree):
         findings += _imports(node) + _names(node) + _attributes(node, aliases) + _definitions(node)
-    return sorted(set(findings), key=lambda f: (f.line or 0, f.check, f.message))
+    return tuple(sorted(set(findings), key=lambda f: (f.line or 0, f.check, f.message)))
 
 
 def _checked_nodes(tree: ast.Module) -> list[ast.AST]:

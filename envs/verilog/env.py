@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -25,7 +23,6 @@ LINT_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=1 << 30, processes=8,
 VERILATOR = ("verilator", "--lint-only", "-Wall", "-Wno-DECLFILENAME", "-Wno-EOFNEWLINE", "--top-module", "TopModule",
              "solution.sv")  # fmt: skip
 RUNNER = "codegym.envs.verilog.runner"
-GATE_CACHE = 1024
 
 
 class VerilogEnv(CodeEnv):
@@ -102,7 +99,6 @@ class VerilogEnv(CodeEnv):
             render_mode=render_mode,
         )
         self.lint = lint
-        self._gates: OrderedDict[tuple[str, str], gates.GateReport] = OrderedDict()
         self._expected: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
 
@@ -132,18 +128,8 @@ class VerilogEnv(CodeEnv):
     # --- the parts ---------------------------------------------------------------------------
 
     def check(self, task: Task, code: str) -> gates.GateReport:
-        """The static gate's report on ``code`` for ``task`` (cached)."""
-        key = (task.id, hashlib.sha256(code.encode()).hexdigest())
-        with self._lock:
-            if key in self._gates:
-                self._gates.move_to_end(key)
-                return self._gates[key]
-        report = gates.check(code, task.metadata["ports"], task.metadata["harness_names"])
-        with self._lock:
-            self._gates[key] = report
-            if len(self._gates) > GATE_CACHE:
-                self._gates.popitem(last=False)
-        return report
+        """The static gate's report on ``code`` for ``task`` (cached by `gates.check`)."""
+        return gates.check(code, task.metadata["ports"], task.metadata["harness_names"])
 
     def expected_samples(self, task: Task) -> dict[str, int]:
         """Samples per phase of a complete run: from the problem, or measured once from the

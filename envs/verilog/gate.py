@@ -36,6 +36,7 @@ SystemVerilog front end, fast enough to run on every step):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -119,16 +120,20 @@ def _pyslang() -> Any:
 
 def check(code: str, interface: Iterable[Port], harness_names: Iterable[str]) -> GateReport:
     """Check ``code`` (the design) against the rules above and ``interface`` (``TopModule``'s
-    ports); ``harness_names`` are the modules the testbench owns."""
-    harness = frozenset(harness_names) | {"tb", "RefModule"}
+    ports); ``harness_names`` are the modules the testbench owns. Reports are cached."""
     if len(code.encode()) > MAX_SOURCE_BYTES:
         return _reject(Status.CE, f"the design is over {MAX_SOURCE_BYTES // 1024} KiB", [])
+    return _check(code, tuple(interface), frozenset(harness_names) | {"tb", "RefModule"})
+
+
+@functools.lru_cache(maxsize=1024)  # an env asks about the same design up to three times a step
+def _check(code: str, interface: tuple[Port, ...], harness: frozenset[str]) -> GateReport:
     report = _scan_directives(code)
     if report is not None:
         return report
     pyslang = _pyslang()
     try:
-        return _elaborate(pyslang, code, tuple(interface), harness)
+        return _elaborate(pyslang, code, interface, harness)
     except RuntimeError as e:  # slang's own guards (nesting depth, ...) raise a bare RuntimeError
         detail = f" ({e})" if str(e) else ""
         message = f"the design is too deeply nested or too large to elaborate{detail}"
