@@ -35,6 +35,17 @@ class Status(str, enum.Enum):
 STATUSES: tuple[Status, ...] = tuple(Status)
 
 
+# What a sandbox limit firing means, in every family: the status and a message.
+LIMIT_STATUS: Mapping[str, tuple[Status, str]] = {
+    "cpu": (Status.TLE, "CPU time limit exceeded"),
+    "wall": (Status.TLE, "wall-clock time limit exceeded"),
+    "memory": (Status.MLE, "memory limit exceeded"),
+    "output": (Status.OLE, "output limit exceeded"),
+    "file_size": (Status.OLE, "file size limit exceeded"),
+    "processes": (Status.RE, "process limit exceeded"),
+}
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """A compiler, parser or runtime message pinned to a place in the submission."""

@@ -11,17 +11,8 @@ from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult, StepResult
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
+from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.task import Task
-
-_LIMIT_STATUS = {
-    "cpu": (Status.TLE, "CPU time limit exceeded"),
-    "wall": (Status.TLE, "wall-clock time limit exceeded"),
-    "memory": (Status.MLE, "memory limit exceeded"),
-    "output": (Status.OLE, "output limit exceeded"),
-    "file_size": (Status.OLE, "file size limit exceeded"),
-    "processes": (Status.RE, "process limit exceeded"),
-}
 
 
 def grade(task: Task, result: RunResult, *, line_offset: int = 0) -> Grade:
@@ -48,7 +39,7 @@ def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[T
     if step.denied_syscall:
         return Status.SEC, "killed by the sandbox for a forbidden system call"
     if step.limit is not None:
-        return _LIMIT_STATUS[step.limit]
+        return LIMIT_STATUS[step.limit]
     phase = report["phase"]
     if phase == "compile":
         return Status.CE, f"SyntaxError: {report.get('error')}"

@@ -12,14 +12,10 @@ from typing import Any
 from codegym.envs.stdio_program.languages import Language
 
 from codegym.executor import RunResult, StepResult
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
+from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.task import Task
 
 EXCERPT = 200
-_LIMIT_STATUS = {
-    "cpu": Status.TLE, "wall": Status.TLE, "memory": Status.MLE, "output": Status.OLE, "file_size": Status.OLE,
-    "processes": Status.RE,
-}  # fmt: skip
 
 
 def check(expected: str, got: str, checker: Mapping[str, Any]) -> bool:
@@ -59,7 +55,7 @@ def step_status(step: StepResult) -> Status | None:
     if step.denied_syscall:
         return Status.SEC
     if step.limit is not None:
-        return _LIMIT_STATUS[step.limit]
+        return LIMIT_STATUS[step.limit][0]
     if step.signal is not None or step.exit_code != 0:
         return Status.RE
     return None

@@ -16,17 +16,8 @@ from codegym.envs.triton_kernel.wire import TIMING_KEYS
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
+from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.task import Task
-
-_LIMIT_STATUS = {
-    "cpu": (Status.TLE, "CPU time limit exceeded"),
-    "wall": (Status.TLE, "wall-clock time limit exceeded"),
-    "memory": (Status.MLE, "memory limit exceeded"),
-    "output": (Status.OLE, "output limit exceeded"),
-    "file_size": (Status.OLE, "file size limit exceeded"),
-    "processes": (Status.RE, "process limit exceeded"),
-}
 
 
 def static_grade(task: Task, findings: list[Finding]) -> Grade:
@@ -60,7 +51,7 @@ def _status(task: Task, step: Any, report: dict[str, Any], tests: tuple[TestOutc
     if step.denied_syscall:
         return Status.SEC, "killed by the sandbox for a forbidden system call"
     if step.limit is not None:
-        return _LIMIT_STATUS[step.limit]
+        return LIMIT_STATUS[step.limit]
     if "hack" in report:
         hack = report["hack"]
         return Status.HACK, f"integrity check '{hack.get('check')}' failed: {hack.get('message')}"

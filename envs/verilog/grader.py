@@ -20,12 +20,8 @@ from codegym.envs.verilog.testbench import NONCE_PLUSARG, PHASES, Bench
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult, StepResult
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
+from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome, pass_metrics
 
-_LIMIT_STATUS = {
-    "cpu": Status.TLE, "wall": Status.TLE, "memory": Status.MLE, "output": Status.OLE, "file_size": Status.OLE,
-    "processes": Status.RE,
-}  # fmt: skip
 _IVERILOG = re.compile(
     r"^(?P<file>[^:\s]+):(?P<line>\d+):\s*(?:(?P<severity>error|warning|sorry):\s*)?(?P<message>.+)$"
 )
@@ -241,7 +237,7 @@ def _run_status(step: StepResult, report: Report, expected: Mapping[str, int] | 
     if step.denied_syscall:
         return Status.SEC, "the simulation made a forbidden system call"
     if step.limit is not None:
-        return _LIMIT_STATUS[step.limit], f"the simulation exceeded its {step.limit} limit"
+        return LIMIT_STATUS[step.limit][0], f"the simulation exceeded its {step.limit} limit"
     if report.timeout:
         return Status.TLE, "the testbench's own time-out fired"
     if not report.complete:
