@@ -21,10 +21,10 @@ import traceback
 import types
 
 CGROUP_MOUNTS = "/run/codegym-cg"
-FRAME_PREFIX = 8  # bytes of the big-endian length before each pickled frame (see _wire)
 
 
 def _install_stub_packages(packages: dict[str, list[str]]) -> None:
+    # The same as _worker's: nothing of codegym can be imported before the stubs exist.
     for name in sorted(packages):
         module = types.ModuleType(name)
         module.__path__ = packages[name]
@@ -93,26 +93,19 @@ def describe_view(config: dict[str, object]) -> dict[str, object]:
     return {"symlinks": symlinks, "binds": binds, "masks": [], "hide": package_dirs}
 
 
-def _send(fd: int, obj: object) -> None:
-    import pickle
-
-    data = pickle.dumps(obj)
-    payload = len(data).to_bytes(FRAME_PREFIX, "big") + data
-    while payload:
-        payload = payload[os.write(fd, payload) :]
-
-
 def main() -> None:
     config = json.loads(sys.argv[1])
+    _install_stub_packages(config["packages"])
+    from codegym.executor._wire import write_frame
+
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(config["socket"])
     fd = connection.detach()
     try:
-        _install_stub_packages(config["packages"])
         from codegym.executor import _linux as linux
 
         cgroup = setup_cgroup(linux)
-        _send(fd, ("cgroup", cgroup))
+        write_frame(fd, ("cgroup", cgroup))
         results = os.dup(fd)  # the worker closes its two ends separately
         from codegym.executor._view import worker_config
 
@@ -133,7 +126,7 @@ def main() -> None:
         python = sys.executable or "/usr/bin/python3"
         os.execve(python, [python, "-s", "-S", "-B", "-P", config["worker_script"], json.dumps(worker)], env)
     except BaseException:
-        _send(fd, ("crash", traceback.format_exc()))
+        write_frame(fd, ("crash", traceback.format_exc()))
         sys.exit(1)
 
 
