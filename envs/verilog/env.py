@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -116,7 +117,7 @@ class VerilogEnv(CodeEnv):
         expected, bench = self.expected_samples(task), task.metadata["bench"]
         verdict = grader.grade(report, result, expected=expected, bench=bench)
         if self.lint == "always" or (self.lint == "failure" and verdict.status in (Status.CE, Status.WA, Status.TLE)):
-            verdict = grader.grade(report, result, expected=expected, bench=bench, lint=self.run_lint(code))
+            verdict = replace(verdict, diagnostics=(*verdict.diagnostics, *self.run_lint(code)))
         return verdict
 
     def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:

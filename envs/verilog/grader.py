@@ -188,7 +188,6 @@ def grade(
     *,
     expected: Mapping[str, int] | None,
     bench: Bench | None = None,
-    lint: Sequence[Diagnostic] = (),
 ) -> Grade:
     """Judge one design.
 
@@ -198,14 +197,13 @@ def grade(
         expected: Samples per phase of a complete run (None: unknown, which only an
             infrastructure fault can cause, and is refused).
         bench: The generated testbench (None for an external one).
-        lint: Verilator's diagnostics, when they were collected.
     """
     if not gate.passed or result is None:
         assert gate.status is not None
         return _failed(gate.status, gate.message, gate.diagnostics)
     simulate = result.steps[-1]
     compiler_output, compile_failure, compile_s = _compile_outcome(simulate)
-    diagnostics = (*gate.diagnostics, *parse_iverilog(compiler_output), *lint)
+    diagnostics = (*gate.diagnostics, *parse_iverilog(compiler_output))
     resources = _resources(simulate, compile_s)
     if compile_failure is not None:
         return _failed(Status.CE, compile_failure, diagnostics, resources)
