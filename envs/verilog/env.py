@@ -137,13 +137,10 @@ class VerilogEnv(CodeEnv):
         reference for an external testbench."""
         if task.metadata["expected"] is not None:
             return dict(task.metadata["expected"])
-        with self._lock:
-            if task.id in self._expected:
-                return self._expected[task.id]
-        measured = self._measure_reference(task)
-        with self._lock:
-            self._expected[task.id] = measured
-        return measured
+        with self._lock:  # held while measuring: concurrent first steps simulate it once
+            if task.id not in self._expected:
+                self._expected[task.id] = self._measure_reference(task)
+            return self._expected[task.id]
 
     def run_lint(self, code: str) -> tuple[Diagnostic, ...]:
         """Verilator's lint warnings on the design, from a sandbox of their own."""
