@@ -11,7 +11,9 @@ import itertools
 import logging
 import os
 import queue
+import secrets
 import threading
+import time
 import weakref
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,6 +21,7 @@ from dataclasses import replace
 from typing import Generic, Protocol, TypeVar
 
 from codegym.error import SandboxError
+from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import Executor, Job, RunResult
 
 logger = logging.getLogger(__name__)
@@ -30,10 +33,34 @@ UID_FLOOR = 2_000_000
 UIDS_PER_POOL = 256
 POOLS_PER_PROCESS = 8
 _serials = itertools.count()
+DEADLINE_MARGIN_S = 10.0  # past the job's wall limits, a silent worker is taken for dead
 
 
 class WorkerFault(Exception):
     """A worker died, hung or answered nonsense: retried, never scored."""
+
+
+def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
+    """Send ``job`` to a warm worker over ``fd`` and read its result from ``reader``, within
+    the job's wall limits plus a margin. Anything but a well-formed reply is a `WorkerFault`."""
+    nonce = secrets.token_hex(8)
+    deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
+    try:
+        write_frame(fd, ("job", nonce, job))
+    except OSError as e:
+        raise WorkerFault(f"cannot send the job: {e}") from e
+    try:
+        reply = reader.read(deadline)
+    except TimeoutError as e:
+        raise WorkerFault("the worker missed its deadline") from e
+    except (EOFError, OSError) as e:
+        raise WorkerFault("the connection to the worker closed (it died)") from e
+    if reply[0] == "crash":
+        raise WorkerFault(f"the worker crashed:\n{reply[1]}")
+    kind, got_nonce, result = reply
+    if kind != "result" or got_nonce != nonce:
+        raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
+    return result
 
 
 class Worker(Protocol):

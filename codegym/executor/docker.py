@@ -37,10 +37,10 @@ from typing import Any
 
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor import images
-from codegym.executor._pool import WorkerFault, WorkerPool
-from codegym.executor._wire import FrameReader, write_frame
+from codegym.executor._pool import WorkerFault, WorkerPool, request
+from codegym.executor._wire import FrameReader
 from codegym.executor.base import Job, RunResult
-from codegym.executor.local import DEADLINE_MARGIN_S, ETC_ALLOWLIST, _etc_files, _package_paths
+from codegym.executor.local import ETC_ALLOWLIST, _etc_files, _package_paths
 
 logger = logging.getLogger(__name__)
 
@@ -290,20 +290,8 @@ class _ContainerWorker:
         if self.container is None or self.generation != self.executor.generation:
             self.stop()
             self.start()
-        assert self.connection is not None
-        nonce = secrets.token_hex(8)
-        deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
-        try:
-            write_frame(self.connection.fileno(), ("job", nonce, job))
-        except OSError as e:
-            raise WorkerFault(f"cannot send the job: {e}") from e
-        reply = self._read(deadline)
-        if reply[0] == "crash":
-            raise WorkerFault(f"the worker crashed:\n{reply[1]}")
-        kind, got_nonce, result = reply
-        if kind != "result" or got_nonce != nonce:
-            raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
-        return result
+        assert self.connection is not None and self.reader is not None
+        return request(self.connection.fileno(), self.reader, job)
 
     def stop(self) -> None:
         if self.connection is not None:

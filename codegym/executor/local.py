@@ -12,7 +12,6 @@ import importlib.util
 import json
 import logging
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -24,9 +23,9 @@ from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
-from codegym.executor._pool import WorkerFault, WorkerPool
+from codegym.executor._pool import WorkerFault, WorkerPool, request
 from codegym.executor._view import toolchain, worker_config
-from codegym.executor._wire import FrameReader, write_frame
+from codegym.executor._wire import FrameReader
 from codegym.executor.base import Job, RunResult
 
 logger = logging.getLogger(__name__)
@@ -38,7 +37,6 @@ ETC_ALLOWLIST = (
     "java-17-openjdk", "ssl", "R",
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
-DEADLINE_MARGIN_S = 10.0
 
 
 def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:
@@ -153,19 +151,7 @@ class _WorkerProcess:
             self.stop()
             self.start()
         assert self.reader is not None
-        nonce = secrets.token_hex(8)
-        deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
-        try:
-            write_frame(self.ctl, ("job", nonce, job))
-        except OSError as e:
-            raise WorkerFault(f"cannot send the job: {e}") from e
-        reply = self._read(deadline)
-        if reply[0] == "crash":
-            raise WorkerFault(f"the worker crashed:\n{reply[1]}")
-        kind, got_nonce, result = reply
-        if kind != "result" or got_nonce != nonce:
-            raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
-        return result
+        return request(self.ctl, self.reader, job)
 
     def _read(self, deadline: float) -> Any:
         assert self.reader is not None
