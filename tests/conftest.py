@@ -107,29 +107,44 @@ def leftovers(executor: Executor) -> Callable[[], list[int]]:
 
 
 def sandbox_processes(executor: Executor) -> list[int]:
-    """Host pids of processes running as one of ``executor``'s submission uids, except each
-    fork server's one spare (a process forked and confined after the last step's processes
-    were all killed, waiting for the next step): a second one under the same parent counts."""
+    """Host pids of live processes running as one of ``executor``'s submission uids, except
+    each fork server's spare and the spare's keeper (forked and confined after the last
+    step's processes were all killed, waiting for the next step): a second one under the
+    same parent counts. A step's exit is reported once its leftovers are sent SIGKILL, so
+    processes that are already dying (SIGKILL pending, exiting, or zombies) are not counted.
+    """
     uids = executor.submission_uids()  # type: ignore[attr-defined]
     found: list[int] = []
-    spares: dict[int, list[int]] = {}
+    idle: dict[tuple[int, str], list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 with open(f"/proc/{name}/status") as handle:
                     status = dict(line.split(":", 1) for line in handle if ":" in line)
-            except OSError:
+                with open(f"/proc/{name}/stat") as handle:
+                    flags = int(handle.read().rsplit(")", 1)[1].split()[6])
+            except (OSError, IndexError):
                 continue
-            if "Uid" not in status or int(status["Uid"].split()[0]) not in uids:
+            if "Uid" not in status or int(status["Uid"].split()[0]) not in uids or _dying(status, flags):
                 continue
-            if status["Name"].strip() == "codegym-spare":
-                spares.setdefault(int(status["PPid"]), []).append(int(name))
+            kind = status["Name"].strip()
+            if kind in ("codegym-spare", "codegym-keeper"):
+                idle.setdefault((int(status["PPid"]), kind), []).append(int(name))
             else:
                 found.append(int(name))
-    for parent, pids in spares.items():
+    for (parent, _), pids in idle.items():
         if len(pids) > 1 or _name(parent) != "codegym-init":
             found += pids
     return found
+
+
+PF_EXITING = 0x4
+SIGKILL_BIT = 1 << 8
+
+
+def _dying(status: dict[str, str], flags: int) -> bool:
+    pending = int(status.get("ShdPnd", "0"), 16) | int(status.get("SigPnd", "0"), 16)
+    return status["State"].split()[0] in ("Z", "X") or bool(flags & PF_EXITING) or bool(pending & SIGKILL_BIT)
 
 
 def _name(pid: int) -> str:

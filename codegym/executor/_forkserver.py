@@ -38,22 +38,34 @@ CANDIDATE_ENV = {
 }
 
 
+SPARE_POLICY = "kill"  # the sockets policy a spare is confined with ahead of time: most steps'
+MAX_FD = 1 << 16
 CONFINED = b"+"  # the first byte a step writes on its setup pipe once it is wholly confined
+KEEPER_NAME = "codegym-keeper"
+CLEAN = b"clean"  # the fork server's word that a step's processes are all reaped
 
 
 class ForkServer:
     """Forks one submission process per step request, and is the init of them all.
 
     It is pid 1 of the worker's pid namespace, forked from the supervisor before the first
-    job, so its memory holds no job: a request carries argv, environment, limits and uid,
-    and the step's descriptors ride along as SCM_RIGHTS. When the step's process exits (or
-    the supervisor kills it), pid 1 kills every other process of the namespace and reaps
-    them all, so nothing a step starts outlives it, and each step is a single fork.
+    job, so its memory holds no job: a request carries argv, environment, limits and the
+    sockets policy, and the step's descriptors ride along as SCM_RIGHTS. When the step's
+    process exits (or the supervisor kills it), pid 1 kills every other process of the
+    namespace and reaps them all, so nothing a step starts outlives it.
 
-    Between steps it keeps one *spare*: a process forked and confined ahead of time (own
-    session, unprivileged uid, no_new_privs, seccomp) that waits for the next request, so
-    the fork and the costly part of confinement are off the step's critical path. The
-    spare is forked only after the previous step's processes are all dead and reaped.
+    Every step process starts as a *spare*: forked with nothing of ours open, confined
+    (own session, unprivileged uid, no_new_privs, seccomp), then handed its request. One
+    spare is kept ready between steps, so the fork and the costly part of confinement are
+    off the step's critical path; a request with another sockets policy gets a spare forked
+    for it. The ready spare is forked only after the previous step's processes are all
+    dead and reaped.
+
+    Each step process has a *keeper* (`linux.spawn_address_space_keeper`) that holds its
+    address space, so neither its exit nor an exec waits for a copy of this interpreter to
+    be torn down. The exit is reported as soon as the step process is reaped and everything
+    else in the namespace has been sent SIGKILL; "clean" follows once all of it is reaped,
+    and the supervisor waits for that before it starts anything else.
     """
 
     def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> None:
@@ -83,67 +95,88 @@ class ForkServer:
             pidfd = os.pidfd_open(pid)
             socket.send_fds(self.sock, [b"p"], [pidfd])
             os.close(pidfd)
-            status = _reap_all(pid)
+            status = _wait_for(pid)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            _kill_all()  # whatever the step left running dies with it, and so does its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             self.sock.send(pickle.dumps((status, cpu, after.ru_maxrss)))
+            _reap_all()  # the keeper's teardown of the step's address space happens here
+            self.sock.send(CLEAN)
             self.spare = self._fork_spare()
 
     def _start(self, data: bytes, fds: list[int]) -> int:
-        """Hand the request to the spare when it fits, else fork and confine afresh."""
+        """Hand the request to the spare when it fits, else to one forked for it."""
         request = pickle.loads(data)
         spare, self.spare = self.spare, None
-        if spare is not None:
-            if spare.fits(request, self.uid):
-                try:
-                    socket.send_fds(spare.sock, [data], fds)
-                    spare.sock.close()
-                    return spare.pid
-                except OSError:
-                    pass  # it died waiting: its exit is reaped with this step's leftovers
-            spare.sock.close()
-        pid = os.fork()
-        if pid == 0:
-            self.sock.close()
-            Submission(request, self.seccomp).prepare_and_run(fds)
-        return pid
+        if spare is None or not spare.fits(request) or not spare.take(data, fds):
+            if spare is not None:
+                spare.sock.close()
+            _kill_all()  # a spare that did not fit and its keeper: nothing else runs now
+            _reap_all()
+            spare = self._fork_spare(request["sockets"])
+            spare.take(data, fds)  # if it died, its silent setup pipe tells the supervisor
+        return spare.pid
 
-    def _fork_spare(self) -> _Spare:
+    def _fork_spare(self, policy: str = SPARE_POLICY) -> _Spare:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             self.sock.close()
             ours.close()
-            Submission.wait_as_spare(theirs, self.seccomp, self.uid)
+            # Nothing of ours (a request's descriptors among them) may reach its keeper.
+            null = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, theirs.fileno())
+            os.closerange(theirs.fileno() + 1, MAX_FD)
+            Submission.wait_as_spare(theirs, self.seccomp[policy], self.uid)
         theirs.close()
-        return _Spare(pid, ours)
+        return _Spare(pid, ours, policy)
 
 
 class _Spare:
-    """A pre-confined step process waiting for its request on ``sock``."""
+    """A step process confined ahead of its request, which it waits for on ``sock``."""
 
-    policy = "kill"  # the sockets policy it is confined with: almost every step's
-
-    def __init__(self, pid: int, sock: socket.socket) -> None:
+    def __init__(self, pid: int, sock: socket.socket, policy: str) -> None:
         self.pid = pid
         self.sock = sock
+        self.policy = policy  # the sockets policy its seccomp filter applies
 
-    def fits(self, request: dict[str, Any], uid: int | None) -> bool:
-        return request["sockets"] == self.policy and request["uid"] == uid
+    def fits(self, request: dict[str, Any]) -> bool:
+        return request["sockets"] == self.policy
+
+    def take(self, data: bytes, fds: list[int]) -> bool:
+        """Send it the request; False if it died waiting."""
+        try:
+            socket.send_fds(self.sock, [data], fds)
+        except OSError:
+            return False
+        finally:
+            self.sock.close()
+        return True
 
 
-def _reap_all(pid: int) -> int:
-    """As pid 1: wait for ``pid``, then kill and reap every other process of the namespace."""
-    status = 0
+def _wait_for(pid: int) -> int:
+    """As pid 1: reap children (orphans among them) until ``pid`` is reaped; its status."""
+    while True:
+        reaped, status = os.waitpid(-1, 0)
+        if reaped == pid:
+            return status
+
+
+def _kill_all() -> None:
+    """As pid 1: SIGKILL every other process of the namespace."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+
+
+def _reap_all() -> None:
+    """As pid 1: reap children until there is none left (after `_kill_all`)."""
     while True:
         try:
-            reaped, reaped_status = os.waitpid(-1, 0)
+            os.waitpid(-1, 0)
         except ChildProcessError:
-            return status
-        if reaped == pid:
-            status = reaped_status
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(-1, signal.SIGKILL)  # whatever the step left running dies with it
+            return
 
 
 class Submission:
@@ -154,63 +187,57 @@ class Submission:
     policy (a spare does it ahead of time), `_attach` needs the request and its descriptors.
     """
 
-    def __init__(self, request: dict[str, Any], seccomp: dict[str, linux.SeccompFilter]) -> None:
+    def __init__(self, request: dict[str, Any]) -> None:
         self.argv: tuple[str, ...] = request["argv"]
-        self.env = dict(CANDIDATE_ENV, **dict(request["env"]))
+        self.extra_env = dict(request["env"])  # on top of CANDIDATE_ENV
         self.limits: Limits = request["limits"]
-        self.uid: int | None = request["uid"]
-        self.seccomp = seccomp[request["sockets"]]
 
     @staticmethod
-    def wait_as_spare(sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> NoReturn:
-        """Confine this process ahead of time, then wait for a request and run it. A failure
-        to confine is reported on the request's setup pipe, like a fresh fork's."""
+    def wait_as_spare(sock: socket.socket, seccomp: linux.SeccompFilter, uid: int | None) -> NoReturn:
+        """Confine this process ahead of its request, then wait for the request and run it.
+        A failure to confine is reported on the request's setup pipe."""
+        keeper = -1
         try:
-            _prepare(uid, seccomp[_Spare.policy], name="codegym-spare")
+            keeper = _prepare(uid, seccomp, name="codegym-spare")
+            _ready_runtime()
             failure = None
         except BaseException:
             failure = traceback.format_exc()
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
         except BaseException:
-            os._exit(126)  # the server's hand-off fails, and it forks afresh
+            os._exit(126)  # the server's hand-off fails, and it forks another
         sock.close()
         try:
             if failure is not None:
-                raise RuntimeError(f"the spare could not be confined:\n{failure}")
-            submission = Submission(pickle.loads(data), seccomp)
+                raise RuntimeError(f"the step's process could not be confined:\n{failure}")
+            submission = Submission(pickle.loads(data))
         except BaseException:
             os.write(fds[3], traceback.format_exc().encode())
             os._exit(127)
-        submission.run(fds)
+        submission.run(fds, keeper)
 
-    def prepare_and_run(self, fds: list[int]) -> NoReturn:
-        try:
-            _prepare(self.uid, self.seccomp, name="codegym-step")
-        except BaseException:
-            os.write(fds[3], traceback.format_exc().encode())
-            os._exit(127)
-        self.run(fds)
-
-    def run(self, fds: list[int]) -> NoReturn:
+    def run(self, fds: list[int], keeper: int) -> NoReturn:
         setup_w = fds[3]
         try:
-            setup_w = self._attach(fds)
+            setup_w = self._attach(fds, keeper)
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
         os.write(setup_w, CONFINED)  # what follows on the pipe, if anything, is an exec failure
         if self.argv[0] == "python":
             os.close(setup_w)
-            _run_python(self.argv, self.env)
+            _run_python(self.argv, self.extra_env)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # exec keeps what Python ignores
         try:
-            os.execvpe(self.argv[0], self.argv, self.env)
+            os.execvpe(self.argv[0], self.argv, dict(CANDIDATE_ENV, **self.extra_env))
         except OSError as e:
             os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
         os._exit(127)
 
-    def _attach(self, fds: list[int]) -> int:
-        """Wire the step's descriptors, apply its limits, enter the work dir."""
+    def _attach(self, fds: list[int], keeper: int) -> int:
+        """Wire the step's descriptors, apply its limits (to its keeper too: it shares our
+        memory, so it is confined as we are), enter the work dir."""
         linux.set_name("codegym-step")
         stdin_r, out_w, err_w, setup_w, *channel = fds
         setup_w = _move_high(setup_w, 100)
@@ -218,7 +245,7 @@ class Submission:
             os.dup2(fd, target)
         first_free = 5 if channel else 3
         os.closerange(first_free, setup_w)
-        os.closerange(setup_w + 1, 1 << 16)
+        os.closerange(setup_w + 1, MAX_FD)
         limits = self.limits
         cpu = max(1, int(limits.cpu_s + 0.999))
         for which, soft, hard in (
@@ -227,15 +254,17 @@ class Submission:
             (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
             (resource.RLIMIT_STACK, limits.stack_bytes, limits.stack_bytes),
             (resource.RLIMIT_CORE, 0, 0),
-            (resource.RLIMIT_NPROC, limits.processes, limits.processes),
+            (resource.RLIMIT_NPROC, limits.processes + 1, limits.processes + 1),  # + the keeper
         ):
             resource.setrlimit(which, (soft, hard))
+            resource.prlimit(keeper, which, (soft, hard))
         os.chdir(WORK)
         return setup_w
 
 
-def _prepare(uid: int | None, seccomp: linux.SeccompFilter, *, name: str) -> None:
-    """The half of confinement that needs no request: session, uid, no_new_privs, seccomp."""
+def _prepare(uid: int | None, seccomp: linux.SeccompFilter, *, name: str) -> int:
+    """The half of confinement that needs no request: session, uid, no_new_privs, seccomp;
+    then the keeper of our address space, confined as we are. Returns the keeper's pid."""
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     linux.set_name(name)
     os.setsid()
@@ -247,6 +276,10 @@ def _prepare(uid: int | None, seccomp: linux.SeccompFilter, *, name: str) -> Non
     linux.prctl(linux.PR_SET_DUMPABLE, 1)  # after setuid, which resets it
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
     seccomp.install()
+    linux.set_name(KEEPER_NAME)  # the name the keeper is born with
+    keeper = linux.spawn_address_space_keeper()
+    linux.set_name(name)
+    return keeper
 
 
 def set_oom_score_adj(value: int) -> None:
@@ -265,13 +298,20 @@ def _move_high(fd: int, at_least: int) -> int:
     return high
 
 
-def _run_python(argv: tuple[str, ...], env: dict[str, str]) -> NoReturn:
-    """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
+def _ready_runtime() -> None:
+    """What a step's runtime needs that no request changes, done ahead of the request: the
+    base environment, and default signal dispositions. Unlike a stock interpreter, SIGXFSZ
+    kills, so that a file-size limit is reported as such (SIGPIPE stays ignored for Python
+    steps, as in any interpreter, and is restored before an exec)."""
     os.environ.clear()
-    os.environ.update(env)
-    # Unlike a stock interpreter, let SIGXFSZ kill: a file-size limit is reported as such.
+    os.environ.update(CANDIDATE_ENV)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)
+
+
+def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
+    """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
+    os.environ.update(extra_env)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(

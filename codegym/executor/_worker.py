@@ -56,7 +56,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
-from codegym.executor._forkserver import CONFINED, WORK, ForkServer, set_oom_score_adj  # noqa: E402
+from codegym.executor._forkserver import CLEAN, CONFINED, WORK, ForkServer, set_oom_score_adj  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import Channel  # noqa: E402
@@ -213,7 +213,7 @@ class Cgroup:
         else:
             self._write("memory", "memory.max", memory)
             self._write("memory", "memory.swap.max", "0")
-        self._write("pids", "pids.max", str(limits.processes + 1))  # + the fork server
+        self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
         return self.last_counters or self.counters()
 
     def counters(self) -> tuple[int, int]:
@@ -258,6 +258,7 @@ class Supervisor:
         self.server = server
         self.uid: int | None = config["uid"]
         self.under_tmp = under_tmp
+        self.unsettled = False  # a step has exited, but the fork server has not yet said CLEAN
 
     def serve(self, ctl: int, res: int) -> None:
         while True:
@@ -266,6 +267,7 @@ class Supervisor:
             except EOFError:
                 return
             try:
+                self._settle()
                 self._mount_scratch(job)
                 try:
                     result = self.run(job)
@@ -289,6 +291,8 @@ class Supervisor:
             result = self._run_step(job, step, harness)
             results.append(result)
             failed = step.stop_on_failure and not result.ok
+        if job.collect:
+            self._settle()  # no process of the job can still write what is read
         files = _collect(job)
         output, error = harness
         if job.harness is not None and output is None and error is None:
@@ -322,6 +326,7 @@ class Supervisor:
                     os.chown(os.path.join(directory, name), self.uid, self.uid)
 
     def _run_step(self, job: Job, step: Step, harness: list[bytes | str | None]) -> StepResult:
+        self._settle()
         limits = job.limits_of(step)
         oom_before, pids_before = self.cgroup.prepare(limits)
         stdin_r, stdin_w = os.pipe()
@@ -333,9 +338,7 @@ class Supervisor:
         to_submission_r, to_submission_w = os.pipe() if step.channel else (-1, -1)
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        request = pickle.dumps(
-            {"argv": step.argv, "env": step.env, "limits": limits, "uid": self.uid, "sockets": step.sockets}
-        )
+        request = pickle.dumps({"argv": step.argv, "env": step.env, "limits": limits, "sockets": step.sockets})
         socket.send_fds(self.server, [request], child_fds)
         for fd in child_fds:
             os.close(fd)
@@ -392,7 +395,17 @@ class Supervisor:
         data = self.server.recv(4096)
         if not data:
             raise SetupError("the fork server died")
+        self.unsettled = True
         return _Exit(*pickle.loads(data))
+
+    def _settle(self) -> None:
+        """Wait until every process of the last step is reaped (its exit is reported as soon
+        as the step's own process is reaped and the others are sent SIGKILL): before the
+        next step, the next job's scratch, or reading files a step wrote."""
+        if self.unsettled:
+            if self.server.recv(64) != CLEAN:
+                raise SetupError("the fork server died before it reaped a step's processes")
+            self.unsettled = False
 
 
 def _collect(job: Job) -> dict[str, bytes]:
@@ -498,14 +511,19 @@ class _Pump:
             self.selector.unregister(fd)
 
     def finish(self) -> None:
-        """Serve the step until it has exited and its outputs are closed (or it was stopped)."""
-        while self.exit is None or (self.selector.get_map() and self.limit is None):
+        """Serve the step until its process has exited (or it was stopped), then take what
+        it wrote before that. Processes it left behind are killed as its exit is reported:
+        what they write is not the step's output, and they cannot hold the step open."""
+        while self.exit is None:
             now = time.monotonic()
             if now >= self.deadline and self.limit is None:
                 self._stop("wall")
             timeout = None if self.limit is not None else max(0.0, self.deadline - now)
             for key, _ in self.selector.select(timeout):
                 self._handle(key)
+        for fd in (self.out_r, self.err_r):
+            while fd in self.selector.get_map() and self._drain(fd, until_empty=True):
+                pass
         self.selector.close()
         for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
             os.close(fd)
@@ -537,11 +555,12 @@ class _Pump:
             self.selector.unregister(self.stdin_w)
             os.close(self.stdin_w)
 
-    def _drain(self, fd: int) -> bool:
+    def _drain(self, fd: int, *, until_empty: bool = False) -> bool:
+        """Read one chunk of ``fd``; False once it is closed (or, ``until_empty``, empty)."""
         try:
             chunk = os.read(fd, 1 << 16)
         except BlockingIOError:
-            return True
+            return not until_empty
         if not chunk:
             return False
         buffer = self.outputs[fd]

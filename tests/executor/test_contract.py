@@ -76,16 +76,64 @@ def test_not_root_and_confined(executor: Executor) -> None:
         "status = open('/proc/self/status').read()\n"
         "print(os.getuid(), os.getgid())\n"
         "print('|'.join(l.replace(chr(9), ' ') for l in status.splitlines() if l.startswith(('NoNewPrivs', 'Seccomp:', 'CapEff'))))\n"
-        "print(sorted(p for p in os.listdir('/proc') if p.isdigit()), os.getpid())\n"
+        "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]\n"
+        "print(' '.join(open(f'/proc/{p}/comm').read().strip() for p in others))\n"
     )
     out = python(executor, source).steps[0].stdout.decode().splitlines()
     uid, gid = map(int, out[0].split())
     assert uid != 0 and gid != 0
     assert out[1].split("|") == ["CapEff: 0000000000000000", "NoNewPrivs: 1", "Seccomp: 2"]
-    listing, own_pid = out[2].rsplit(" ", 1)
-    # Only the namespace's init and itself. (Its own pid is 2 in a worker's first step; a
-    # worker that already ran steps hands out higher ones, which backends order differently.)
-    assert listing == str(sorted(["1", own_pid]))
+    # Besides the namespace's init and itself, only the keeper of its address space.
+    assert out[2] == "codegym-keeper"
+
+
+@pytest.mark.parametrize("sockets", ["kill", "errno"])  # the ready spare's policy, and another
+def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sockets: str) -> None:
+    """The keeper shares the step's memory, so a submission could rewrite the code it sleeps
+    in: it must hold nothing the step lacks (no descriptor of the job's: a pipe end it held
+    would never close), and no signal may bring it back to user code."""
+    source = (
+        "import os, signal, sys, time\n"
+        "print(len(sys.stdin.read()))\n"
+        "keeper = next(p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid()))\n"
+        "def fields(pid):\n"
+        "    lines = open(f'/proc/{pid}/status').read().splitlines()\n"
+        "    keys = ('Uid', 'Gid', 'Groups', 'CapEff', 'CapPrm', 'NoNewPrivs', 'Seccomp', 'Sig')\n"
+        "    return {k: v.strip() for k, v in (l.split(':', 1) for l in lines) if k.startswith(keys)}\n"
+        "mine, its = fields('self'), fields(keeper)\n"
+        "print(all(mine[k] == its[k] for k in ('Uid', 'Gid', 'Groups', 'CapEff', 'CapPrm', 'NoNewPrivs', 'Seccomp')))\n"
+        "print(open('/proc/self/limits').read() == open(f'/proc/{keeper}/limits').read())\n"
+        "print(its['SigBlk'])\n"
+        "fds = [os.readlink(f'/proc/{keeper}/fd/{fd}') for fd in sorted(os.listdir(f'/proc/{keeper}/fd'), key=int)]\n"
+        "print(fds[:3] == ['/dev/null'] * 3 and len(fds) == 4 and fds[3].startswith('socket:'))\n"
+        "for sig in (signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):\n"
+        "    os.kill(int(keeper), sig)\n"
+        "time.sleep(0.05)\n"
+        "print(open(f'/proc/{keeper}/stat').read().split(') ')[1].split()[0])\n"
+        "os.kill(int(keeper), signal.SIGKILL)\n"
+        "print('survived')\n"
+    )
+    job = Job(steps=(Step(argv=("python", "main.py"), stdin=b"abc", sockets=sockets),),
+              files={"main.py": source.encode()}, limits=FAST)  # fmt: skip
+    step = executor.run(job).steps[0]
+    out = step.stdout.decode().splitlines()
+    assert out[:3] == ["3", "True", "True"], step.stderr
+    assert int(out[3], 16) | (1 << 8) | (1 << 18) == (1 << 64) - 1  # all but SIGKILL, SIGSTOP
+    assert out[4] == "True"
+    assert out[5] == "S"  # still asleep in pause(): signals are blocked or stop it only
+    assert out[6] == "survived" and step.ok  # a step that kills its keeper runs on
+
+
+def test_exec_programs_get_default_signal_dispositions(executor: Executor) -> None:
+    """What the Python fork server ignores (SIGPIPE, SIGXFSZ) is not ignored by the programs
+    it execs: a file-size limit kills them and is reported as such; a pipe reader that goes
+    away ends its writer."""
+    step = shell(
+        executor, "grep SigIgn /proc/self/status; yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f"
+    )
+    assert step.steps[0].stdout == b"SigIgn:\t0000000000000000\n"
+    assert step.steps[0].limit == "file_size", step.steps[0]
+    assert b"Broken pipe" not in step.steps[0].stderr
 
 
 def test_file_system_view_hides_the_host(executor: Executor) -> None:
