@@ -15,11 +15,13 @@ import io
 import os
 import pickle
 import resource
+import select
 import signal
 import socket
 import sys
 import traceback
 import types
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from codegym.executor import _linux as linux
@@ -42,7 +44,11 @@ SPARE_POLICY = "kill"  # the sockets policy a spare is confined with ahead of ti
 MAX_FD = 1 << 16
 CONFINED = b"+"  # the first byte a step writes on its setup pipe once it is wholly confined
 KEEPER_NAME = "codegym-keeper"
-CLEAN = b"clean"  # the fork server's word that a step's processes are all reaped
+# What the fork server tells the supervisor, one datagram each, by their first byte.
+SPARE = b"s"  # with a spare's socket and pidfd: hand it the next step's request
+STARTED = b"p"  # with the pidfd of a step started for a request sent to the fork server
+EXITED = b"x"  # then the pickled (wait status, CPU seconds, max RSS) of the step's process
+CLEAN = b"c"  # every process of the step is reaped
 
 
 class ForkServer:
@@ -55,11 +61,12 @@ class ForkServer:
     namespace and reaps them all, so nothing a step starts outlives it.
 
     Every step process starts as a *spare*: forked with nothing of ours open, confined
-    (own session, unprivileged uid, no_new_privs, seccomp), then handed its request. One
-    spare is kept ready between steps, so the fork and the costly part of confinement are
-    off the step's critical path; a request with another sockets policy gets a spare forked
-    for it. The ready spare is forked only after the previous step's processes are all
-    dead and reaped.
+    (own session, unprivileged uid, no_new_privs, seccomp), then handed its request. Once
+    the previous step's processes are all dead and reaped, a spare is forked and offered to
+    the supervisor (its socket and pidfd), which hands it the next step's request itself:
+    the fork, the costly part of confinement and this process are off the step's critical
+    path. A step with another sockets policy is sent here instead; the supervisor kills the
+    unused spare, and the step gets a spare forked for it.
 
     Each step process has a *keeper* (`linux.spawn_address_space_keeper`) that holds its
     address space, so neither its exit nor an exec waits for a copy of this interpreter to
@@ -72,7 +79,6 @@ class ForkServer:
         self.sock = sock
         self.seccomp = seccomp
         self.uid = uid
-        self.spare: _Spare | None = None
 
     def serve(self) -> NoReturn:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -80,41 +86,48 @@ class ForkServer:
         linux.set_name("codegym-init")
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
-        self.spare = self._fork_spare()
         while True:
-            try:
-                data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
-            except OSError:
-                os._exit(0)
-            if not data:
-                os._exit(0)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            pid = self._start(data, fds)
-            for fd in fds:
-                os.close(fd)
-            pidfd = os.pidfd_open(pid)
-            socket.send_fds(self.sock, [b"p"], [pidfd])
+            spare = self._fork_spare()
+            pidfd = os.pidfd_open(spare.pid)
+            socket.send_fds(self.sock, [SPARE], [spare.sock.fileno(), pidfd])
+            spare.sock.close()
             os.close(pidfd)
-            status = _wait_for(pid)
+            status = _wait_for(spare.pid)
+            request = self._request()
+            if request is not None:  # the supervisor killed the spare: its step needs another
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                status = _wait_for(self._start_other(*request))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             _kill_all()  # whatever the step left running dies with it, and so does its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            self.sock.send(pickle.dumps((status, cpu, after.ru_maxrss)))
+            self.sock.send(EXITED + pickle.dumps((status, cpu, after.ru_maxrss)))
             _reap_all()  # the keeper's teardown of the step's address space happens here
             self.sock.send(CLEAN)
-            self.spare = self._fork_spare()
 
-    def _start(self, data: bytes, fds: list[int]) -> int:
-        """Hand the request to the spare when it fits, else to one forked for it."""
-        request = pickle.loads(data)
-        spare, self.spare = self.spare, None
-        if spare is None or not spare.fits(request) or not spare.take(data, fds):
-            if spare is not None:
-                spare.sock.close()
-            _kill_all()  # a spare that did not fit and its keeper: nothing else runs now
-            _reap_all()
-            spare = self._fork_spare(request["sockets"])
-            spare.take(data, fds)  # if it died, its silent setup pipe tells the supervisor
+    def _request(self) -> tuple[bytes, list[int]] | None:
+        """A step request the supervisor sent us (before it killed the spare), if any."""
+        if not select.select([self.sock], [], [], 0)[0]:  # (recv_fds ignores MSG_DONTWAIT)
+            return None
+        data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
+        if not data:
+            os._exit(0)  # the supervisor is gone
+        return data, fds
+
+    def _start_other(self, data: bytes, fds: list[int]) -> int:
+        """Start a step whose sockets policy is not the ready spare's, in a spare forked for
+        it (once the unused spare's keeper is gone); tell the supervisor its pidfd."""
+        _kill_all()
+        _reap_all()
+        spare = self._fork_spare(pickle.loads(data)["sockets"])
+        with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
+            socket.send_fds(spare.sock, [data], fds)
+        spare.sock.close()
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(spare.pid)
+        socket.send_fds(self.sock, [STARTED], [pidfd])
+        os.close(pidfd)
         return spare.pid
 
     def _fork_spare(self, policy: str = SPARE_POLICY) -> _Spare:
@@ -129,31 +142,20 @@ class ForkServer:
                 os.dup2(null, fd)
             os.closerange(3, theirs.fileno())
             os.closerange(theirs.fileno() + 1, MAX_FD)
-            Submission.wait_as_spare(theirs, self.seccomp[policy], self.uid)
+            try:
+                Submission.wait_as_spare(theirs, self.seccomp[policy], self.uid)
+            finally:
+                os._exit(127)  # never back into the fork server's loop
         theirs.close()
-        return _Spare(pid, ours, policy)
+        return _Spare(pid, ours)
 
 
+@dataclass(frozen=True)
 class _Spare:
     """A step process confined ahead of its request, which it waits for on ``sock``."""
 
-    def __init__(self, pid: int, sock: socket.socket, policy: str) -> None:
-        self.pid = pid
-        self.sock = sock
-        self.policy = policy  # the sockets policy its seccomp filter applies
-
-    def fits(self, request: dict[str, Any]) -> bool:
-        return request["sockets"] == self.policy
-
-    def take(self, data: bytes, fds: list[int]) -> bool:
-        """Send it the request; False if it died waiting."""
-        try:
-            socket.send_fds(self.sock, [data], fds)
-        except OSError:
-            return False
-        finally:
-            self.sock.close()
-        return True
+    pid: int
+    sock: socket.socket
 
 
 def _wait_for(pid: int) -> int:
@@ -205,8 +207,10 @@ class Submission:
             failure = traceback.format_exc()
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
+            if not data or len(fds) < 4:
+                raise EOFError("no request")
         except BaseException:
-            os._exit(126)  # the server's hand-off fails, and it forks another
+            os._exit(126)  # not wanted after all
         sock.close()
         try:
             if failure is not None:

@@ -56,7 +56,17 @@ from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
-from codegym.executor._forkserver import CLEAN, CONFINED, WORK, ForkServer, set_oom_score_adj  # noqa: E402
+from codegym.executor._forkserver import (  # noqa: E402
+    CLEAN,
+    CONFINED,
+    EXITED,
+    SPARE,
+    SPARE_POLICY,
+    STARTED,
+    WORK,
+    ForkServer,
+    set_oom_score_adj,
+)
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import Channel  # noqa: E402
@@ -259,6 +269,7 @@ class Supervisor:
         self.uid: int | None = config["uid"]
         self.under_tmp = under_tmp
         self.unsettled = False  # a step has exited, but the fork server has not yet said CLEAN
+        self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
 
     def serve(self, ctl: int, res: int) -> None:
         while True:
@@ -339,17 +350,11 @@ class Supervisor:
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
         request = pickle.dumps({"argv": step.argv, "env": step.env, "limits": limits, "sockets": step.sockets})
-        socket.send_fds(self.server, [request], child_fds)
+        pidfd = self._start(request, step.sockets, child_fds)
         for fd in child_fds:
             os.close(fd)
-        pidfd = self._receive_pidfd()
-        setup = _read_all(setup_r)
-        os.close(setup_r)
-        if setup != CONFINED:  # it failed to confine or to exec, or died before it said either
-            _kill(pidfd)
-            self._receive_exit()
-            failure = setup.removeprefix(CONFINED).decode(errors="replace")
-            raise SetupError(failure or "the step's process died before it was confined")
+        # The harness may start at once: the step runs no submitted code before it is wholly
+        # confined, and says so on its setup pipe, which is checked once it has exited.
         pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
         if step.channel:
             assert job.harness is not None
@@ -364,6 +369,11 @@ class Supervisor:
                 channel.close()
         pump.finish()
         os.close(pidfd)
+        setup = _read_available(setup_r)
+        os.close(setup_r)
+        if setup != CONFINED:  # it failed to confine or to exec, or died before it said either
+            failure = setup.removeprefix(CONFINED).decode(errors="replace")
+            raise SetupError(failure or "the step's process died before it was confined")
         exit_ = pump.exit
         assert exit_ is not None
         cpu = exit_.cpu_s
@@ -385,26 +395,46 @@ class Supervisor:
             limit=limit,
         )
 
-    def _receive_pidfd(self) -> int:
-        _, fds, _, _ = socket.recv_fds(self.server, 64, 1)
-        if len(fds) != 1:
-            raise SetupError("the fork server did not start the step")
-        return fds[0]
+    def _start(self, request: bytes, sockets: str, fds: list[int]) -> int:
+        """Hand a step's request to the spare the fork server offered (or, for another
+        sockets policy, to the fork server, killing the spare); the step's pidfd."""
+        if self.spare is None:
+            sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
+            self.spare = socket.socket(fileno=sock_fd), pidfd
+        spare, pidfd = self.spare
+        self.spare = None
+        with spare:
+            if sockets == SPARE_POLICY:
+                try:
+                    socket.send_fds(spare, [request], fds)
+                except OSError as e:
+                    raise SetupError(f"the spare died before its step: {e}") from e
+                return pidfd
+        socket.send_fds(self.server, [request], fds)  # first, so the fork server sees it...
+        _kill(pidfd)  # ...once the spare's death wakes it
+        os.close(pidfd)
+        return self._receive(STARTED, fds=1)[1][0]
 
-    def _receive_exit(self) -> _Exit:
-        data = self.server.recv(4096)
+    def _receive(self, kind: bytes, fds: int = 0) -> tuple[bytes, list[int]]:
+        """The fork server's next message, which must be of ``kind``: its body and fds."""
+        data, received, _, _ = socket.recv_fds(self.server, 4096, max(fds, 1))
         if not data:
             raise SetupError("the fork server died")
+        if data[:1] != kind or len(received) != fds:
+            raise SetupError(f"the fork server said {data[:1]!r} with {len(received)} fds, not {kind!r}")
+        return data[1:], received
+
+    def _receive_exit(self) -> _Exit:
+        body, _ = self._receive(EXITED)
         self.unsettled = True
-        return _Exit(*pickle.loads(data))
+        return _Exit(*pickle.loads(body))
 
     def _settle(self) -> None:
         """Wait until every process of the last step is reaped (its exit is reported as soon
         as the step's own process is reaped and the others are sent SIGKILL): before the
         next step, the next job's scratch, or reading files a step wrote."""
         if self.unsettled:
-            if self.server.recv(64) != CLEAN:
-                raise SetupError("the fork server died before it reaped a step's processes")
+            self._receive(CLEAN)
             self.unsettled = False
 
 
@@ -581,10 +611,13 @@ def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> Limit
     return None
 
 
-def _read_all(fd: int) -> bytes:
+def _read_available(fd: int) -> bytes:
+    """What is in a pipe now (its writer has exited, though what it left may not have)."""
+    os.set_blocking(fd, False)
     chunks = []
-    while chunk := os.read(fd, 65536):
-        chunks.append(chunk)
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
     return b"".join(chunks)
 
 
