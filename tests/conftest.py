@@ -110,8 +110,9 @@ def sandbox_processes(executor: Executor) -> list[int]:
     """Host pids of live processes running as one of ``executor``'s submission uids, except
     each fork server's spare and the spare's keeper (forked and confined after the last
     step's processes were all killed, waiting for the next step): a second one under the
-    same parent counts. A step's exit is reported once its leftovers are sent SIGKILL, so
-    processes that are already dying (SIGKILL pending, exiting, or zombies) are not counted.
+    same parent counts. A step's exit is reported once its leftovers are stopped, and they
+    are killed right after the reply, so stopped and dying processes (SIGKILL pending,
+    exiting, or zombies) are not counted.
     """
     uids = executor.submission_uids()  # type: ignore[attr-defined]
     found: list[int] = []
@@ -142,9 +143,10 @@ PF_EXITING = 0x4
 SIGKILL_BIT = 1 << 8
 
 
-def _dying(status: dict[str, str], flags: int) -> bool:
+def _dying(status: dict[str, str], flags: int) -> bool:  # or stopped, to die next
     pending = int(status.get("ShdPnd", "0"), 16) | int(status.get("SigPnd", "0"), 16)
-    return status["State"].split()[0] in ("Z", "X") or bool(flags & PF_EXITING) or bool(pending & SIGKILL_BIT)
+    state = status["State"].split()[0]
+    return state in ("T", "Z", "X") or bool(flags & PF_EXITING) or bool(pending & SIGKILL_BIT)
 
 
 def _name(pid: int) -> str:

@@ -49,6 +49,7 @@ SPARE = b"s"  # with a spare's socket and pidfd: hand it the next step's request
 STARTED = b"p"  # with the pidfd of a step started for a request sent to the fork server
 EXITED = b"x"  # then the pickled (wait status, CPU seconds, max RSS) of the step's process
 CLEAN = b"c"  # every process of the step is reaped
+RELEASE = b"k"  # (from the supervisor) done with the step: kill what is left of it
 
 
 class ForkServer:
@@ -71,8 +72,9 @@ class ForkServer:
     Each step process has a *keeper* (`linux.spawn_address_space_keeper`) that holds its
     address space, so neither its exit nor an exec waits for a copy of this interpreter to
     be torn down. The exit is reported as soon as the step process is reaped and everything
-    else in the namespace has been sent SIGKILL; "clean" follows once all of it is reaped,
-    and the supervisor waits for that before it starts anything else.
+    else in the namespace is stopped (SIGSTOP); once the supervisor has used the report (it
+    replied, or wants the next step), everything is killed and reaped, and "clean" says
+    so. The supervisor waits for that before it starts anything else.
     """
 
     def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> None:
@@ -99,10 +101,15 @@ class ForkServer:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 status = _wait_for(self._start_other(*request))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            _kill_all()  # whatever the step left running dies with it, and so does its keeper
+            _signal_all(signal.SIGSTOP)  # whatever the step left running stops, and its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             self.sock.send(EXITED + pickle.dumps((status, cpu, after.ru_maxrss)))
-            _reap_all()  # the keeper's teardown of the step's address space happens here
+            # The keeper's teardown of the step's address space would slow the supervisor's
+            # reply, so everything dies only once the supervisor is done with the step.
+            if self.sock.recv(16) != RELEASE:
+                os._exit(0)  # the supervisor is gone
+            _signal_all(signal.SIGKILL)
+            _reap_all()
             self.sock.send(CLEAN)
 
     def _request(self) -> tuple[bytes, list[int]] | None:
@@ -117,7 +124,7 @@ class ForkServer:
     def _start_other(self, data: bytes, fds: list[int]) -> int:
         """Start a step whose sockets policy is not the ready spare's, in a spare forked for
         it (once the unused spare's keeper is gone); tell the supervisor its pidfd."""
-        _kill_all()
+        _signal_all(signal.SIGKILL)
         _reap_all()
         spare = self._fork_spare(pickle.loads(data)["sockets"])
         with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
@@ -166,14 +173,14 @@ def _wait_for(pid: int) -> int:
             return status
 
 
-def _kill_all() -> None:
-    """As pid 1: SIGKILL every other process of the namespace."""
+def _signal_all(sig: int) -> None:
+    """As pid 1: send ``sig`` to every other process of the namespace."""
     with contextlib.suppress(ProcessLookupError):
-        os.kill(-1, signal.SIGKILL)
+        os.kill(-1, sig)
 
 
 def _reap_all() -> None:
-    """As pid 1: reap children until there is none left (after `_kill_all`)."""
+    """As pid 1: reap children until there is none left (after a SIGKILL to all)."""
     while True:
         try:
             os.waitpid(-1, 0)

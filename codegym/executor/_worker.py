@@ -60,6 +60,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     CLEAN,
     CONFINED,
     EXITED,
+    RELEASE,
     SPARE,
     SPARE_POLICY,
     STARTED,
@@ -269,6 +270,9 @@ class Supervisor:
         self.uid: int | None = config["uid"]
         self.under_tmp = under_tmp
         self.unsettled = False  # a step has exited, but the fork server has not yet said CLEAN
+        self.unreleased = False  # ...and has not been told it may kill what is left of it
+        self.mounted: int | None = None  # the size of the scratch file systems mounted now
+        self.fresh = False  # ...mounted ahead of a job, and still empty
         self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
 
     def serve(self, ctl: int, res: int) -> None:
@@ -278,14 +282,16 @@ class Supervisor:
             except EOFError:
                 return
             try:
-                self._settle()
-                self._mount_scratch(job)
+                disk = self._scratch_for(job)
                 try:
                     result = self.run(job)
                     write_frame(res, ("result", nonce, result))
                 finally:  # after the reply: the next job cannot start before this
-                    for path in (WORK, "/tmp"):
-                        linux.umount(path)
+                    self._unmount_scratch()
+                # While idle: wait for the job's processes to be gone, then mount the next
+                # job's scratch (fresh and empty) ahead of it.
+                self._settle()
+                self._mount_scratch(disk)
             except BaseException:
                 write_frame(res, ("crash", traceback.format_exc()))
                 raise
@@ -317,12 +323,15 @@ class Supervisor:
             files=files,
         )
 
-    def _mount_scratch(self, job: Job) -> None:
-        """A fresh work dir and /tmp for this job; every step of it sees the same ones."""
+    def _scratch_for(self, job: Job) -> int:
+        """A fresh work dir and /tmp for this job, with its files; every step of it sees the
+        same ones. Returns their size."""
         disk = max(job.limits_of(step).disk_bytes for step in job.steps)
-        linux.tmpfs(WORK, disk, mode=0o755)
-        linux.tmpfs("/tmp", disk, mode=0o1777)
-        replay_under_tmp(self.under_tmp)
+        if not (self.fresh and self.mounted == disk):  # none mounted ahead, or of another size
+            self._unmount_scratch()
+            self._settle()
+            self._mount_scratch(disk)
+        self.fresh = False
         for relative, content in job.files.items():
             path = os.path.join(WORK, relative)
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -335,6 +344,19 @@ class Supervisor:
                 os.chown(directory, self.uid, self.uid)
                 for name in names:
                     os.chown(os.path.join(directory, name), self.uid, self.uid)
+        return disk
+
+    def _mount_scratch(self, disk: int) -> None:
+        linux.tmpfs(WORK, disk, mode=0o755)
+        linux.tmpfs("/tmp", disk, mode=0o1777)
+        replay_under_tmp(self.under_tmp)
+        self.mounted, self.fresh = disk, True
+
+    def _unmount_scratch(self) -> None:
+        if self.mounted is not None:
+            for path in (WORK, "/tmp"):
+                linux.umount(path)
+        self.mounted, self.fresh = None, False
 
     def _run_step(self, job: Job, step: Step, harness: list[bytes | str | None]) -> StepResult:
         self._settle()
@@ -426,14 +448,21 @@ class Supervisor:
 
     def _receive_exit(self) -> _Exit:
         body, _ = self._receive(EXITED)
-        self.unsettled = True
+        self.unsettled = self.unreleased = True
         return _Exit(*pickle.loads(body))
 
+    def _release(self) -> None:
+        """Let the fork server kill and reap what is left of the last step (stopped since its
+        exit was reported). Its teardown competes for the CPU, so it waits for the reply."""
+        if self.unreleased:
+            self.server.send(RELEASE)
+            self.unreleased = False
+
     def _settle(self) -> None:
-        """Wait until every process of the last step is reaped (its exit is reported as soon
-        as the step's own process is reaped and the others are sent SIGKILL): before the
-        next step, the next job's scratch, or reading files a step wrote."""
+        """Wait until every process of the last step is reaped: before the next step, the
+        next job's scratch, or reading files a step wrote."""
         if self.unsettled:
+            self._release()
             self._receive(CLEAN)
             self.unsettled = False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import json
 import time
@@ -27,6 +28,37 @@ class CandidateGone(Exception):
     def __init__(self, reason: str, *, violation: bool = False) -> None:
         super().__init__(reason)
         self.violation = violation
+
+
+class NotReady(BaseException):
+    """The submission's first message was not "ready": no test can run, and ``report`` says
+    why. A BaseException, so that no test's ``except Exception`` takes it for a failure."""
+
+    def __init__(self, report: bytes) -> None:
+        super().__init__("the submission did not load")
+        self.report = report
+
+
+class Greeting:
+    """The submission's first message: "ready" once its module has loaded, or why not.
+
+    It is read when the first call's reply is awaited, not before that call is sent: the
+    call waits in the channel while the submission loads, which saves a round trip. If no
+    test makes a call, it is read after the tests.
+    """
+
+    def __init__(self, channel: Channel, deadline: float) -> None:
+        self.channel = channel
+        self.deadline = deadline
+        self.received_at: float | None = None  # perf_counter() when it came
+
+    def expect(self) -> None:
+        """Read it, once; raise `NotReady` unless it is "ready"."""
+        if self.received_at is None:
+            report = _greeting_report(self.channel, self.deadline)
+            self.received_at = time.perf_counter()
+            if report is not None:
+                raise NotReady(report)
 
 
 class CandidateRaised(Exception):
@@ -49,10 +81,11 @@ def _raised(kind: str, message: str, frames: list[list[Any]]) -> CandidateRaised
 class Proxy:
     """Stands in for the submission's function inside the tests."""
 
-    def __init__(self, channel: Channel, name: str, deadline: float) -> None:
+    def __init__(self, channel: Channel, name: str, deadline: float, greeting: Greeting) -> None:
         self.channel = channel
         self.name = name
         self.deadline = deadline
+        self.greeting = greeting
         self.last: tuple[str, Any] | None = None
         self.last_args: str | None = None
 
@@ -60,8 +93,10 @@ class Proxy:
         request = codec.encode({"kind": "call", "name": self.name, "args": list(args), "kwargs": kwargs})
         self.last_args = codec.encode([list(args), kwargs]).decode()
         call = f"{self.name}({', '.join([*map(_short, args), *(f'{k}={_short(v)}' for k, v in kwargs.items())])})"
-        try:
+        with contextlib.suppress(ChannelClosed):  # it exited: its greeting or the read below says why
             self.channel.send(request)
+        self.greeting.expect()
+        try:
             reply = codec.decode(self.channel.recv(timeout=max(0.0, self.deadline - time.monotonic())))
         except ChannelClosed as e:
             raise CandidateGone("the submission's process ended during a call") from e
@@ -89,8 +124,19 @@ def grade(channel: Channel, payload: bytes) -> bytes:
     """Harness entry (see `codegym.executor.Harness`)."""
     spec = json.loads(payload)
     deadline = time.monotonic() + float(spec["time_budget_s"])
+    greeting = Greeting(channel, deadline)
     try:
-        hello = codec.decode(channel.recv(timeout=float(spec["time_budget_s"])))
+        results = _run_tests(spec, Proxy(channel, spec["entry_point"], deadline, greeting))
+        greeting.expect()
+    except NotReady as e:
+        return e.report
+    return _report("tests", results=results)
+
+
+def _greeting_report(channel: Channel, deadline: float) -> bytes | None:
+    """Read the submission's first message: None when it is "ready", else the report."""
+    try:
+        hello = codec.decode(channel.recv(timeout=max(0.0, deadline - time.monotonic())))
     except ChannelClosed:
         return _report("load", error="the submission exited before it could be tested")
     except ChannelTimeout:
@@ -104,7 +150,7 @@ def grade(channel: Channel, payload: bytes) -> bytes:
         return _report("load", error=f"{hello.get('type')}: {hello.get('message')}", frames=hello.get("frames"))
     if kind != "ready":
         return _report("protocol", error="the submission did not start the protocol")
-    return _report("tests", results=_run_tests(spec, Proxy(channel, spec["entry_point"], deadline)))
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -161,6 +207,7 @@ def _run_tests(spec: dict[str, Any], proxy: Proxy) -> list[dict[str, Any]]:
             outcome["call"], outcome["got"] = proxy.last[0], _short(proxy.last[1])
         if not outcome["passed"] and proxy.last_args is not None:
             outcome["args"] = proxy.last_args  # the failing call, for execution-grounded credit
+        started = max(started, proxy.greeting.received_at or started)  # not the loading
         results.append({"name": test["name"], "ran": True, "time_s": time.perf_counter() - started, **outcome})
     return results
 
