@@ -109,14 +109,14 @@ def leftovers(executor: Executor) -> Callable[[], list[int]]:
 def sandbox_processes(executor: Executor) -> list[int]:
     """Host pids of live processes running as one of ``executor``'s submission uids, except
     each fork server's spare and the spare's keeper (forked and confined after the last
-    step's processes were all killed, waiting for the next step): a second one under the
-    same parent counts. A step's exit is reported once its leftovers are stopped, and they
-    are killed right after the reply, so stopped and dying processes (SIGKILL pending,
-    exiting, or zombies) are not counted.
+    step's processes were killed, waiting for the next step): a third process of those names
+    under the same parent counts. A step's exit is reported once its leftovers are sent SIGSTOP, and
+    they are killed right after the reply, so stopped or stopping processes (SIGSTOP
+    pending) and dying ones (SIGKILL pending, exiting, zombies) are not counted.
     """
     uids = executor.submission_uids()  # type: ignore[attr-defined]
     found: list[int] = []
-    idle: dict[tuple[int, str], list[int]] = {}
+    idle: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
@@ -128,25 +128,25 @@ def sandbox_processes(executor: Executor) -> list[int]:
                 continue
             if "Uid" not in status or int(status["Uid"].split()[0]) not in uids or _dying(status, flags):
                 continue
-            kind = status["Name"].strip()
-            if kind in ("codegym-spare", "codegym-keeper"):
-                idle.setdefault((int(status["PPid"]), kind), []).append(int(name))
+            if status["Name"].strip() in ("codegym-spare", "codegym-keeper"):  # (it names the keeper)
+                idle.setdefault(int(status["PPid"]), []).append(int(name))
             else:
                 found.append(int(name))
-    for (parent, _), pids in idle.items():
-        if len(pids) > 1 or _name(parent) != "codegym-init":
+    for parent, pids in idle.items():
+        if len(pids) > 2 or _name(parent) != "codegym-init":  # the spare and its keeper
             found += pids
     return found
 
 
 PF_EXITING = 0x4
 SIGKILL_BIT = 1 << 8
+SIGSTOP_BIT = 1 << 18
 
 
 def _dying(status: dict[str, str], flags: int) -> bool:  # or stopped, to die next
     pending = int(status.get("ShdPnd", "0"), 16) | int(status.get("SigPnd", "0"), 16)
     state = status["State"].split()[0]
-    return state in ("T", "Z", "X") or bool(flags & PF_EXITING) or bool(pending & SIGKILL_BIT)
+    return state in ("T", "Z", "X") or bool(flags & PF_EXITING) or bool(pending & (SIGKILL_BIT | SIGSTOP_BIT))
 
 
 def _name(pid: int) -> str:

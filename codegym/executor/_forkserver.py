@@ -63,11 +63,12 @@ class ForkServer:
 
     Every step process starts as a *spare*: forked with nothing of ours open, confined
     (own session, unprivileged uid, no_new_privs, seccomp), then handed its request. Once
-    the previous step's processes are all dead and reaped, a spare is forked and offered to
-    the supervisor (its socket and pidfd), which hands it the next step's request itself:
-    the fork, the costly part of confinement and this process are off the step's critical
-    path. A step with another sockets policy is sent here instead; the supervisor kills the
-    unused spare, and the step gets a spare forked for it.
+    the previous step's processes are killed, a spare is forked; it confines itself while
+    they are reaped, and is then offered to the supervisor (its socket and pidfd), which
+    hands it the next step's request itself: the fork, the costly part of confinement and
+    this process are off the step's critical path. A step with another sockets policy is
+    sent here instead; the supervisor kills the unused spare, and the step gets a spare
+    forked for it.
 
     Each step process has a *keeper* (`linux.spawn_address_space_keeper`) that holds its
     address space, so neither its exit nor an exec waits for a copy of this interpreter to
@@ -88,9 +89,13 @@ class ForkServer:
         linux.set_name("codegym-init")
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        spare, killed = self._fork_spare(), False
         while True:
+            keeper = spare.keeper()  # once it has said this, it is confined and waiting
+            if killed:  # the last step's processes, reaped while the spare confined itself
+                _reap_all(keep={spare.pid, keeper})
+                self.sock.send(CLEAN)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            spare = self._fork_spare()
             pidfd = os.pidfd_open(spare.pid)
             socket.send_fds(self.sock, [SPARE], [spare.sock.fileno(), pidfd])
             spare.sock.close()
@@ -109,8 +114,7 @@ class ForkServer:
             if self.sock.recv(16) != RELEASE:
                 os._exit(0)  # the supervisor is gone
             _signal_all(signal.SIGKILL)
-            _reap_all()
-            self.sock.send(CLEAN)
+            spare, killed = self._fork_spare(), True  # after the kill: nothing old reaches it
 
     def _request(self) -> tuple[bytes, list[int]] | None:
         """A step request the supervisor sent us (before it killed the spare), if any."""
@@ -127,6 +131,7 @@ class ForkServer:
         _signal_all(signal.SIGKILL)
         _reap_all()
         spare = self._fork_spare(pickle.loads(data)["sockets"])
+        spare.keeper()  # (it says so once confined, and needs its socket open for that)
         with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
             socket.send_fds(spare.sock, [data], fds)
         spare.sock.close()
@@ -157,12 +162,20 @@ class ForkServer:
         return _Spare(pid, ours)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Spare:
     """A step process confined ahead of its request, which it waits for on ``sock``."""
 
     pid: int
     sock: socket.socket
+    _keeper: int | None = None
+
+    def keeper(self) -> int:
+        """Its keeper's pid, which it sends once confined (-1 if that failed or it died)."""
+        if self._keeper is None:
+            data = self.sock.recv(16)
+            self._keeper = int(data) if data else -1
+        return self._keeper
 
 
 def _wait_for(pid: int) -> int:
@@ -179,9 +192,10 @@ def _signal_all(sig: int) -> None:
         os.kill(-1, sig)
 
 
-def _reap_all() -> None:
-    """As pid 1: reap children until there is none left (after a SIGKILL to all)."""
-    while True:
+def _reap_all(keep: frozenset[int] | set[int] = frozenset()) -> None:
+    """As pid 1, after a SIGKILL to all: reap children until no process of the namespace is
+    left but ``keep`` (processes started since)."""
+    while {int(name) for name in os.listdir("/proc") if name.isdigit()} - keep - {1}:
         try:
             os.waitpid(-1, 0)
         except ChildProcessError:
@@ -212,6 +226,10 @@ class Submission:
             failure = None
         except BaseException:
             failure = traceback.format_exc()
+        try:
+            sock.send(str(keeper).encode())  # the fork server must not wait for it to die
+        except BaseException:
+            os._exit(126)
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
             if not data or len(fds) < 4:

@@ -227,6 +227,16 @@ class Cgroup:
         self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
         return self.last_counters or self.counters()
 
+    def lift(self) -> None:
+        """No memory or process limit until the next `prepare` (between steps)."""
+        if self.version != "none":
+            self._write(
+                "memory",
+                "memory.limit_in_bytes" if self.version == "v1" else "memory.max",
+                "-1" if self.version == "v1" else "max",
+            )
+            self._write("pids", "pids.max", "max")
+
     def counters(self) -> tuple[int, int]:
         if self.version == "none":
             return 0, 0
@@ -453,8 +463,11 @@ class Supervisor:
 
     def _release(self) -> None:
         """Let the fork server kill and reap what is left of the last step (stopped since its
-        exit was reported). Its teardown competes for the CPU, so it waits for the reply."""
+        exit was reported), and fork the next spare meanwhile. Its teardown competes for the
+        CPU, so it waits for the reply. The cgroup's limits are lifted until the next step,
+        so that neither the dying processes nor the next spare can hit them."""
         if self.unreleased:
+            self.cgroup.lift()
             self.server.send(RELEASE)
             self.unreleased = False
 
@@ -464,6 +477,7 @@ class Supervisor:
         if self.unsettled:
             self._release()
             self._receive(CLEAN)
+            self.cgroup.counters()  # the next step's baseline
             self.unsettled = False
 
 
