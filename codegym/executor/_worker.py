@@ -342,18 +342,26 @@ class Supervisor:
             self._settle()
             self._mount_scratch(disk)
         self.fresh = False
+        made = {WORK}  # what the submission's uid gets to own
         for relative, content in job.files.items():
             path = os.path.join(WORK, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as handle:
-                handle.write(content)
-            if relative in job.executables:
-                os.chmod(path, 0o755)
+            directory = os.path.dirname(path)
+            if directory not in made:
+                os.makedirs(directory, exist_ok=True)
+                while directory not in made and directory.startswith(WORK):  # (Job keeps paths in)
+                    made.add(directory)
+                    directory = os.path.dirname(directory)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if relative in job.executables else 0o644)
+            try:
+                view = memoryview(content)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            made.add(path)
         if self.uid is not None:
-            for directory, _, names in os.walk(WORK):
-                os.chown(directory, self.uid, self.uid)
-                for name in names:
-                    os.chown(os.path.join(directory, name), self.uid, self.uid)
+            for path in made:
+                os.chown(path, self.uid, self.uid)
         return disk
 
     def _mount_scratch(self, disk: int) -> None:

@@ -25,12 +25,12 @@ class Malformed(ValueError):
 
 
 def encode(value: Any) -> bytes:
-    return json.dumps(_tree(value, 0), separators=(",", ":")).encode()
+    return _ENCODER.encode(_tree(value, 0)).encode()
 
 
 def decode(data: bytes) -> Any:
     try:
-        return json.loads(data, object_pairs_hook=_untag, parse_constant=float)
+        return _DECODER.decode(data.decode(json.detect_encoding(data), "surrogatepass"))
     except (ValueError, TypeError, RecursionError) as e:
         raise Malformed(f"not a valid value encoding: {e}") from e
 
@@ -103,3 +103,8 @@ def _key(value: Any) -> Any:
     except TypeError as e:
         raise Malformed(f"unhashable key or set member: {e}") from e
     return value
+
+
+# Made once: json.dumps and json.loads build a new coder on every call given options.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_DECODER = json.JSONDecoder(object_pairs_hook=_untag, parse_constant=float)
