@@ -2,7 +2,8 @@
 
 The fork server is forked from the worker's supervisor before the first job, so its memory
 never holds a job. It is pid 1 of the worker's pid namespace: it forks one process per step,
-confines it, and when the step ends kills and reaps whatever the step left behind.
+confines it, and when the step ends stops whatever the step left behind, then kills and reaps
+it all once the supervisor is done with the step.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ class ForkServer:
     It is pid 1 of the worker's pid namespace, forked from the supervisor before the first
     job, so its memory holds no job: a request carries argv, environment, limits and the
     sockets policy, and the step's descriptors ride along as SCM_RIGHTS. When the step's
-    process exits (or the supervisor kills it), pid 1 kills every other process of the
-    namespace and reaps them all, so nothing a step starts outlives it.
+    process exits (or the supervisor kills it), pid 1 stops every other process of the
+    namespace, then kills and reaps them all, so nothing a step starts outlives it.
 
     Every step process starts as a *spare*: forked with nothing of ours open, confined
     (own session, unprivileged uid, no_new_privs, seccomp), then handed its request. Once
