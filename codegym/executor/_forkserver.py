@@ -228,7 +228,7 @@ class Submission:
         except BaseException:
             failure = traceback.format_exc()
         try:
-            sock.send(str(keeper).encode())  # the fork server must not wait for it to die
+            sock.send(str(keeper).encode())  # "confined", and which process not to wait for
         except BaseException:
             os._exit(126)
         try:

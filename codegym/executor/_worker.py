@@ -218,11 +218,10 @@ class Cgroup:
         self.baseline = int(self._read("memory", current))
         rounded = -(-self.baseline // (4 << 20)) * (4 << 20)  # stable, so the write is cached
         memory = str(limits.memory_bytes + rounded + HARNESS_SLACK_BYTES)
+        self._limit_memory(memory)
         if self.version == "v1":
-            self._write("memory", "memory.limit_in_bytes", memory)
             self._write("memory", "memory.max_usage_in_bytes", "0", always=True)
         else:
-            self._write("memory", "memory.max", memory)
             self._write("memory", "memory.swap.max", "0")
         self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
         return self.last_counters or self.counters()
@@ -230,12 +229,11 @@ class Cgroup:
     def lift(self) -> None:
         """No memory or process limit until the next `prepare` (between steps)."""
         if self.version != "none":
-            self._write(
-                "memory",
-                "memory.limit_in_bytes" if self.version == "v1" else "memory.max",
-                "-1" if self.version == "v1" else "max",
-            )
+            self._limit_memory("-1" if self.version == "v1" else "max")
             self._write("pids", "pids.max", "max")
+
+    def _limit_memory(self, value: str) -> None:
+        self._write("memory", "memory.limit_in_bytes" if self.version == "v1" else "memory.max", value)
 
     def counters(self) -> tuple[int, int]:
         if self.version == "none":
@@ -284,6 +282,7 @@ class Supervisor:
         self.mounted: int | None = None  # the size of the scratch file systems mounted now
         self.fresh = False  # ...mounted ahead of a job, and still empty
         self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
+        self._take_spare()  # the fork server's first
 
     def serve(self, ctl: int, res: int) -> None:
         while True:
@@ -298,16 +297,13 @@ class Supervisor:
                     write_frame(res, ("result", nonce, result))
                 finally:  # after the reply: the next job cannot start before this
                     self._unmount_scratch()
-                # While idle: wait for the job's processes to be gone, then mount the next
-                # job's scratch (fresh and empty) ahead of it.
-                self._settle()
-                self._mount_scratch(disk)
+                self._fresh_scratch(disk)  # while idle, ahead of the next job
             except BaseException:
                 write_frame(res, ("crash", traceback.format_exc()))
                 raise
 
     def run(self, job: Job) -> RunResult:
-        """Run ``job`` in the scratch dirs `_mount_scratch` made for it."""
+        """Run ``job`` in the scratch dirs `_scratch_for` made for it."""
         results: list[StepResult] = []
         harness: list[bytes | str | None] = [None, None]  # output, error
         failed = False
@@ -338,9 +334,7 @@ class Supervisor:
         same ones. Returns their size."""
         disk = max(job.limits_of(step).disk_bytes for step in job.steps)
         if not (self.fresh and self.mounted == disk):  # none mounted ahead, or of another size
-            self._unmount_scratch()
-            self._settle()
-            self._mount_scratch(disk)
+            self._fresh_scratch(disk)
         self.fresh = False
         made = {WORK}  # what the submission's uid gets to own
         for relative, content in job.files.items():
@@ -364,7 +358,11 @@ class Supervisor:
                 os.chown(path, self.uid, self.uid)
         return disk
 
-    def _mount_scratch(self, disk: int) -> None:
+    def _fresh_scratch(self, disk: int) -> None:
+        """Empty file systems of ``disk`` bytes for the work dir and /tmp, mounted once every
+        process of the last step is gone."""
+        self._unmount_scratch()
+        self._settle()
         linux.tmpfs(WORK, disk, mode=0o755)
         linux.tmpfs("/tmp", disk, mode=0o1777)
         replay_under_tmp(self.under_tmp)
@@ -438,9 +436,7 @@ class Supervisor:
     def _start(self, request: bytes, sockets: str, fds: list[int]) -> int:
         """Hand a step's request to the spare the fork server offered (or, for another
         sockets policy, to the fork server, killing the spare); the step's pidfd."""
-        if self.spare is None:
-            sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
-            self.spare = socket.socket(fileno=sock_fd), pidfd
+        assert self.spare is not None, "the fork server offers a spare before each step"
         spare, pidfd = self.spare
         self.spare = None
         with spare:
@@ -486,7 +482,13 @@ class Supervisor:
             self._release()
             self._receive(CLEAN)
             self.cgroup.counters()  # the next step's baseline
+            self._take_spare()
             self.unsettled = False
+
+    def _take_spare(self) -> None:
+        """The spare the fork server offers once a step is clean (and once at start-up)."""
+        sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
+        self.spare = socket.socket(fileno=sock_fd), pidfd
 
 
 def _collect(job: Job) -> dict[str, bytes]:
@@ -593,7 +595,7 @@ class _Pump:
 
     def finish(self) -> None:
         """Serve the step until its process has exited (or it was stopped), then take what
-        it wrote before that. Processes it left behind are killed as its exit is reported:
+        it wrote before that. Processes it left behind are stopped as its exit is reported:
         what they write is not the step's output, and they cannot hold the step open."""
         while self.exit is None:
             now = time.monotonic()
