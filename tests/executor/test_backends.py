@@ -312,9 +312,12 @@ def test_ray_node_lost_mid_job_means_a_retry(ray_leftovers) -> None:
     one actor per node, one job on each; the second node goes away mid-job. Its job is
     retried on a live actor and both come back right; its actor restarts on the head node."""
     temp = tempfile.mkdtemp(prefix="cgn")  # short: Ray's socket paths live under it
+    os.makedirs(os.path.join(temp, "ray"))  # Ray's Cluster notes its address in $RAY_TMPDIR/ray
     done = subprocess.run(
-        [sys.executable, "-c", NODE_LOSS, temp], capture_output=True, text=True, timeout=240, check=False
-    )
+        [sys.executable, "-c", NODE_LOSS, temp],
+        env={**os.environ, "RAY_TMPDIR": temp},
+        capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line.removeprefix("RESULT ") for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     spread, results, after = lines
