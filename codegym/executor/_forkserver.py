@@ -13,6 +13,7 @@ import builtins
 import contextlib
 import fcntl
 import io
+import marshal
 import os
 import pickle
 import resource
@@ -22,8 +23,9 @@ import socket
 import sys
 import traceback
 import types
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from codegym.executor import _linux as linux
 from codegym.executor.base import Limits
@@ -51,6 +53,8 @@ STARTED = b"p"  # with the pidfd of a step started for a request sent to the for
 EXITED = b"x"  # then the pickled (wait status, CPU seconds, max RSS) of the step's process
 CLEAN = b"c"  # every process of the step is reaped
 RELEASE = b"k"  # (from the supervisor) done with the step: kill what is left of it
+# A preloaded module's ``warm_up()``, which every spare calls before it waits for its request.
+WarmUp = Callable[[], object]
 
 
 class ForkServer:
@@ -79,10 +83,17 @@ class ForkServer:
     so. The supervisor waits for that before it starts anything else.
     """
 
-    def __init__(self, sock: socket.socket, seccomp: dict[str, linux.SeccompFilter], uid: int | None) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        seccomp: dict[str, linux.SeccompFilter],
+        uid: int | None,
+        warm_ups: tuple[WarmUp, ...] = (),
+    ) -> None:
         self.sock = sock
         self.seccomp = seccomp
         self.uid = uid
+        self.warm_ups = warm_ups
 
     def serve(self) -> NoReturn:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -90,6 +101,7 @@ class ForkServer:
         linux.set_name("codegym-init")
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        _step_defaults()
         spare, killed = self._fork_spare(), False
         while True:
             keeper = spare.keeper()  # once it has said this, it is confined and waiting
@@ -131,7 +143,7 @@ class ForkServer:
         it (once the unused spare's keeper is gone); tell the supervisor its pidfd."""
         _signal_all(signal.SIGKILL)
         _reap_all()
-        spare = self._fork_spare(pickle.loads(data)["sockets"])
+        spare = self._fork_spare(decode_request(data)[3])
         spare.keeper()  # (it says so once confined, and needs its socket open for that)
         with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
             socket.send_fds(spare.sock, [data], fds)
@@ -156,7 +168,7 @@ class ForkServer:
             os.closerange(3, theirs.fileno())
             os.closerange(theirs.fileno() + 1, MAX_FD)
             try:
-                Submission.wait_as_spare(theirs, self.seccomp[policy], self.uid)
+                Submission.wait_as_spare(theirs, self.seccomp[policy], self.uid, self.warm_ups)
             finally:
                 os._exit(127)  # never back into the fork server's loop
         theirs.close()
@@ -177,6 +189,42 @@ class _Spare:
             data = self.sock.recv(16)
             self._keeper = int(data) if data else -1
         return self._keeper
+
+
+def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:
+    """The ``warm_up`` functions of the (imported) ``modules`` that define one.
+
+    A spare is a fresh fork, so the first run of any code in it copies every page that code
+    writes (reference counts, caches): a few hundred page faults. A module that a step runs
+    can take them ahead of the request, off the step's path, by exercising its own code in
+    ``warm_up()``. It runs confined, knows nothing of any job, and must leave nothing behind
+    that a step could see.
+    """
+    found = (getattr(sys.modules[name], "warm_up", None) for name in modules)
+    return tuple(function for function in found if callable(function))
+
+
+Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...], str]
+
+
+def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: Limits, sockets: str) -> bytes:
+    """A step's request as the supervisor sends it: argv, extra environment, rlimits and
+    sockets policy, in builtins only (marshal), so that the step's process decodes it
+    without constructing or importing anything."""
+    cpu = max(1, int(limits.cpu_s + 0.999))
+    rlimits = (
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
+        (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
+        (resource.RLIMIT_STACK, limits.stack_bytes, limits.stack_bytes),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_NPROC, limits.processes + 1, limits.processes + 1),  # + the keeper
+    )
+    return marshal.dumps((tuple(argv), dict(env), rlimits, sockets))
+
+
+def decode_request(data: bytes) -> Request:
+    return marshal.loads(data)
 
 
 def _wait_for(pid: int) -> int:
@@ -211,19 +259,21 @@ class Submission:
     policy (a spare does it ahead of time), `_attach` needs the request and its descriptors.
     """
 
-    def __init__(self, request: dict[str, Any]) -> None:
-        self.argv: tuple[str, ...] = request["argv"]
-        self.extra_env = dict(request["env"])  # on top of CANDIDATE_ENV
-        self.limits: Limits = request["limits"]
+    def __init__(self, request: bytes) -> None:
+        self.argv, self.extra_env, self.rlimits, _ = decode_request(request)
 
     @staticmethod
-    def wait_as_spare(sock: socket.socket, seccomp: linux.SeccompFilter, uid: int | None) -> NoReturn:
-        """Confine this process ahead of its request, then wait for the request and run it.
-        A failure to confine is reported on the request's setup pipe."""
+    def wait_as_spare(
+        sock: socket.socket, seccomp: linux.SeccompFilter, uid: int | None, warm_ups: tuple[WarmUp, ...]
+    ) -> NoReturn:
+        """Confine this process and warm it up ahead of its request, then wait for the
+        request and run it. A failure of either is reported on the request's setup pipe."""
         keeper = -1
         try:
             keeper = _prepare(uid, seccomp, name="codegym-spare")
-            _ready_runtime()
+            _ready_streams()
+            for warm_up in warm_ups:
+                warm_up()
             failure = None
         except BaseException:
             failure = traceback.format_exc()
@@ -241,7 +291,7 @@ class Submission:
         try:
             if failure is not None:
                 raise RuntimeError(f"the step's process could not be confined:\n{failure}")
-            submission = Submission(pickle.loads(data))
+            submission = Submission(data)
         except BaseException:
             os.write(fds[3], traceback.format_exc().encode())
             os._exit(127)
@@ -276,16 +326,7 @@ class Submission:
         first_free = 5 if channel else 3
         os.closerange(first_free, setup_w)
         os.closerange(setup_w + 1, MAX_FD)
-        limits = self.limits
-        cpu = max(1, int(limits.cpu_s + 0.999))
-        for which, soft, hard in (
-            (resource.RLIMIT_CPU, cpu, cpu + 1),
-            (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
-            (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
-            (resource.RLIMIT_STACK, limits.stack_bytes, limits.stack_bytes),
-            (resource.RLIMIT_CORE, 0, 0),
-            (resource.RLIMIT_NPROC, limits.processes + 1, limits.processes + 1),  # + the keeper
-        ):
+        for which, soft, hard in self.rlimits:
             resource.setrlimit(which, (soft, hard))
             resource.prlimit(keeper, which, (soft, hard))
         os.chdir(WORK)
@@ -328,25 +369,36 @@ def _move_high(fd: int, at_least: int) -> int:
     return high
 
 
-def _ready_runtime() -> None:
-    """What a step's runtime needs that no request changes, done ahead of the request: the
-    base environment, and default signal dispositions. Unlike a stock interpreter, SIGXFSZ
-    kills, so that a file-size limit is reported as such (SIGPIPE stays ignored for Python
-    steps, as in any interpreter, and is restored before an exec)."""
+def _step_defaults() -> None:
+    """What every step's process inherits from the fork server: the base environment, and
+    default signal dispositions. Unlike a stock interpreter, SIGXFSZ kills, so that a
+    file-size limit is reported as such (SIGPIPE stays ignored for Python steps, as in any
+    interpreter, and is restored before an exec)."""
     os.environ.clear()
     os.environ.update(CANDIDATE_ENV)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)
 
 
-def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
-    """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
-    os.environ.update(extra_env)
+def _ready_streams() -> None:
+    """A Python step's standard streams, made ahead of the request on a placeholder pipe:
+    like the step's own descriptors, which later replace it on fds 0-2, it is neither
+    seekable nor a terminal, so the streams need nothing redone."""
+    read, write = os.pipe()
+    for fd, placeholder in ((0, read), (1, write), (2, write)):
+        os.dup2(placeholder, fd)
+    os.close(read)
+    os.close(write)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
     )
+
+
+def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
+    """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
+    os.environ.update(extra_env)
     code = 0
     try:
         if argv[1] == "-m":

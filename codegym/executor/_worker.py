@@ -66,7 +66,9 @@ from codegym.executor._forkserver import (  # noqa: E402
     STARTED,
     WORK,
     ForkServer,
+    encode_request,
     set_oom_score_adj,
+    warm_ups,
 )
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
@@ -387,7 +389,7 @@ class Supervisor:
         to_submission_r, to_submission_w = os.pipe() if step.channel else (-1, -1)
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        request = pickle.dumps({"argv": step.argv, "env": step.env, "limits": limits, "sockets": step.sockets})
+        request = encode_request(step.argv, step.env, limits, step.sockets)
         pidfd = self._start(request, step.sockets, child_fds)
         for fd in child_fds:
             os.close(fd)
@@ -697,7 +699,7 @@ def main() -> None:
             for fd in (ctl, res, own_pid_namespace):
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
-            ForkServer(theirs, seccomp, config["uid"]).serve()
+            ForkServer(theirs, seccomp, config["uid"], warm_ups(config["preload"])).serve()
         theirs.close()
         # Threads must share our pid namespace: undo the unshare for later children.
         linux.setns(own_pid_namespace, linux.CLONE_NEWPID)

@@ -107,7 +107,10 @@ class Job:
         limits: Default limits of every step.
         harness: Trusted grader talking to the one step that asks for a channel.
         preload: Modules every worker imports once at start (``python -m`` targets, the
-            harness entry), so a job costs a fork and not an import.
+            harness entry), so a job costs a fork and not an import. The local backend
+            calls a preloaded module's ``warm_up()``, if it has one, in each step's
+            process before the step is sent to it: the copy-on-write faults of the
+            module's first run are then taken off the step's path.
         collect: Work-dir paths (or ``*`` patterns in the work dir's top level) whose
             contents come back in `RunResult.files` after the last step (a compiled binary to
             cache); missing ones, links and non-files are left out.

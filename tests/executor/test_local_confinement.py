@@ -60,3 +60,59 @@ def test_pools_of_one_process_get_disjoint_uids() -> None:
     finally:
         for pool in pools:
             pool.close()
+
+
+PROBE = """
+import os
+
+warmed = []
+
+
+def warm_up():
+    warmed.append((os.getpid(), os.getuid()))
+
+
+def main():
+    print(warmed, (os.getpid(), os.getuid()))
+"""
+FAILING = """
+def warm_up():
+    raise RuntimeError("warm-up failed")
+
+
+def main():
+    print("never")
+"""
+
+
+@pytest.fixture
+def probe_package(tmp_path, monkeypatch) -> str:
+    """A preloadable module with a ``warm_up()`` that notes where it ran."""
+    package = tmp_path / "warm_probe"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "probe.py").write_text(PROBE)
+    (package / "failing.py").write_text(FAILING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "warm_probe"
+
+
+def test_a_preloaded_warm_up_runs_confined_in_each_steps_own_process(probe_package: str) -> None:
+    """Every step's process has run the warm-up once, itself, as the submission's uid."""
+    module = f"{probe_package}.probe"
+    with LocalExecutor(workers=1, preload=(module,)) as executor:
+        for _ in range(2):
+            step = executor.run(Job(steps=(Step(argv=("python", "-m", module)),))).steps[0]
+            assert step.exit_code == 0, step
+            warmed, own = step.stdout.decode().strip().split("] ")
+            assert warmed == f"[{own}"
+            assert int(own.strip("()").split(", ")[1]) in executor.submission_uids()
+
+
+def test_a_failing_warm_up_is_an_infrastructure_failure(probe_package: str) -> None:
+    module = f"{probe_package}.failing"
+    with (
+        LocalExecutor(workers=1, retries=0, preload=(module,)) as executor,
+        pytest.raises(SandboxError, match="warm-up failed"),
+    ):
+        executor.run(Job(steps=(Step(argv=("python", "-m", module)),)))
