@@ -94,6 +94,7 @@ class ForkServer:
         self.seccomp = seccomp
         self.uid = uid
         self.warm_ups = warm_ups
+        self.reaped: dict[int, int] = {}  # wait statuses of children not waited for yet
 
     def serve(self) -> NoReturn:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -102,22 +103,19 @@ class ForkServer:
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         _step_defaults()
-        spare, killed = self._fork_spare(), False
+        spare = self._fork_spare()
         while True:
-            keeper = spare.keeper()  # once it has said this, it is confined and waiting
-            if killed:  # the last step's processes, reaped while the spare confined itself
-                _reap_all(keep={spare.pid, keeper})
-                self.sock.send(CLEAN)
+            spare.keeper()  # once it has said this, it is confined and waiting
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             pidfd = os.pidfd_open(spare.pid)
             socket.send_fds(self.sock, [SPARE], [spare.sock.fileno(), pidfd])
             spare.sock.close()
             os.close(pidfd)
-            status = _wait_for(spare.pid)
+            status = self._wait_for(spare.pid)
             request = self._request()
             if request is not None:  # the supervisor killed the spare: its step needs another
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                status = _wait_for(self._start_other(*request))
+                status = self._wait_for(self._start_other(*request))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             _signal_all(signal.SIGSTOP)  # whatever the step left running stops, and its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -127,7 +125,30 @@ class ForkServer:
             if self.sock.recv(16) != RELEASE:
                 os._exit(0)  # the supervisor is gone
             _signal_all(signal.SIGKILL)
-            spare, killed = self._fork_spare(), True  # after the kill: nothing old reaches it
+            old = _processes()
+            spare = self._fork_spare()  # after the kill: nothing old reaches it
+            self._reap(old)  # while the spare confines itself
+            self.sock.send(CLEAN)
+
+    def _wait_for(self, pid: int) -> int:
+        """Reap children (orphans among them) until ``pid`` is reaped; its status."""
+        while pid not in self.reaped:
+            reaped, status = os.waitpid(-1, 0)
+            self.reaped[reaped] = status
+        status = self.reaped[pid]
+        self.reaped.clear()
+        return status
+
+    def _reap(self, pids: set[int]) -> None:
+        """After a SIGKILL to all: reap children until none of ``pids`` is left. What else is
+        reaped meanwhile (a spare that died) is kept for `_wait_for`."""
+        while pids & _processes():
+            try:
+                reaped, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                return
+            if reaped not in pids:
+                self.reaped[reaped] = status
 
     def _request(self) -> tuple[bytes, list[int]] | None:
         """A step request the supervisor sent us (before it killed the spare), if any."""
@@ -227,12 +248,9 @@ def decode_request(data: bytes) -> Request:
     return marshal.loads(data)
 
 
-def _wait_for(pid: int) -> int:
-    """As pid 1: reap children (orphans among them) until ``pid`` is reaped; its status."""
-    while True:
-        reaped, status = os.waitpid(-1, 0)
-        if reaped == pid:
-            return status
+def _processes() -> set[int]:
+    """As pid 1: every other process of the namespace, zombies included."""
+    return {int(name) for name in os.listdir("/proc") if name.isdigit()} - {1}
 
 
 def _signal_all(sig: int) -> None:
@@ -241,10 +259,9 @@ def _signal_all(sig: int) -> None:
         os.kill(-1, sig)
 
 
-def _reap_all(keep: frozenset[int] | set[int] = frozenset()) -> None:
-    """As pid 1, after a SIGKILL to all: reap children until no process of the namespace is
-    left but ``keep`` (processes started since)."""
-    while {int(name) for name in os.listdir("/proc") if name.isdigit()} - keep - {1}:
+def _reap_all() -> None:
+    """As pid 1, after a SIGKILL to all: reap children until no other process is left."""
+    while _processes():
         try:
             os.waitpid(-1, 0)
         except ChildProcessError:

@@ -378,6 +378,8 @@ class Supervisor:
 
     def _run_step(self, job: Job, step: Step, harness: list[bytes | str | None]) -> StepResult:
         self._settle()
+        if self.spare is None:  # (the fork server offers it once it is confined and warm)
+            self._take_spare()
         limits = job.limits_of(step)
         oom_before, pids_before = self.cgroup.prepare(limits)
         stdin_r, stdin_w = os.pipe()
@@ -484,11 +486,11 @@ class Supervisor:
             self._release()
             self._receive(CLEAN)
             self.cgroup.counters()  # the next step's baseline
-            self._take_spare()
             self.unsettled = False
 
     def _take_spare(self) -> None:
-        """The spare the fork server offers once a step is clean (and once at start-up)."""
+        """The spare the fork server offers once it is confined and warmed up: at start-up,
+        and after each step's "clean" (the next job's scratch is ready by then)."""
         sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
         self.spare = socket.socket(fileno=sock_fd), pidfd
 
