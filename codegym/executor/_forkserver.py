@@ -67,7 +67,8 @@ class ForkServer:
     namespace, then kills and reaps them all, so nothing a step starts outlives it.
 
     Every step process starts as a *spare*: forked with nothing of ours open, confined
-    (own session, unprivileged uid, no_new_privs, seccomp), then handed its request. Once
+    (own session, unprivileged uid, its sockets policy's seccomp filter on top of the deny
+    list and no_new_privs it inherits from pid 1), warmed up, then handed its request. Once
     the previous step's processes are killed, a spare is forked; it confines itself while
     they are reaped, and is then offered to the supervisor (its socket and pidfd), which
     hands it the next step's request itself: the fork, the costly part of confinement and
@@ -86,12 +87,14 @@ class ForkServer:
     def __init__(
         self,
         sock: socket.socket,
-        seccomp: dict[str, linux.SeccompFilter],
+        seccomp: linux.SeccompFilter,
+        sockets: dict[str, linux.SeccompFilter],
         uid: int | None,
         warm_ups: tuple[WarmUp, ...] = (),
     ) -> None:
         self.sock = sock
         self.seccomp = seccomp
+        self.sockets = sockets
         self.uid = uid
         self.warm_ups = warm_ups
         self.reaped: dict[int, int] = {}  # wait statuses of children not waited for yet
@@ -103,6 +106,8 @@ class ForkServer:
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         _step_defaults()
+        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, and the filter, every step inherits
+        self.seccomp.install()
         spare = self._fork_spare()
         while True:
             spare.keeper()  # once it has said this, it is confined and waiting
@@ -189,7 +194,7 @@ class ForkServer:
             os.closerange(3, theirs.fileno())
             os.closerange(theirs.fileno() + 1, MAX_FD)
             try:
-                Submission.wait_as_spare(theirs, self.seccomp[policy], self.uid, self.warm_ups)
+                Submission.wait_as_spare(theirs, self.sockets[policy], self.uid, self.warm_ups)
             finally:
                 os._exit(127)  # never back into the fork server's loop
         theirs.close()
@@ -281,13 +286,13 @@ class Submission:
 
     @staticmethod
     def wait_as_spare(
-        sock: socket.socket, seccomp: linux.SeccompFilter, uid: int | None, warm_ups: tuple[WarmUp, ...]
+        sock: socket.socket, sockets: linux.SeccompFilter, uid: int | None, warm_ups: tuple[WarmUp, ...]
     ) -> NoReturn:
         """Confine this process and warm it up ahead of its request, then wait for the
         request and run it. A failure of either is reported on the request's setup pipe."""
         keeper = -1
         try:
-            keeper = _prepare(uid, seccomp, name="codegym-spare")
+            keeper = _prepare(uid, sockets, name="codegym-spare")
             _ready_streams()
             for warm_up in warm_ups:
                 warm_up()
@@ -350,11 +355,12 @@ class Submission:
         return setup_w
 
 
-def _prepare(uid: int | None, seccomp: linux.SeccompFilter, *, name: str) -> int:
-    """The half of confinement that needs no request: session, uid, no_new_privs, seccomp;
-    then the keeper of our address space, confined as we are. Returns the keeper's pid."""
-    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-    linux.set_name(name)
+def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str) -> int:
+    """The half of confinement that needs no request: session, uid, the sockets policy's
+    filter (no_new_privs and the deny list come from the fork server); then the keeper of
+    our address space, confined as we are. Returns the keeper's pid. (No parent-death
+    signal is needed: if pid 1 dies, the kernel kills its whole namespace.)"""
+    linux.set_name(KEEPER_NAME)  # the name the keeper is born with
     os.setsid()
     set_oom_score_adj(1000)
     if uid is not None:
@@ -362,9 +368,7 @@ def _prepare(uid: int | None, seccomp: linux.SeccompFilter, *, name: str) -> int
         os.setgid(uid)
         os.setuid(uid)
     linux.prctl(linux.PR_SET_DUMPABLE, 1)  # after setuid, which resets it
-    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-    seccomp.install()
-    linux.set_name(KEEPER_NAME)  # the name the keeper is born with
+    sockets.install()
     keeper = linux.spawn_address_space_keeper()
     linux.set_name(name)
     return keeper

@@ -222,49 +222,66 @@ _OFFSET_ARCH = 4
 _OFFSET_ARG0_LOW = 16  # args[0], low 32 bits on a little-endian machine
 
 
-def seccomp_program(*, sockets: str = "kill") -> bytes:
+Ops = list[tuple[int, int, int, int]]  # sock_filter records: code, jt, jf, k
+
+
+def seccomp_program() -> bytes:
     """Assemble the classic-BPF deny-list filter as raw ``sock_filter`` records.
 
     Denied syscalls kill the process; ``clone`` asking for new namespaces is denied too.
-    Sockets other than AF_UNIX kill the process (``sockets="kill"``: a network attempt is
-    reported as such) or fail with EACCES (``"errno"``: for runtimes such as the JVM that
-    open one at start-up). Either way the network namespace has no interface to reach.
+    Sockets are left to `socket_program`, a second filter on top of this one.
     """
-    if sockets not in ("kill", "errno"):
-        raise ValueError(f"sockets must be 'kill' or 'errno', got {sockets!r}")
-    if _MACHINE not in _AUDIT_ARCH:
-        raise OSError(f"no seccomp syscall table for machine {_MACHINE!r}")
     table = _SYSCALLS
-    ops: list[tuple[int, int, int, int]] = []
-
-    def stmt(code: int, k: int) -> None:
-        ops.append((code, 0, 0, k))
-
-    stmt(_LD_W_ABS, _OFFSET_ARCH)
-    ops.append((_JEQ_K, 1, 0, _AUDIT_ARCH[_MACHINE]))
-    stmt(_RET_K, _RET_KILL_PROCESS)
-    stmt(_LD_W_ABS, _OFFSET_NR)
-    if _MACHINE == "x86_64":
-        ops.append((_JGE_K, 0, 1, _X32_SYSCALL_BIT))
-        stmt(_RET_K, _RET_KILL_PROCESS)
+    ops = _native_syscall_number()
     for name in DENIED:
         if name in table:
             ops.append((_JEQ_K, 0, 1, table[name]))  # equal: fall through to the kill
-            stmt(_RET_K, _RET_KILL_PROCESS)
+            ops.append((_RET_K, 0, 0, _RET_KILL_PROCESS))
     for name in UNSUPPORTED:
         ops.append((_JEQ_K, 0, 1, table[name]))
-        stmt(_RET_K, _RET_ERRNO | _ENOSYS)
+        ops.append((_RET_K, 0, 0, _RET_ERRNO | _ENOSYS))
     # clone(flags, ...): refuse any namespace flag.
     ops.append((_JEQ_K, 0, 3, table["clone"]))
-    stmt(_LD_W_ABS, _OFFSET_ARG0_LOW)
+    ops.append((_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW))
     ops.append((_JSET_K, 0, 1, NAMESPACE_FLAGS))
-    stmt(_RET_K, _RET_KILL_PROCESS)
-    stmt(_LD_W_ABS, _OFFSET_NR)
-    ops.append((_JEQ_K, 0, 3, table["socket"]))
-    stmt(_LD_W_ABS, _OFFSET_ARG0_LOW)
+    ops.append((_RET_K, 0, 0, _RET_KILL_PROCESS))
+    ops.append((_RET_K, 0, 0, _RET_ALLOW))
+    return _assemble(ops)
+
+
+def socket_program(sockets: str) -> bytes:
+    """The filter of a sockets policy, installed on top of `seccomp_program`'s (the stricter
+    answer of the two wins). Sockets other than AF_UNIX kill the process (``"kill"``: a
+    network attempt is reported as such) or fail with EACCES (``"errno"``: for runtimes such
+    as the JVM that open one at start-up). Either way the network namespace has no
+    interface to reach."""
+    if sockets not in ("kill", "errno"):
+        raise ValueError(f"sockets must be 'kill' or 'errno', got {sockets!r}")
+    ops = _native_syscall_number()
+    ops.append((_JEQ_K, 0, 3, _SYSCALLS["socket"]))
+    ops.append((_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW))
     ops.append((_JEQ_K, 1, 0, _AF_UNIX))
-    stmt(_RET_K, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES)
-    stmt(_RET_K, _RET_ALLOW)
+    ops.append((_RET_K, 0, 0, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES))
+    ops.append((_RET_K, 0, 0, _RET_ALLOW))
+    return _assemble(ops)
+
+
+def _native_syscall_number() -> Ops:
+    """The start of every filter: kill a syscall of another ABI, load the syscall number."""
+    if _MACHINE not in _AUDIT_ARCH:
+        raise OSError(f"no seccomp syscall table for machine {_MACHINE!r}")
+    ops: Ops = [
+        (_LD_W_ABS, 0, 0, _OFFSET_ARCH),
+        (_JEQ_K, 1, 0, _AUDIT_ARCH[_MACHINE]),
+        (_RET_K, 0, 0, _RET_KILL_PROCESS),
+        (_LD_W_ABS, 0, 0, _OFFSET_NR),
+    ]
+    if _MACHINE == "x86_64":
+        ops += [(_JGE_K, 0, 1, _X32_SYSCALL_BIT), (_RET_K, 0, 0, _RET_KILL_PROCESS)]
+    return ops
+
+
+def _assemble(ops: Ops) -> bytes:
     return b"".join(struct.pack("=HBBI", *op) for op in ops)
 
 

@@ -684,7 +684,8 @@ def main() -> None:
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
-        seccomp = {policy: linux.SeccompFilter(linux.seccomp_program(sockets=policy)) for policy in ("kill", "errno")}
+        seccomp = linux.SeccompFilter(linux.seccomp_program())
+        sockets = {policy: linux.SeccompFilter(linux.socket_program(policy)) for policy in ("kill", "errno")}
         own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
         under_tmp = build_view(config)
         for module in config["preload"]:
@@ -701,7 +702,7 @@ def main() -> None:
             for fd in (ctl, res, own_pid_namespace):
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
-            ForkServer(theirs, seccomp, config["uid"], warm_ups(config["preload"])).serve()
+            ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"])).serve()
         theirs.close()
         # Threads must share our pid namespace: undo the unshare for later children.
         linux.setns(own_pid_namespace, linux.CLONE_NEWPID)

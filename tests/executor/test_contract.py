@@ -13,6 +13,7 @@ risk.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sysconfig
@@ -156,6 +157,21 @@ def test_network_is_denied_by_seccomp(executor: Executor) -> None:
         executor, "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\nprint('connected')"
     ).steps[0]
     assert step.denied_syscall and step.signal == signal.SIGSYS and b"connected" not in step.stdout
+
+
+@pytest.mark.parametrize("sockets", ["kill", "errno"])
+def test_either_sockets_policy_keeps_the_deny_list(executor: Executor, sockets: str) -> None:
+    """ "errno" fails a network socket with EACCES instead of killing; every other denial stays."""
+    source = (
+        "import ctypes, socket\n"
+        "try:\n    socket.socket(socket.AF_INET, socket.SOCK_STREAM)\nexcept OSError as e:\n    print(e.errno)\n"
+        "print('io_uring', ctypes.CDLL(None, use_errno=True).syscall(425, 1, None), ctypes.get_errno())\n"
+        "ctypes.CDLL(None).unshare(0x10000000)\nprint('escaped')\n"
+    )
+    step = Step(argv=("python", "main.py"), sockets=sockets)
+    result = executor.run(Job(steps=(step,), files={"main.py": source.encode()}, limits=FAST)).steps[0]
+    assert result.denied_syscall and result.signal == signal.SIGSYS
+    assert result.stdout == (b"" if sockets == "kill" else f"{errno.EACCES}\nio_uring -1 {errno.ENOSYS}\n".encode())
 
 
 def test_namespace_escape_is_denied(executor: Executor) -> None:
