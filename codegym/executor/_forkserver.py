@@ -15,11 +15,11 @@ import fcntl
 import io
 import marshal
 import os
-import pickle
 import resource
 import select
 import signal
 import socket
+import struct
 import sys
 import traceback
 import types
@@ -50,9 +50,10 @@ KEEPER_NAME = "codegym-keeper"
 # What the fork server tells the supervisor, one datagram each, by their first byte.
 SPARE = b"s"  # with a spare's socket and pidfd: hand it the next step's request
 STARTED = b"p"  # with the pidfd of a step started for a request sent to the fork server
-EXITED = b"x"  # then the pickled (wait status, CPU seconds, max RSS) of the step's process
+EXITED = b"x"  # then the step process's `EXIT` record
 CLEAN = b"c"  # every process of the step is reaped
 RELEASE = b"k"  # (from the supervisor) done with the step: kill what is left of it
+EXIT = struct.Struct("=idq")  # the step process's wait status, CPU seconds (its tree's), max RSS in KiB
 # A preloaded module's ``warm_up()``, which every spare calls before it waits for its request.
 WarmUp = Callable[[], object]
 
@@ -124,7 +125,7 @@ class ForkServer:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             _signal_all(signal.SIGSTOP)  # whatever the step left running stops, and its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            self.sock.send(EXITED + pickle.dumps((status, cpu, after.ru_maxrss)))
+            self.sock.send(EXITED + EXIT.pack(status, cpu, after.ru_maxrss))
             # The keeper's teardown of the step's address space would slow the supervisor's
             # reply, so everything dies only once the supervisor is done with the step.
             if self.sock.recv(16) != RELEASE:

@@ -99,8 +99,7 @@ def prctl(option: int, arg: int = 0) -> None:
 
 def set_name(name: str) -> None:
     """The process name ``ps`` and ``perf`` show (15 bytes at most)."""
-    buffer = ctypes.create_string_buffer(name.encode()[:15])
-    _check(_libc.prctl(ctypes.c_int(PR_SET_NAME), buffer, 0, 0, 0), "prctl(PR_SET_NAME)")
+    _check(_libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0), "prctl(PR_SET_NAME)")
 
 
 _KEEPER_STACK = ctypes.create_string_buffer(1 << 14)  # pause() needs a few words of it

@@ -11,7 +11,6 @@ import itertools
 import logging
 import os
 import queue
-import secrets
 import threading
 import time
 import weakref
@@ -33,6 +32,7 @@ UID_FLOOR = 2_000_000
 UIDS_PER_POOL = 256
 POOLS_PER_PROCESS = 8
 _serials = itertools.count()
+_nonces = itertools.count()
 DEADLINE_MARGIN_S = 10.0  # past the job's wall limits, a silent worker is taken for dead
 
 
@@ -43,7 +43,7 @@ class WorkerFault(Exception):
 def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
     """Send ``job`` to a warm worker over ``fd`` and read its result from ``reader``, within
     the job's wall limits plus a margin. Anything but a well-formed reply is a `WorkerFault`."""
-    nonce = secrets.token_hex(8)
+    nonce = next(_nonces)  # a reply to an earlier request (one that timed out) never matches
     deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
     try:
         write_frame(fd, ("job", nonce, job))

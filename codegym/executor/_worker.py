@@ -43,9 +43,9 @@ if __name__ == "__main__":
 
 import contextlib  # noqa: E402
 import fnmatch  # noqa: E402
+import functools  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
-import pickle  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -59,6 +59,7 @@ from codegym.executor import _linux as linux  # noqa: E402
 from codegym.executor._forkserver import (  # noqa: E402
     CLEAN,
     CONFINED,
+    EXIT,
     EXITED,
     RELEASE,
     SPARE,
@@ -176,26 +177,27 @@ class Cgroup:
     baseline: int = 0
     written: dict[str, str] = field(default_factory=dict)
     last_counters: tuple[int, int] | None = None
+    fds: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def _path(self, controller: str, name: str) -> str:
         return f"/.cg/{'unified' if self.version == 'v2' else controller}/{name}"
 
-    # Raw descriptors, not io objects: these run twice per step, on its critical path.
+    # Raw descriptors kept open, not io objects: these run several times per step, on its
+    # critical path. A cgroup file answers each read at offset 0 afresh.
+    def _fd(self, controller: str, name: str, flags: int) -> int:
+        path = self._path(controller, name)
+        fd = self.fds.get((path, flags))
+        if fd is None:
+            fd = self.fds[path, flags] = os.open(path, flags)
+        return fd
+
     def _write(self, controller: str, name: str, value: str, *, always: bool = False) -> None:
         if always or self.written.get(name) != value:
-            fd = os.open(self._path(controller, name), os.O_WRONLY)
-            try:
-                os.write(fd, value.encode())
-            finally:
-                os.close(fd)
+            os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
             self.written[name] = value
 
     def _read(self, controller: str, name: str) -> str:
-        fd = os.open(self._path(controller, name), os.O_RDONLY)
-        try:
-            return os.read(fd, 1 << 16).decode()
-        finally:
-            os.close(fd)
+        return os.pread(self._fd(controller, name, os.O_RDONLY), 1 << 16, 0).decode()
 
     def _counter(self, controller: str, name: str, key: str) -> int:
         for line in self._read(controller, name).splitlines():
@@ -248,9 +250,13 @@ class Cgroup:
         """Peak memory since `prepare`, net of what the worker's processes already used."""
         if self.version == "v1":
             return max(0, int(self._read("memory", "memory.max_usage_in_bytes")) - self.baseline)
-        if self.version == "v2" and os.path.exists(self._path("memory", "memory.peak")):
+        if self.version == "v2" and self.has_peak:
             return max(0, int(self._read("memory", "memory.peak")) - self.baseline)
         return 0
+
+    @functools.cached_property
+    def has_peak(self) -> bool:
+        return os.path.exists(self._path("memory", "memory.peak"))  # (Linux 5.19 and later)
 
 
 # --- the supervisor --------------------------------------------------------------------------
@@ -467,7 +473,7 @@ class Supervisor:
     def _receive_exit(self) -> _Exit:
         body, _ = self._receive(EXITED)
         self.unsettled = self.unreleased = True
-        return _Exit(*pickle.loads(body))
+        return _Exit(*EXIT.unpack(body))
 
     def _release(self) -> None:
         """Let the fork server kill and reap what is left of the last step (stopped since its

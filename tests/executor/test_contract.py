@@ -161,7 +161,7 @@ def test_network_is_denied_by_seccomp(executor: Executor) -> None:
 
 @pytest.mark.parametrize("sockets", ["kill", "errno"])
 def test_either_sockets_policy_keeps_the_deny_list(executor: Executor, sockets: str) -> None:
-    """ "errno" fails a network socket with EACCES instead of killing; every other denial stays."""
+    """The "errno" policy fails a network socket with EACCES, not kills; every other denial stays."""
     source = (
         "import ctypes, socket\n"
         "try:\n    socket.socket(socket.AF_INET, socket.SOCK_STREAM)\nexcept OSError as e:\n    print(e.errno)\n"
