@@ -82,7 +82,7 @@ class ForkServer:
     be torn down. The exit is reported as soon as the step process is reaped and everything
     else in the namespace is stopped (SIGSTOP); once the supervisor has used the report (it
     replied, or wants the next step), everything is killed and reaped, and "clean" says
-    so. The supervisor waits for that before it starts anything else.
+    so. The supervisor waits for that before it starts the next step.
     """
 
     def __init__(

@@ -367,10 +367,11 @@ class Supervisor:
         return disk
 
     def _fresh_scratch(self, disk: int) -> None:
-        """Empty file systems of ``disk`` bytes for the work dir and /tmp, mounted once every
-        process of the last step is gone."""
+        """Empty file systems of ``disk`` bytes for the work dir and /tmp. What is left of the
+        last step may still be dying, but it was stopped before its exit was reported (and
+        the old ones are detached from the view), so it never reaches the new ones."""
         self._unmount_scratch()
-        self._settle()
+        self._release()
         linux.tmpfs(WORK, disk, mode=0o755)
         linux.tmpfs("/tmp", disk, mode=0o1777)
         replay_under_tmp(self.under_tmp)
@@ -486,8 +487,8 @@ class Supervisor:
             self.unreleased = False
 
     def _settle(self) -> None:
-        """Wait until every process of the last step is reaped: before the next step, the
-        next job's scratch, or reading files a step wrote."""
+        """Wait until every process of the last step is reaped: before the next step (its
+        cgroup limits count what is alive), or reading files a step wrote."""
         if self.unsettled:
             self._release()
             self._receive(CLEAN)
@@ -496,7 +497,7 @@ class Supervisor:
 
     def _take_spare(self) -> None:
         """The spare the fork server offers once it is confined and warmed up: at start-up,
-        and after each step's "clean" (the next job's scratch is ready by then)."""
+        and after each step's "clean"."""
         sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
         self.spare = socket.socket(fileno=sock_fd), pidfd
 
