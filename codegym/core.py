@@ -8,6 +8,7 @@ written once, here.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -100,6 +101,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self.render_mode = render_mode
         self._executor_choice = executor
         self._executor: Executor | None = None
+        self._executor_pid = 0  # the process _executor was looked up in
         self.action_space = UnicodeText()
         self.observation_space = observation_space(self.max_tests)
         self.task: Task | None = None
@@ -149,11 +151,19 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     @property
     def executor(self) -> Executor:
-        if self._executor is None:
-            from codegym.executor.registry import get_executor
-
-            self._executor = get_executor(self._executor_choice, preload=self.preload)
+        """The executor this env runs submissions on, looked up on first use, and again in a
+        forked child (which must not share its parent's workers)."""
+        if self._executor is None or self._executor_pid != os.getpid():
+            self._executor = self.find_executor()
+            self._executor_pid = os.getpid()
         return self._executor
+
+    def find_executor(self) -> Executor:
+        """The ``executor`` argument if it is an instance, else the process's shared executor
+        of that backend (a family with an executor of its own overrides this)."""
+        from codegym.executor.registry import get_executor
+
+        return get_executor(self._executor_choice, preload=self.preload)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

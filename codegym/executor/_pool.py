@@ -11,6 +11,7 @@ import itertools
 import logging
 import os
 import queue
+import secrets
 import threading
 import time
 import weakref
@@ -32,7 +33,6 @@ UID_FLOOR = 2_000_000
 UIDS_PER_POOL = 256
 POOLS_PER_PROCESS = 8
 _serials = itertools.count()
-_nonces = itertools.count()
 DEADLINE_MARGIN_S = 10.0  # past the job's wall limits, a silent worker is taken for dead
 
 
@@ -43,7 +43,7 @@ class WorkerFault(Exception):
 def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
     """Send ``job`` to a warm worker over ``fd`` and read its result from ``reader``, within
     the job's wall limits plus a margin. Anything but a well-formed reply is a `WorkerFault`."""
-    nonce = next(_nonces)  # a reply to an earlier request (one that timed out) never matches
+    nonce = secrets.token_hex(8)
     deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
     try:
         write_frame(fd, ("job", nonce, job))
@@ -95,6 +95,7 @@ class WorkerPool(Executor, Generic[W]):
         self.uid_base = uid_base or UID_FLOOR + block * UIDS_PER_POOL
 
     def _init_pool(self) -> None:
+        self._pid = os.getpid()  # its workers talk to this process only
         self.stats = {"jobs": 0, "retries": 0}
         self._lock = threading.Lock()
         self._pool: list[W] = []
@@ -138,6 +139,12 @@ class WorkerPool(Executor, Generic[W]):
         with self._lock:
             if self._closed:
                 raise SandboxError(f"this {type(self).__name__} is closed")
+            if os.getpid() != self._pid:
+                raise SandboxError(
+                    f"this {type(self).__name__} belongs to process {self._pid}, which this process was forked "
+                    "from; two processes cannot share its workers. Make a new executor in this process "
+                    "(codegym's shared executors, and envs that use them, do so by themselves)."
+                )
             if self._pool:
                 return
             self._pool = [self._new_worker(i) for i in range(self.workers)]
@@ -164,11 +171,14 @@ class WorkerPool(Executor, Generic[W]):
         raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
 
     def _close_pool(self) -> bool:
-        """Stop the threads and destroy the workers; False when already closed."""
+        """Stop the threads and destroy the workers; False when already closed, or when the
+        workers belong to the process this one was forked from (they are left to it)."""
         with self._lock:
             if self._closed:
                 return False
             self._closed = True
+            if os.getpid() != self._pid:
+                return False
         if self._threads is not None:
             self._threads.shutdown(wait=True, cancel_futures=True)
         for worker in self._pool:
@@ -178,6 +188,7 @@ class WorkerPool(Executor, Generic[W]):
 
 
 _live: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+os.register_at_fork(after_in_child=_live.clear)  # a forked child never closes its parent's pools
 
 
 @atexit.register

@@ -2,19 +2,52 @@
 
 ``local`` (default) runs jobs in warm sandboxed workers on this machine, ``docker`` in warm
 containers on this machine's Docker engine, ``ray`` on a Ray cluster (``$RAY_ADDRESS``, or a
-small local one). Each name maps to one shared executor per process, built on first use.
+small local one). Each name maps to one shared executor per process, built on first use (a forked child builds
+its own: workers are never shared between processes).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
+from typing import Generic, TypeVar
 
 from codegym.executor.base import Executor
 
-_shared: dict[str, Executor] = {}
-_lock = threading.Lock()
+K = TypeVar("K", bound=Hashable)
+E = TypeVar("E", bound=Executor)
+
+
+class PerProcess(Generic[K, E]):
+    """Executors shared within one process, one per key, built on first use. A forked child
+    starts with none of its parent's: two processes never share workers (their replies
+    would cross)."""
+
+    def __init__(self) -> None:
+        self._start()
+        os.register_at_fork(after_in_child=self._start)
+
+    def _start(self) -> None:
+        self.lock = threading.Lock()
+        self.executors: dict[K, E] = {}
+
+    def get(self, key: K, make: Callable[[], E], *, stale: Callable[[E], bool] = lambda _: False) -> E:
+        """The executor of ``key``, made (again, when ``stale``) with ``make``."""
+        with self.lock:
+            executor = self.executors.get(key)
+            if executor is None or stale(executor):
+                executor = self.executors[key] = make()
+            return executor
+
+    def pop(self, keys: Iterable[K] | None = None) -> list[E]:
+        """Forget the executors of ``keys`` (all when None) and return them."""
+        with self.lock:
+            wanted = list(self.executors) if keys is None else [k for k in keys if k in self.executors]
+            return [self.executors.pop(k) for k in wanted]
+
+
+_shared: PerProcess[str, Executor] = PerProcess()
 _default: str | None = None
 BACKENDS = ("local", "docker", "ray")
 
@@ -66,10 +99,8 @@ def get_executor(choice: Executor | str | None = None, *, preload: Iterable[str]
     if isinstance(choice, Executor):
         return choice
     name = _check(choice) if choice else default_backend()
-    with _lock:
-        executor = _shared.get(name)
-        if executor is None:
-            executor = _shared[name] = _FACTORIES[name](tuple(preload))
+    preload = tuple(preload)
+    executor = _shared.get(name, lambda: _FACTORIES[name](preload))
     if hasattr(executor, "ensure_preloaded"):
         executor.ensure_preloaded(preload)  # type: ignore[attr-defined]
     return executor
@@ -78,8 +109,5 @@ def get_executor(choice: Executor | str | None = None, *, preload: Iterable[str]
 def close_shared(name: str | None = None) -> None:
     """Close and forget the shared executor of backend ``name`` (all of them when None);
     the next `get_executor` builds a new one. They are also closed at interpreter exit."""
-    with _lock:
-        names = [name] if name is not None else list(_shared)
-        closing = [_shared.pop(n) for n in names if n in _shared]
-    for executor in closing:
+    for executor in _shared.pop(None if name is None else [name]):
         executor.close()

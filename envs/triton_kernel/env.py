@@ -149,13 +149,9 @@ class TritonKernelEnv(CodeEnv):
         self.timing = (reward != "correct") if timing is None else timing
         self.static_checks = static_checks
 
-    @property
-    def executor(self) -> Executor:
-        if self._executor is None:
-            choice = self._executor_choice
-            interpret = self.device == "cpu"
-            self._executor = choice if isinstance(choice, Executor) else sandbox.shared_executor(interpret=interpret)
-        return self._executor
+    def find_executor(self) -> Executor:
+        choice = self._executor_choice
+        return choice if isinstance(choice, Executor) else sandbox.shared_executor(interpret=self.device == "cpu")
 
     # --- hooks ---------------------------------------------------------------------------
 

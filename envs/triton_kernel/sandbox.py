@@ -14,7 +14,6 @@ import importlib.util
 import json
 import os
 import tempfile
-import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +21,7 @@ from codegym.envs.triton_kernel.sitepath import PATHS_FILE
 
 from codegym.error import DependencyNotInstalled
 from codegym.executor.local import LocalExecutor
+from codegym.executor.registry import PerProcess
 
 SITEPATH = "codegym.envs.triton_kernel.sitepath"
 INTERPRET = "codegym.envs.triton_kernel.interpret"
@@ -33,8 +33,7 @@ MODULES = (
 HEAVY = ("torch", "triton", "numpy")
 GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*")
 
-_shared: dict[bool, TritonExecutor] = {}
-_lock = threading.Lock()
+_shared: PerProcess[bool, TritonExecutor] = PerProcess()
 
 
 def runtime(*, interpret: bool) -> tuple[str, ...]:
@@ -107,8 +106,4 @@ class TritonExecutor(LocalExecutor):
 def shared_executor(*, interpret: bool) -> TritonExecutor:
     """The process-wide executor of the family for the CPU interpreter or a GPU, started on
     first use, closed at exit (like every worker pool)."""
-    with _lock:
-        executor = _shared.get(interpret)
-        if executor is None or executor._closed:
-            executor = _shared[interpret] = TritonExecutor(interpret=interpret)
-        return executor
+    return _shared.get(interpret, lambda: TritonExecutor(interpret=interpret), stale=lambda e: e._closed)
