@@ -1,11 +1,20 @@
 """Step latency: how long ``env.step`` takes beyond the submitted program's own run time.
 
-    python benchmarks/step_latency.py [--steps 300]
+    python benchmarks/step_latency.py [--steps 300] [--pause-ms 20]
 
 One env, sequential steps (reset + step, as a single-episode agent would), a trivial
-program with one test. The program's own run time is measured in the same run by executing
-the same program and test in-process with no sandbox; the overhead is the difference of the
-medians. Prints median and p95 of the step, the program's own time, and the overhead.
+program with one test, timed two ways:
+
+- paced: the agent sleeps ``--pause-ms`` before each step, standing in for its policy's
+  turn (generation takes far longer in an RL loop). Each worker has finished the cleanup of
+  its last step by then: this is the latency an agent sees.
+- back to back: no pause at all. Each step then also competes for the two cores with the
+  cleanup of the step before (killing its processes, forking and confining the next spare):
+  a tight loop's worst case. Many submissions at once belong to `codegym.Scorer`.
+
+The program's own run time is measured in the same run by executing the same program and
+test in-process with no sandbox; the overhead is the difference of the medians. Prints, for
+each way, the median and p95 of the step, the program's own time, and the overhead.
 """
 
 from __future__ import annotations
@@ -46,30 +55,42 @@ def own_time(repeats: int) -> list[float]:
     return times
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=300)
-    args = parser.parse_args()
-    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]))
-    for _ in range(20):  # start the workers, warm every cache
-        env.reset()
-        env.step(PROGRAM)
+def timed_steps(env: gym.Env, steps: int, pause_s: float) -> list[float]:
     latencies = []
-    for _ in range(args.steps):
+    for _ in range(steps):
         env.reset()
+        time.sleep(pause_s)
         started = time.perf_counter()
         _, reward, *_ = env.step(PROGRAM)
         latencies.append(time.perf_counter() - started)
         assert reward == 1.0
-    own = own_time(args.steps)
+    return latencies
+
+
+def report(title: str, latencies: list[float], own: list[float]) -> None:
     ms = 1000.0
-    print(f"{args.steps} steps of a trivial program (one test)")
+    print(title)
     median, p95 = statistics.median(latencies) * ms, percentile(latencies, 0.95) * ms
-    print(f"step latency   : median {median:.2f} ms, p95 {p95:.2f} ms")
-    print(f"program's own  : median {statistics.median(own) * ms:.3f} ms")
+    print(f"  step latency   : median {median:.2f} ms, p95 {p95:.2f} ms")
+    print(f"  program's own  : median {statistics.median(own) * ms:.3f} ms")
     overhead = [t - statistics.median(own) for t in latencies]
     median, p95 = statistics.median(overhead) * ms, percentile(overhead, 0.95) * ms
-    print(f"step overhead  : median {median:.2f} ms, p95 {p95:.2f} ms")
+    print(f"  step overhead  : median {median:.2f} ms, p95 {p95:.2f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--pause-ms", type=float, default=20.0, help="the agent's turn before each paced step")
+    args = parser.parse_args()
+    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]))
+    timed_steps(env, 20, 0.0)  # start the workers, warm every cache
+    paced = timed_steps(env, args.steps, args.pause_ms / 1000)
+    back_to_back = timed_steps(env, args.steps, 0.0)
+    own = own_time(args.steps)
+    print(f"{args.steps} steps of a trivial program (one test), each way")
+    report(f"paced ({args.pause_ms:g} ms of the agent's time before each step):", paced, own)
+    report("back to back:", back_to_back, own)
     env.close()
 
 
