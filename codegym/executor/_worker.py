@@ -504,6 +504,8 @@ class Supervisor:
 
 def _collect(job: Job) -> dict[str, bytes]:
     """The job's ``collect`` files: regular files only, never through a link, size-capped."""
+    if not job.collect:
+        return {}
     cap = max(job.limits_of(step).file_size_bytes for step in job.steps)
     files = {}
     names = os.listdir(WORK)
