@@ -392,14 +392,19 @@ def _move_high(fd: int, at_least: int) -> int:
 
 
 def _step_defaults() -> None:
-    """What every step's process inherits from the fork server: the base environment, and
-    default signal dispositions. Unlike a stock interpreter, SIGXFSZ kills, so that a
-    file-size limit is reported as such (SIGPIPE stays ignored for Python steps, as in any
-    interpreter, and is restored before an exec)."""
+    """What every step's process inherits from the fork server: the base environment, no
+    blocked signal, and every signal's default disposition, whatever the process that
+    started the worker ignored (a shell's background job ignores SIGINT and SIGQUIT). Unlike
+    a stock interpreter, SIGXFSZ kills, so that a file-size limit is reported as such
+    (SIGPIPE stays ignored for Python steps, as in any interpreter, and is restored before
+    an exec)."""
     os.environ.clear()
     os.environ.update(CANDIDATE_ENV)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGXFSZ):
-        signal.signal(sig, signal.SIG_DFL)
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGPIPE):
+            with contextlib.suppress(OSError, ValueError):  # (those the C library keeps)
+                signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
 
 
 def _ready_streams() -> None:

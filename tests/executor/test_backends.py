@@ -111,7 +111,8 @@ def test_importing_codegym_imports_neither_docker_nor_ray() -> None:
 
 @pytest.mark.docker
 def test_containers_are_confined(docker_executor) -> None:
-    docker_executor.run(SLEEP)  # the pool is up
+    for future in [docker_executor.submit(SLEEP) for _ in range(docker_executor.workers)]:
+        future.result()  # one at a time per worker, so every worker (and its container) is up
     containers = docker_executor.containers()
     assert len(containers) == docker_executor.workers
     for container in containers:

@@ -126,13 +126,14 @@ def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sock
 
 
 def test_exec_programs_get_default_signal_dispositions(executor: Executor) -> None:
-    """What the Python fork server ignores (SIGPIPE, SIGXFSZ) is not ignored by the programs
-    it execs: a file-size limit kills them and is reported as such; a pipe reader that goes
-    away ends its writer."""
+    """What the Python fork server ignores (SIGPIPE, SIGXFSZ), or the process that started
+    the worker did, is not ignored by the programs it execs, nor blocked: a file-size limit
+    kills them and is reported as such; a pipe reader that goes away ends its writer."""
     step = shell(
-        executor, "grep SigIgn /proc/self/status; yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f"
+        executor,
+        "grep -E 'SigBlk|SigIgn' /proc/self/status; yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f",
     )
-    assert step.steps[0].stdout == b"SigIgn:\t0000000000000000\n"
+    assert step.steps[0].stdout == b"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
     assert step.steps[0].limit == "file_size", step.steps[0]
     assert b"Broken pipe" not in step.steps[0].stderr
 
