@@ -124,8 +124,15 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         return task.prompt
 
     def reward(self, grade: Grade) -> float:
-        """1.0 when every test (hidden ones included) passes, else 0.0. Wrappers reshape."""
-        return 1.0 if grade.status is Status.OK else 0.0
+        """The env's reward for ``grade``: the sum of its `reward_components`."""
+        return float(sum(self.reward_components(grade).values()))
+
+    def reward_components(self, grade: Grade) -> dict[str, float]:
+        """The named terms of the reward: ``correct`` is 1.0 when every test (hidden ones
+        included) passes, else 0.0. A family with a term of its own (a speed term) adds it
+        here under its own name, so that a shaping wrapper replaces or scales each term
+        without counting another twice."""
+        return {"correct": 1.0 if grade.status is Status.OK else 0.0}
 
     def limits_for(self, task: Task) -> Limits:
         """The limits a submission to ``task`` runs under (see `ReferenceTimeLimits`)."""
@@ -203,8 +210,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         code = extract_code(action, task.language)
         grade, infra = self.evaluate(task, code)
         self.attempt += 1
-        reward = 0.0 if infra else self.reward(grade)
-        grade = _with_components(grade, {"correct": reward})
+        components = {"correct": 0.0} if infra else self.reward_components(grade)
+        reward = float(sum(components.values()))
+        grade = _with_components(grade, components)
         self.last_grade = grade
         terminated = self.mode == "single" or grade.status is Status.OK
         self._done = terminated

@@ -187,14 +187,18 @@ class TritonKernelEnv(CodeEnv):
             return grader.static_grade(task, findings)
         return grader.grade(task, result)
 
-    def reward(self, grade: Grade) -> float:
-        if grade.status is not Status.OK:
-            return 0.0
-        term = self.speed_term(grade)
-        return 1.0 if term is None else term
+    def reward_components(self, grade: Grade) -> dict[str, float]:
+        """``correct``, plus a ``speedup`` term that brings the sum to `speed_term` when a
+        correct submission was timed: ``1 + log(speedup)`` floored at 0, or fast_p's 1 or 0.
+        A `SpeedupReward` wrapper replaces this term rather than adding a second one."""
+        components = super().reward_components(grade)
+        term = self.speed_term(grade) if grade.status is Status.OK else None
+        if term is not None:
+            components["speedup"] = term - 1.0
+        return components
 
     def speed_term(self, grade: Grade) -> float | None:
-        """The speed term of ``reward`` for a correct grade; None when none was measured."""
+        """The reward of a correct grade with its speed counted; None when none was measured."""
         speedup = grade.metrics.get("speedup")
         if self.reward_kind == "correct" or speedup is None or speedup <= 0:
             return None

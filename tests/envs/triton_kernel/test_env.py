@@ -145,6 +145,38 @@ def test_speed_terms_follow_the_measured_speedup(make_env) -> None:
     assert make_env(reward="log_speedup").reward(Grade(Status.WA, metrics={"speedup": 9.0})) == 0.0
 
 
+class TimedOnGpu(TritonKernelEnv):
+    """Grades every submission as a GPU run would a correct kernel twice as fast as the
+    reference (this machine has no GPU to time one)."""
+
+    def evaluate(self, task, code):
+        from codegym.grade import Grade
+
+        return Grade(Status.OK, metrics={"speedup": 2.0}), None
+
+
+def test_the_speed_term_is_a_reward_component_of_its_own() -> None:
+    """The env's reward is ``correct`` plus ``speedup``; a `SpeedupReward` on top replaces
+    that term instead of counting the speed twice, and a discount of ``correct`` leaves it."""
+    from codegym.wrappers import RefinementDiscount, SpeedupReward
+
+    env = TimedOnGpu(device="cpu", reward="log_speedup")
+    env.reset(seed=0, options={"task_id": TASK})
+    _, reward, _, _, info = env.step(CORRECT)
+    assert info["reward_components"] == {"correct": 1.0, "speedup": pytest.approx(math.log(2.0))}
+    assert reward == pytest.approx(1.0 + math.log(2.0))
+    shaped = SpeedupReward(TimedOnGpu(device="cpu", reward="log_speedup"), weight=0.5)
+    shaped.reset(seed=0, options={"task_id": TASK})
+    _, reward, _, _, info = shaped.step(CORRECT)
+    assert info["reward_components"] == {"correct": 1.0, "speedup": pytest.approx(0.5 * math.log(2.0))}
+    assert reward == pytest.approx(1.0 + 0.5 * math.log(2.0))
+    discounted = RefinementDiscount(TimedOnGpu(device="cpu", reward="log_speedup", mode="refine"), gamma=0.5)
+    discounted.reset(seed=0, options={"task_id": TASK, "history": [{"code": "pass", "feedback": "WA"}]})
+    _, reward, _, _, info = discounted.step(CORRECT)  # the second attempt: "correct" is halved
+    assert info["reward_components"]["refinement_discount"] == pytest.approx(-0.5)
+    assert reward == pytest.approx(0.5 + math.log(2.0))
+
+
 def test_refine_mode_ends_when_correct(make_env) -> None:
     env = make_env(mode="refine")
     env.reset(seed=0, options={"task_id": TASK})
