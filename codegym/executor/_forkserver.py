@@ -169,7 +169,7 @@ class ForkServer:
         """Start a step whose sockets policy is not the ready spare's, in a spare forked for
         it (once the unused spare's keeper is gone); tell the supervisor its pidfd."""
         _signal_all(signal.SIGKILL)
-        _reap_all()
+        self._reap(_processes())
         spare = self._fork_spare(decode_request(data)[3])
         spare.keeper()  # (it says so once confined, and needs its socket open for that)
         with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
@@ -263,15 +263,6 @@ def _signal_all(sig: int) -> None:
     """As pid 1: send ``sig`` to every other process of the namespace."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(-1, sig)
-
-
-def _reap_all() -> None:
-    """As pid 1, after a SIGKILL to all: reap children until no other process is left."""
-    while _processes():
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
 
 
 class Submission:

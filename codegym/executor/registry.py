@@ -2,8 +2,8 @@
 
 ``local`` (default) runs jobs in warm sandboxed workers on this machine, ``docker`` in warm
 containers on this machine's Docker engine, ``ray`` on a Ray cluster (``$RAY_ADDRESS``, or a
-small local one). Each name maps to one shared executor per process, built on first use (a forked child builds
-its own: workers are never shared between processes).
+small local one). Each name maps to one shared executor per process, built on first use; a
+forked child builds its own, since two processes never share workers.
 """
 
 from __future__ import annotations

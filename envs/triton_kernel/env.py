@@ -188,23 +188,24 @@ class TritonKernelEnv(CodeEnv):
         return grader.grade(task, result)
 
     def reward_components(self, grade: Grade) -> dict[str, float]:
-        """``correct``, plus a ``speedup`` term that brings the sum to `speed_term` when a
-        correct submission was timed: ``1 + log(speedup)`` floored at 0, or fast_p's 1 or 0.
-        A `SpeedupReward` wrapper replaces this term rather than adding a second one."""
+        """``correct``, plus the `speed_term` of a correct submission that was timed. A
+        `SpeedupReward` wrapper replaces that term rather than adding a second one."""
         components = super().reward_components(grade)
         term = self.speed_term(grade) if grade.status is Status.OK else None
         if term is not None:
-            components["speedup"] = term - 1.0
+            components["speedup"] = term
         return components
 
     def speed_term(self, grade: Grade) -> float | None:
-        """The reward of a correct grade with its speed counted; None when none was measured."""
+        """The ``speedup`` term of a correct grade, None when no speedup was measured:
+        ``ln(speedup)`` floored at -1, so that the reward ``1 + ln(speedup)`` is never
+        negative; or, for fast_p, 0 when the speedup beats ``p`` and -1 when it does not."""
         speedup = grade.metrics.get("speedup")
         if self.reward_kind == "correct" or speedup is None or speedup <= 0:
             return None
         if self.reward_kind == "log_speedup":
-            return max(0.0, 1.0 + math.log(speedup))
-        return 1.0 if speedup > self.p else 0.0
+            return max(-1.0, math.log(speedup))
+        return 0.0 if speedup > self.p else -1.0
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
