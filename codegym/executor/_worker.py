@@ -46,6 +46,7 @@ import fnmatch  # noqa: E402
 import functools  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
+import select  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -295,6 +296,7 @@ class Supervisor:
     def serve(self, ctl: int, res: int) -> None:
         while True:
             try:
+                self._prepare_while_idle(ctl)
                 _, nonce, job = read_frame(ctl)
             except EOFError:
                 return
@@ -494,6 +496,18 @@ class Supervisor:
             self._receive(CLEAN)
             self.cgroup.counters()  # the next step's baseline
             self.unsettled = False
+
+    def _prepare_while_idle(self, ctl: int) -> None:
+        """Until the next job arrives on ``ctl``, take what the fork server sends for its
+        first step: "clean" once the last step is reaped, then the spare. Whatever is not
+        here when the job comes is waited for by its step, as before."""
+        while self.unsettled or self.spare is None:
+            if ctl in select.select([ctl, self.server], [], [])[0]:
+                return
+            if self.unsettled:
+                self._settle()
+            else:
+                self._take_spare()
 
     def _take_spare(self) -> None:
         """The spare the fork server offers once it is confined and warmed up: at start-up,
