@@ -1,10 +1,11 @@
-"""Package list generated from the tree, so a new family folder cannot be left out."""
+"""Package list generated from the tree, so a new family folder cannot be left out; and the
+fork server's loop in C (optional: without a C compiler, the same loop runs in Python)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 ROOTS = {"codegym": "codegym", "codegym.envs": "envs", "codegym.wrappers": "wrappers"}
 
@@ -24,4 +25,5 @@ def packages() -> list[str]:
 setup(
     packages=packages(),
     package_dir={"codegym": "codegym", "codegym.envs": "envs", "codegym.wrappers": "wrappers"},
+    ext_modules=[Extension("codegym.executor._forkcore", ["codegym/executor/_forkcore.c"], optional=True)],
 )

@@ -22,7 +22,8 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 stamp=.venv/.codegym-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ] \
+   || [ codegym/executor/_forkcore.c -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e '.[dev]'
     touch "$stamp"

@@ -30,6 +30,13 @@ def local_executor() -> Iterator[LocalExecutor]:
 
 
 @pytest.fixture(scope="session")
+def local_python_executor() -> Iterator[LocalExecutor]:
+    """The local backend with its fork servers' loop in Python, the fallback of the C one."""
+    with LocalExecutor(workers=2, preload=PRELOAD, native_fork_server=False) as ex:
+        yield ex  # type: ignore[misc]
+
+
+@pytest.fixture(scope="session")
 def executor(local_executor: LocalExecutor) -> LocalExecutor:
     return local_executor
 

@@ -30,6 +30,12 @@ from typing import NoReturn
 from codegym.executor import _linux as linux
 from codegym.executor.base import Limits
 
+try:
+    from codegym.executor import _forkcore  # built from _forkcore.c
+except ImportError:  # not built (no C compiler at install): the same loop in Python
+    _forkcore = None
+NATIVE_LOOP_BUILT = _forkcore is not None
+
 WORK = "/sandbox"
 CANDIDATE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -92,12 +98,15 @@ class ForkServer:
         sockets: dict[str, linux.SeccompFilter],
         uid: int | None,
         warm_ups: tuple[WarmUp, ...] = (),
+        *,
+        native: bool = True,
     ) -> None:
         self.sock = sock
         self.seccomp = seccomp
         self.sockets = sockets
         self.uid = uid
         self.warm_ups = warm_ups
+        self.native = native and NATIVE_LOOP_BUILT
         self.reaped: dict[int, int] = {}  # wait statuses of children not waited for yet
 
     def serve(self) -> NoReturn:
@@ -109,6 +118,14 @@ class ForkServer:
         _step_defaults()
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, and the filter, every step inherits
         self.seccomp.install()
+        if self.native:
+            assert _forkcore is not None
+            fd, policy = _forkcore.serve(self.sock.fileno(), SPARE_POLICY.encode())  # (returns in a spare)
+            self._be_spare(fd, policy.decode())
+        self._serve_in_python()
+
+    def _serve_in_python(self) -> NoReturn:
+        """The loop, when `_forkcore` (the same loop in C) is not built."""
         spare = self._fork_spare()
         while True:
             spare.keeper()  # once it has said this, it is confined and waiting
@@ -166,14 +183,16 @@ class ForkServer:
         return data, fds
 
     def _start_other(self, data: bytes, fds: list[int]) -> int:
-        """Start a step whose sockets policy is not the ready spare's, in a spare forked for
-        it (once the unused spare's keeper is gone); tell the supervisor its pidfd."""
+        """Start a step whose sockets policy is not the ready spare's (the request comes as
+        ``policy NUL request``) in a spare forked for it, once the unused spare's keeper is
+        gone; tell the supervisor its pidfd."""
+        policy, _, request = data.partition(b"\0")
         _signal_all(signal.SIGKILL)
         self._reap(_processes())
-        spare = self._fork_spare(decode_request(data)[3])
+        spare = self._fork_spare(policy.decode())
         spare.keeper()  # (it says so once confined, and needs its socket open for that)
         with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
-            socket.send_fds(spare.sock, [data], fds)
+            socket.send_fds(spare.sock, [request], fds)
         spare.sock.close()
         for fd in fds:
             os.close(fd)
@@ -194,12 +213,16 @@ class ForkServer:
                 os.dup2(null, fd)
             os.closerange(3, theirs.fileno())
             os.closerange(theirs.fileno() + 1, MAX_FD)
-            try:
-                Submission.wait_as_spare(theirs, self.sockets[policy], self.uid, self.warm_ups)
-            finally:
-                os._exit(127)  # never back into the fork server's loop
+            self._be_spare(theirs.detach(), policy)
         theirs.close()
         return _Spare(pid, ours)
+
+    def _be_spare(self, fd: int, policy: str) -> NoReturn:
+        """In a spare just forked, with only ``fd`` (its socket) and /dev/null on 0-2 open."""
+        try:
+            Submission.wait_as_spare(socket.socket(fileno=fd), self.sockets[policy], self.uid, self.warm_ups)
+        finally:
+            os._exit(127)  # never back into the fork server's loop
 
 
 @dataclass
@@ -231,13 +254,14 @@ def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:
     return tuple(function for function in found if callable(function))
 
 
-Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...], str]
+Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...]]
 
 
-def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: Limits, sockets: str) -> bytes:
-    """A step's request as the supervisor sends it: argv, extra environment, rlimits and
-    sockets policy, in builtins only (marshal), so that the step's process decodes it
-    without constructing or importing anything."""
+def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: Limits) -> bytes:
+    """A step's request as the supervisor sends it: argv, extra environment and rlimits, in
+    builtins only (marshal), so that the step's process decodes it without constructing or
+    importing anything. (Its sockets policy is the spare's, or goes to the fork server
+    with it: see `ForkServer._start_other`.)"""
     cpu = max(1, int(limits.cpu_s + 0.999))
     rlimits = (
         (resource.RLIMIT_CPU, cpu, cpu + 1),
@@ -247,7 +271,7 @@ def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: 
         (resource.RLIMIT_CORE, 0, 0),
         (resource.RLIMIT_NPROC, limits.processes + 1, limits.processes + 1),  # + the keeper
     )
-    return marshal.dumps((tuple(argv), dict(env), rlimits, sockets))
+    return marshal.dumps((tuple(argv), dict(env), rlimits))
 
 
 def decode_request(data: bytes) -> Request:
@@ -274,7 +298,7 @@ class Submission:
     """
 
     def __init__(self, request: bytes) -> None:
-        self.argv, self.extra_env, self.rlimits, _ = decode_request(request)
+        self.argv, self.extra_env, self.rlimits = decode_request(request)
 
     @staticmethod
     def wait_as_spare(

@@ -62,6 +62,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     CONFINED,
     EXIT,
     EXITED,
+    NATIVE_LOOP_BUILT,
     RELEASE,
     SPARE,
     SPARE_POLICY,
@@ -400,7 +401,7 @@ class Supervisor:
         to_submission_r, to_submission_w = os.pipe() if step.channel else (-1, -1)
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        request = encode_request(step.argv, step.env, limits, step.sockets)
+        request = encode_request(step.argv, step.env, limits)
         pidfd = self._start(request, step.sockets, child_fds)
         for fd in child_fds:
             os.close(fd)
@@ -459,7 +460,7 @@ class Supervisor:
                 except OSError as e:
                     raise SetupError(f"the spare died before its step: {e}") from e
                 return pidfd
-        socket.send_fds(self.server, [request], fds)  # first, so the fork server sees it...
+        socket.send_fds(self.server, [sockets.encode() + b"\0" + request], fds)  # first, so the fork server sees it...
         _kill(pidfd)  # ...once the spare's death wakes it
         os.close(pidfd)
         return self._receive(STARTED, fds=1)[1][0]
@@ -716,6 +717,7 @@ def main() -> None:
         for path in config["hide"]:  # codegym's own files (task data among them) leave the view
             mask(path, path, under_tmp)
         cgroup = Cgroup(config["cgroup"]["version"])
+        native = config.get("native_fork_server", True) and NATIVE_LOOP_BUILT
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -725,14 +727,15 @@ def main() -> None:
             for fd in (ctl, res, own_pid_namespace):
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
-            ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"])).serve()
+            server = ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"]), native=native)
+            server.serve()
         theirs.close()
         # Threads must share our pid namespace: undo the unshare for later children.
         linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
         os.close(own_pid_namespace)
         linux.set_name("codegym-super")
         supervisor = Supervisor(config, cgroup, ours, under_tmp)
-        write_frame(res, ("ready", {"pid": os.getpid()}))
+        write_frame(res, ("ready", {"pid": os.getpid(), "fork_server": "native" if native else "python"}))
     except BaseException:
         write_frame(res, ("crash", traceback.format_exc()))
         sys.exit(1)

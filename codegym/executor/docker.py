@@ -209,6 +209,7 @@ class _ContainerWorker:
         self.connection: socket.socket | None = None
         self.reader: FrameReader | None = None
         self.host_pid: int | None = None
+        self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
         self.directory = tempfile.mkdtemp(prefix=f"codegym-docker-{index}-")
 
     def start(self) -> None:
@@ -232,6 +233,7 @@ class _ContainerWorker:
             kind, info = self._read(deadline)
         if kind != "ready":
             raise WorkerFault(f"the container's worker could not build its sandbox:\n{info}")
+        self.fork_server = info["fork_server"]
         self.container.reload()
         self.host_pid = self.container.attrs["State"]["Pid"] or None
         self.generation = ex.generation

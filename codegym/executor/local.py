@@ -101,6 +101,7 @@ class _WorkerProcess:
         self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-")
         self.ctl = -1
         self.reader: FrameReader | None = None
+        self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
 
     def start(self) -> None:
         ex = self.executor
@@ -117,6 +118,7 @@ class _WorkerProcess:
             etc=_etc_files(self.uid),
             cgroup={"version": self.cgroup.version, "paths": self.cgroup.paths},
         )
+        config["native_fork_server"] = ex.native_fork_server
         argv = [sys.executable, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
         with tempfile.TemporaryFile() as log:
@@ -141,6 +143,7 @@ class _WorkerProcess:
                 "The local backend needs Linux, root (or a container that grants CAP_SYS_ADMIN)."
             )
         self.generation = ex.generation
+        self.fork_server = info["fork_server"]
 
     @property
     def pid(self) -> int | None:
@@ -192,6 +195,8 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         retries: How often a job is retried after an infrastructure fault before
             `SandboxError` is raised.
         uid_base: First of the unprivileged uids the submissions run as (one per worker).
+        native_fork_server: Run each worker's fork server loop in C where it is built
+            (``codegym/executor/_forkcore.c``); False runs the Python loop it mirrors.
     """
 
     name = "local"
@@ -203,6 +208,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         preload: Iterable[str] = (),
         retries: int = 2,
         uid_base: int | None = None,
+        native_fork_server: bool = True,
     ) -> None:
         if sys.platform != "linux":
             raise SandboxError(f"the local backend needs Linux, not {sys.platform}")
@@ -210,6 +216,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.retries = retries
+        self.native_fork_server = native_fork_server
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = _view(self.preload)

@@ -1,6 +1,7 @@
 """The executor contract suite runs every test over every backend: ``executor`` here is the
 session's local, docker or ray executor, and `fresh` builds a private one of the same kind
-(for tests that kill its workers)."""
+(for tests that kill its workers). "local-python" is the local backend with its fork
+servers' loop in Python, the fallback where the C loop is not built."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ import pytest
 
 from codegym.executor.base import Executor
 
-BACKENDS = ("local", pytest.param("docker", marks=pytest.mark.docker), "ray")  # -m "not docker" skips docker
+BACKENDS = (
+    "local",
+    "local-python",
+    pytest.param("docker", marks=pytest.mark.docker),
+    "ray",
+)  # -m "not docker" skips docker
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -21,7 +27,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def executor(backend: str, request: pytest.FixtureRequest) -> Executor:
-    return request.getfixturevalue(f"{backend}_executor")
+    return request.getfixturevalue(f"{backend.replace('-', '_')}_executor")
 
 
 @pytest.fixture
@@ -29,10 +35,10 @@ def fresh(backend: str, request: pytest.FixtureRequest) -> Callable[..., Executo
     """``fresh(retries=...)``: a new one-worker executor of the backend under test."""
 
     def make(**options: Any) -> Executor:
-        if backend == "local":
+        if backend in ("local", "local-python"):
             from codegym.executor.local import LocalExecutor
 
-            return LocalExecutor(workers=1, **options)
+            return LocalExecutor(workers=1, native_fork_server=backend == "local", **options)
         if backend == "docker":
             from codegym.executor.docker import DockerExecutor
 

@@ -20,6 +20,15 @@ def test_a_step_that_cannot_be_confined_raises(argv: tuple[str, ...]) -> None:
         executor.run(Job(steps=(Step(argv=argv),), files={"main.py": b"print('never')\n"}))
 
 
+def test_workers_run_the_fork_server_loop_asked_for(local_executor, local_python_executor) -> None:
+    """The install builds the C loop (`_forkcore.c`): without it, workers would quietly run
+    the Python fallback, and the suite would test only that."""
+    job = Job(steps=(Step(argv=("true",)),))
+    for executor, loop in ((local_executor, "native"), (local_python_executor, "python")):
+        assert executor.run(job).ok
+        assert {worker.fork_server for worker in executor._pool if worker.process} == {loop}
+
+
 def _read(executor: LocalExecutor, path: str) -> str:
     source = f"try:\n    print(open({path!r}).read())\nexcept OSError as e:\n    print(type(e).__name__)\n"
     step = executor.run(Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()})).steps[0]

@@ -1,0 +1,352 @@
+/* The fork server's loop in C: `_forkserver.ForkServer` runs this when it is built.
+ *
+ * The fork server is a fork of the worker's interpreter, and every spare it forks shares its
+ * pages copy-on-write. Run in Python, each turn of its loop writes to hundreds of those pages
+ * (reference counts, frames, the objects of each call), so every turn copies them again, and
+ * each step's exit report waits for an interpreter to wake up. This loop writes only its own
+ * stack and a few words, and makes the same system calls in the same order as
+ * `ForkServer._serve_in_python`, which is its specification and stays the fallback.
+ *
+ * serve(sock, policy) never returns in the fork server: it returns (fd, policy) in each spare
+ * it forks, which then carries on in Python (`ForkServer._be_spare`). Any failure of a system
+ * call the loop needs ends the fork server, and with it the worker's pid namespace: the
+ * supervisor then reports a fault, and the job runs again on a new worker.
+ */
+#define _GNU_SOURCE
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Message kinds, as in _forkserver.py. */
+#define SPARE 's'
+#define STARTED 'p'
+#define EXITED 'x'
+#define CLEAN 'c'
+#define RELEASE 'k'
+#define MAX_REQUEST (1 << 16)
+#define MAX_FDS 8
+
+typedef struct {
+    pid_t pid;
+    int sock; /* ours; the spare holds the other end */
+} spare_t;
+
+/* The status of a child reaped while waiting for others (a spare that died early). */
+static pid_t saved_pid = 0;
+static int saved_status = 0;
+
+static _Noreturn void die(const char *what) {
+    dprintf(2, "codegym fork server: %s: %s\n", what, strerror(errno));
+    _exit(1);
+}
+
+static int send_fds(int sock, const void *data, size_t len, const int *fds, int nfds) {
+    struct iovec iov = {(void *)data, len};
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (nfds > 0) {
+        msg.msg_control = control.buf;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&msg);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+        memcpy(CMSG_DATA(header), fds, sizeof(int) * nfds);
+    }
+    ssize_t sent;
+    do sent = sendmsg(sock, &msg, 0);
+    while (sent < 0 && errno == EINTR);
+    return sent < 0 ? -1 : 0;
+}
+
+/* One datagram and the descriptors that came with it; its length (0: the peer is gone). */
+static ssize_t recv_fds(int sock, char *data, size_t size, int *fds, int *nfds) {
+    struct iovec iov = {data, size};
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    ssize_t got;
+    do got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) die("recvmsg");
+    *nfds = 0;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h != NULL; h = CMSG_NXTHDR(&msg, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < count; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+            if (*nfds < MAX_FDS) fds[(*nfds)++] = fd;
+            else close(fd);
+        }
+    }
+    return got;
+}
+
+static ssize_t recv_retry(int sock, void *data, size_t size) {
+    ssize_t got;
+    do got = recv(sock, data, size, 0);
+    while (got < 0 && errno == EINTR);
+    return got;
+}
+
+static void send_kind(int sock, char kind) {
+    if (send_fds(sock, &kind, 1, NULL, 0) < 0) die("send");
+}
+
+static int pidfd_open(pid_t pid) {
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0) die("pidfd_open");
+    return fd;
+}
+
+/* As pid 1: send sig to every other process of the namespace. */
+static void signal_all(int sig) {
+    if (kill(-1, sig) < 0 && errno != ESRCH) die("kill");
+}
+
+/* As pid 1: every other process of the namespace, zombies included; *count of them. */
+static pid_t *processes(size_t *count) {
+    DIR *proc = opendir("/proc");
+    if (proc == NULL) die("opendir /proc");
+    size_t size = 16;
+    pid_t *pids = malloc(size * sizeof *pids);
+    if (pids == NULL) die("malloc");
+    *count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(proc)) != NULL) {
+        char *end;
+        long pid = strtol(entry->d_name, &end, 10);
+        if (*end != '\0' || pid <= 1 || entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        if (*count == size) {
+            size *= 2;
+            pids = realloc(pids, size * sizeof *pids);
+            if (pids == NULL) die("realloc");
+        }
+        pids[(*count)++] = (pid_t)pid;
+    }
+    closedir(proc);
+    return pids;
+}
+
+/* Reap children (orphans among them) until pid is reaped; its wait status. */
+static int wait_for(pid_t pid) {
+    if (saved_pid == pid) {
+        saved_pid = 0;
+        return saved_status;
+    }
+    saved_pid = 0;
+    for (;;) {
+        int status;
+        pid_t reaped = waitpid(-1, &status, 0);
+        if (reaped < 0) {
+            if (errno == EINTR) continue;
+            die("waitpid");
+        }
+        if (reaped == pid) return status;
+    }
+}
+
+/* After a SIGKILL to all: reap children until none of pids is left (a process that is gone,
+ * or that someone else reaped, no longer takes a signal). The status of `keep`, if it is
+ * reaped meanwhile (a spare that died), is saved for `wait_for`. Frees pids. */
+static void reap(pid_t *pids, size_t count, pid_t keep) {
+    for (;;) {
+        int left = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (pids[i] > 0 && kill(pids[i], 0) < 0 && errno == ESRCH) pids[i] = 0;
+            left |= pids[i] > 0;
+        }
+        if (!left) break;
+        int status;
+        pid_t reaped = waitpid(-1, &status, 0);
+        if (reaped < 0) {
+            if (errno == EINTR) continue;
+            if (errno == ECHILD) break;
+            die("waitpid");
+        }
+        if (reaped == keep) {
+            saved_pid = reaped;
+            saved_status = status;
+        }
+        for (size_t i = 0; i < count; i++)
+            if (pids[i] == reaped) pids[i] = 0;
+    }
+    free(pids);
+}
+
+/* Fork a spare. In the parent, fills *spare and returns NULL; in the spare, returns what
+ * serve() returns there: (its socket, its sockets policy), with nothing else of ours open
+ * and /dev/null on 0-2. */
+static PyObject *fork_spare(const char *policy, size_t policy_len, spare_t *spare) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) die("socketpair");
+    PyOS_BeforeFork();
+    pid_t pid = fork();
+    if (pid == 0) {
+        PyOS_AfterFork_Child();
+        int theirs = pair[1];
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0) die("open /dev/null");
+        for (int fd = 0; fd < 3; fd++)
+            if (dup2(null, fd) < 0) die("dup2");
+        /* Nothing of ours (the server's socket, a request's descriptors) may reach its keeper. */
+        if (theirs > 3 && syscall(SYS_close_range, 3, theirs - 1, 0) < 0) die("close_range");
+        if (syscall(SYS_close_range, theirs + 1, ~0U, 0) < 0) die("close_range");
+        return Py_BuildValue("(iy#)", theirs, policy, (Py_ssize_t)policy_len);
+    }
+    int fork_errno = errno;
+    PyOS_AfterFork_Parent();
+    if (pid < 0) {
+        errno = fork_errno;
+        die("fork");
+    }
+    close(pair[1]);
+    spare->pid = pid;
+    spare->sock = pair[0];
+    return NULL;
+}
+
+/* Wait until the spare says it is confined (or dies: then recv reads nothing). */
+static void await_keeper(const spare_t *spare) {
+    char keeper[16];
+    if (recv_retry(spare->sock, keeper, sizeof keeper) < 0) die("recv from the spare");
+}
+
+/* A step whose sockets policy is not the ready spare's, from a request of the form
+ * "policy\0request": once the unused spare's keeper is gone, fork a spare for it, hand it
+ * the request and tell the supervisor its pidfd. Returns non-NULL in that spare. */
+static PyObject *start_other(int server, char *data, size_t len, int *fds, int nfds, spare_t *spare) {
+    char *nul = memchr(data, '\0', len);
+    if (nul == NULL) {
+        errno = EPROTO;
+        die("a request without its sockets policy");
+    }
+    signal_all(SIGKILL);
+    size_t count;
+    pid_t *pids = processes(&count);
+    reap(pids, count, 0);
+    PyObject *child = fork_spare(data, (size_t)(nul - data), spare);
+    if (child != NULL) return child;
+    await_keeper(spare);
+    char *request = nul + 1;
+    (void)send_fds(spare->sock, request, len - (size_t)(request - data), fds, nfds); /* if it died, its silent setup pipe tells */
+    close(spare->sock);
+    for (int i = 0; i < nfds; i++) close(fds[i]);
+    int pidfd = pidfd_open(spare->pid);
+    char kind = STARTED;
+    if (send_fds(server, &kind, 1, &pidfd, 1) < 0) die("send the step's pidfd");
+    close(pidfd);
+    return NULL;
+}
+
+static double cpu_seconds(const struct rusage *before, const struct rusage *after) {
+    double user = (double)(after->ru_utime.tv_sec - before->ru_utime.tv_sec) +
+                  (double)(after->ru_utime.tv_usec - before->ru_utime.tv_usec) * 1e-6;
+    double system = (double)(after->ru_stime.tv_sec - before->ru_stime.tv_sec) +
+                    (double)(after->ru_stime.tv_usec - before->ru_stime.tv_usec) * 1e-6;
+    return user + system;
+}
+
+/* EXITED, then the step's `EXIT` record: struct "=idq" (status, CPU seconds, max RSS in KiB). */
+static void send_exit(int server, int status, double cpu, long max_rss) {
+    char message[1 + 4 + 8 + 8];
+    int32_t status32 = status;
+    int64_t rss64 = max_rss;
+    message[0] = EXITED;
+    memcpy(message + 1, &status32, 4);
+    memcpy(message + 5, &cpu, 8);
+    memcpy(message + 13, &rss64, 8);
+    if (send_fds(server, message, sizeof message, NULL, 0) < 0) die("send the exit");
+}
+
+static PyObject *serve(PyObject *module, PyObject *args) {
+    int server;
+    const char *policy;
+    Py_ssize_t policy_len;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "iy#:serve", &server, &policy, &policy_len)) return NULL;
+    static char request[MAX_REQUEST];
+    spare_t spare;
+    PyObject *child = fork_spare(policy, (size_t)policy_len, &spare);
+    if (child != NULL) return child;
+    for (;;) {
+        await_keeper(&spare); /* once it has said this, it is confined and waiting */
+        struct rusage before, after;
+        getrusage(RUSAGE_CHILDREN, &before);
+        int offer[2] = {spare.sock, pidfd_open(spare.pid)};
+        char kind = SPARE;
+        if (send_fds(server, &kind, 1, offer, 2) < 0) die("offer the spare");
+        close(offer[0]);
+        close(offer[1]);
+        int status = wait_for(spare.pid);
+        struct pollfd pending = {server, POLLIN, 0};
+        if (poll(&pending, 1, 0) > 0) { /* the supervisor killed the spare: its step needs another */
+            int fds[MAX_FDS], nfds;
+            ssize_t len = recv_fds(server, request, sizeof request, fds, &nfds);
+            if (len == 0) _exit(0); /* the supervisor is gone */
+            getrusage(RUSAGE_CHILDREN, &before);
+            child = start_other(server, request, (size_t)len, fds, nfds, &spare);
+            if (child != NULL) return child;
+            status = wait_for(spare.pid);
+        }
+        getrusage(RUSAGE_CHILDREN, &after);
+        signal_all(SIGSTOP); /* whatever the step left running stops, and its keeper */
+        send_exit(server, status, cpu_seconds(&before, &after), after.ru_maxrss);
+        /* Everything dies only once the supervisor is done with the step. */
+        char reply[16];
+        if (recv_retry(server, reply, sizeof reply) != 1 || reply[0] != RELEASE) _exit(0);
+        signal_all(SIGKILL);
+        size_t count;
+        pid_t *old = processes(&count);
+        child = fork_spare(policy, (size_t)policy_len, &spare); /* after the kill */
+        if (child != NULL) {
+            free(old);
+            return child;
+        }
+        reap(old, count, spare.pid); /* while the spare confines itself */
+        send_kind(server, CLEAN);
+    }
+}
+
+static PyMethodDef methods[] = {
+    {"serve", serve, METH_VARARGS,
+     "serve(sock, policy) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "_forkcore",
+    .m_doc = "The fork server's loop in C (see _forkserver.py).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__forkcore(void) { return PyModule_Create(&module); }
