@@ -46,7 +46,7 @@ def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
     nonce = secrets.token_hex(8)
     deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
     try:
-        write_frame(fd, ("job", nonce, job))
+        write_frame(fd, ("job", nonce, job.to_wire()))
     except OSError as e:
         raise WorkerFault(f"cannot send the job: {e}") from e
     try:
@@ -60,7 +60,7 @@ def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
     kind, got_nonce, result = reply
     if kind != "result" or got_nonce != nonce:
         raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
-    return result
+    return RunResult.from_wire(result)
 
 
 class Worker(Protocol):

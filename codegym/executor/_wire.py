@@ -1,13 +1,15 @@
-"""Length-prefixed frames between the harness and its workers (stdlib only).
+"""Length-prefixed frames between a pool and its workers (stdlib only).
 
-Only trusted processes (the harness, a worker, its job process) write these pipes; a
-submission never holds one of their descriptors, so pickle is safe here.
+A frame is one `marshal`-encoded value of builtins (a `Job` or a `RunResult` in its wire
+form): it decodes without importing or constructing anything, several times faster than a
+pickle of the same dataclasses. Only trusted processes (the pool, a worker) write these
+pipes; a submission never holds one of their descriptors.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 import select
 import struct
 import time
@@ -17,7 +19,7 @@ _HEADER = struct.Struct("!Q")
 
 
 def write_frame(fd: int, obj: Any) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    data = marshal.dumps(obj)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
         written = os.write(fd, view)
@@ -38,7 +40,7 @@ def read_exact(fd: int, size: int) -> bytes:
 
 def read_frame(fd: int) -> Any:
     (size,) = _HEADER.unpack(read_exact(fd, _HEADER.size))
-    return pickle.loads(read_exact(fd, size))
+    return marshal.loads(read_exact(fd, size))
 
 
 class FrameReader:
@@ -57,7 +59,7 @@ class FrameReader:
                 if len(self.buffer) >= end:
                     data = bytes(self.buffer[_HEADER.size : end])
                     del self.buffer[:end]
-                    return pickle.loads(data)
+                    return marshal.loads(data)
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.fd], [], [], left)[0]:
                 raise TimeoutError("no frame before the deadline")

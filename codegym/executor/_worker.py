@@ -298,14 +298,15 @@ class Supervisor:
         while True:
             try:
                 self._prepare_while_idle(ctl)
-                _, nonce, job = read_frame(ctl)
+                _, nonce, wire = read_frame(ctl)
+                job = Job.from_wire(wire)
             except EOFError:
                 return
             try:
                 disk = self._scratch_for(job)
                 try:
                     result = self.run(job)
-                    write_frame(res, ("result", nonce, result))
+                    write_frame(res, ("result", nonce, result.to_wire()))
                 finally:  # after the reply: the next job cannot start before this
                     self._unmount_scratch()
                 self._fresh_scratch(disk)  # while idle, ahead of the next job

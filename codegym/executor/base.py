@@ -3,7 +3,9 @@
 Any backend (local namespaces, Docker, Ray) runs the same `Job` and returns the same
 `RunResult`. Nothing here judges: a `RunResult` states what happened (exit status, signal,
 output, resources, which limit fired); families turn it into a `Grade`. Stdlib only, because
-the sandboxed worker unpickles these types.
+the sandboxed worker uses these types. Between a pool and its workers, a `Job` and a
+`RunResult` travel in their wire form (`Job.to_wire`, `RunResult.to_wire`): nested tuples of
+builtins, which `marshal` encodes and decodes far faster than pickle does dataclasses.
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 import abc
 import signal
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:  # the sandboxed worker imports this module: keep it free of at-fork hooks
     from concurrent.futures import Future
 
 LimitName = Literal["cpu", "wall", "memory", "output", "file_size", "processes"]
+Wire = tuple[Any, ...]  # a dataclass's wire form: its fields' values in order, nested ones in theirs
+_T = TypeVar("_T")
 
 MiB = 1 << 20
 
@@ -82,6 +87,14 @@ class Step:
     env: tuple[tuple[str, str], ...] = ()
     sockets: Literal["kill", "errno"] = "kill"
 
+    def to_wire(self) -> Wire:
+        return (*_values(self)[:2], self.limits and _values(self.limits), *_values(self)[3:])
+
+    @classmethod
+    def from_wire(cls, wire: Wire) -> Step:
+        limits = wire[2] and _rebuild(Limits, wire[2])
+        return _rebuild(cls, (*wire[:2], limits, *wire[3:]))
+
 
 @dataclass(frozen=True)
 class Harness:
@@ -139,6 +152,25 @@ class Job:
 
     def limits_of(self, step: Step) -> Limits:
         return step.limits or self.limits
+
+    def to_wire(self) -> Wire:
+        """This job as builtins only (see the module docstring); `from_wire` undoes it."""
+        return (
+            tuple(step.to_wire() for step in self.steps),
+            dict(self.files),
+            _values(self.limits),
+            self.harness and _values(self.harness),
+            self.preload,
+            self.collect,
+            self.executables,
+        )
+
+    @classmethod
+    def from_wire(cls, wire: Wire) -> Job:
+        """The job `to_wire` encoded, as it was checked where it was made (no checks again)."""
+        steps, files, limits, harness, *rest = wire
+        harness = harness and _rebuild(Harness, harness)
+        return _rebuild(cls, (tuple(map(Step.from_wire, steps)), files, _rebuild(Limits, limits), harness, *rest))
 
 
 @dataclass(frozen=True)
@@ -208,6 +240,41 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return all(step.ok for step in self.steps)
+
+    def to_wire(self) -> Wire:
+        """This result as builtins only (see the module docstring); `from_wire` undoes it."""
+        return (tuple(map(_values, self.steps)), *_values(self)[1:-1], dict(self.files))
+
+    @classmethod
+    def from_wire(cls, wire: Wire) -> RunResult:
+        steps = tuple(_rebuild(StepResult, step) for step in wire[0])
+        return _rebuild(cls, (steps, *wire[1:]))
+
+
+_getters: dict[type, attrgetter[Any]] = {}
+_names: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _names.get(cls)
+    if names is None:
+        names = _names[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
+def _values(obj: object) -> Wire:
+    """A dataclass's field values, in order."""
+    getter = _getters.get(type(obj))
+    if getter is None:
+        getter = _getters[type(obj)] = attrgetter(*_field_names(type(obj)))
+    return getter(obj)
+
+
+def _rebuild(cls: type[_T], values: Wire) -> _T:
+    """The frozen dataclass whose field values are ``values``, made without ``__init__``."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(zip(_field_names(cls), values, strict=True))
+    return obj
 
 
 class Executor(abc.ABC):
