@@ -14,6 +14,8 @@ def extract_code(answer: str, language: str = "python") -> str:
     first untagged block; else the longest block. Text with no fence is returned as is.
     An unterminated fence (a truncated generation) yields everything after it.
     """
+    if "```" not in answer and "~~~" not in answer:  # no fence: spare the regular expressions
+        return answer
     blocks = [(m.group(2).lower(), m.group(3)) for m in _FENCE.finditer(answer)]
     if not blocks:
         opened = re.search(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n", answer, re.M)

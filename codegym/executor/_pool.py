@@ -11,7 +11,6 @@ import itertools
 import logging
 import os
 import queue
-import secrets
 import threading
 import time
 import weakref
@@ -43,7 +42,7 @@ class WorkerFault(Exception):
 def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
     """Send ``job`` to a warm worker over ``fd`` and read its result from ``reader``, within
     the job's wall limits plus a margin. Anything but a well-formed reply is a `WorkerFault`."""
-    nonce = secrets.token_hex(8)
+    nonce = os.urandom(8)
     deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
     try:
         write_frame(fd, ("job", nonce, job.to_wire()))
@@ -167,6 +166,8 @@ class WorkerPool(Executor, Generic[W]):
             finally:
                 self._idle.put(worker)
             self.stats["jobs"] += 1
+            if (result.backend, result.attempts) == (self.name, attempt):
+                return result
             return replace(result, backend=self.name, attempts=attempt)
         raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
 

@@ -47,7 +47,6 @@ import functools  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import select  # noqa: E402
-import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import stat  # noqa: E402
@@ -557,7 +556,7 @@ class _SupervisedChannel(Channel):
         self.pump = pump
 
     def _wait(self, fd: int, *, writable: bool, deadline: float | None) -> bool:
-        return self.pump.poll(fd, selectors.EVENT_WRITE if writable else selectors.EVENT_READ, deadline)
+        return self.pump.poll(fd, select.POLLOUT if writable else select.POLLIN, deadline)
 
 
 def _kill(pidfd: int) -> None:
@@ -585,16 +584,20 @@ class _Pump:
         self.limit: LimitName | None = None
         self.exit: _Exit | None = None
         self.wall = 0.0
-        self.selector = selectors.DefaultSelector()
+        # A poll object, not a selector: no system call to make or close, and no Python layer
+        # on each wait (this runs on every step's critical path).
+        self.poller = select.poll()
+        self.watched: set[int] = set()
         for fd in (out_r, err_r):
             os.set_blocking(fd, False)
-            self.selector.register(fd, selectors.EVENT_READ)
+            self._watch(fd, select.POLLIN)
         if self.pending:
             os.set_blocking(stdin_w, False)
-            self.selector.register(stdin_w, selectors.EVENT_WRITE)
+            self._watch(stdin_w, select.POLLOUT)
         else:
             os.close(stdin_w)
-        self.selector.register(supervisor.server, selectors.EVENT_READ)
+        self.server = supervisor.server.fileno()
+        self._watch(self.server, select.POLLIN)
 
     @property
     def stdout(self) -> bytes:
@@ -604,9 +607,22 @@ class _Pump:
     def stderr(self) -> bytes:
         return bytes(self.outputs[self.err_r])
 
+    def _watch(self, fd: int, events: int) -> None:
+        self.poller.register(fd, events)
+        self.watched.add(fd)
+
+    def _unwatch(self, fd: int) -> None:
+        if fd in self.watched:
+            self.poller.unregister(fd)
+            self.watched.discard(fd)
+
+    def _wait(self, timeout_s: float | None) -> list[int]:
+        """The watched descriptors that are ready (or hung up) within ``timeout_s``."""
+        return [fd for fd, _ in self.poller.poll(None if timeout_s is None else timeout_s * 1000.0)]
+
     def poll(self, fd: int, events: int, deadline: float | None) -> bool:
         """Serve the step until ``fd`` is ready (True) or ``deadline`` passes (False)."""
-        self.selector.register(fd, events)
+        self._watch(fd, events)
         try:
             while True:
                 now = time.monotonic()
@@ -615,12 +631,12 @@ class _Pump:
                 if now >= self.deadline and self.limit is None:
                     self._stop("wall")
                 waits = [d for d in (deadline, None if self.limit else self.deadline) if d is not None]
-                for key, _ in self.selector.select(max(0.0, min(waits) - now) if waits else None):
-                    if key.fd == fd:
+                for ready in self._wait(max(0.0, min(waits) - now) if waits else None):
+                    if ready == fd:
                         return True
-                    self._handle(key)
+                    self._handle(ready)
         finally:
-            self.selector.unregister(fd)
+            self._unwatch(fd)
 
     def finish(self) -> None:
         """Serve the step until its process has exited (or it was stopped), then take what
@@ -631,32 +647,31 @@ class _Pump:
             if now >= self.deadline and self.limit is None:
                 self._stop("wall")
             timeout = None if self.limit is not None else max(0.0, self.deadline - now)
-            for key, _ in self.selector.select(timeout):
-                self._handle(key)
+            for ready in self._wait(timeout):
+                self._handle(ready)
         for fd in (self.out_r, self.err_r):
-            while fd in self.selector.get_map() and self._drain(fd, until_empty=True):
+            while fd in self.watched and self._drain(fd, until_empty=True):
                 pass
-        self.selector.close()
         for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
             os.close(fd)
 
-    def _handle(self, key: selectors.SelectorKey) -> None:
-        if key.fileobj is self.supervisor.server:
-            self.selector.unregister(key.fileobj)
+    def _handle(self, fd: int) -> None:
+        if fd == self.server:
+            self._unwatch(fd)
             self.exit = self.supervisor._receive_exit()
             self.wall = time.monotonic() - self.started
-        elif key.fd == self.stdin_w:
-            self._feed()
-        elif not self._drain(key.fd):
-            self.selector.unregister(key.fd)
+        elif fd == self.stdin_w:
+            if fd in self.watched:
+                self._feed()
+        elif fd in self.watched and not self._drain(fd):
+            self._unwatch(fd)
 
     def _stop(self, limit: LimitName) -> None:
         """A limit fired: kill the step; its init reaps the rest and reports the exit."""
         self.limit = limit
         _kill(self.pidfd)
         for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
-            if fd in self.selector.get_map():
-                self.selector.unregister(fd)
+            self._unwatch(fd)
 
     def _feed(self) -> None:
         try:
@@ -664,7 +679,7 @@ class _Pump:
         except BrokenPipeError:
             self.pending = self.pending[:0]
         if not self.pending:
-            self.selector.unregister(self.stdin_w)
+            self._unwatch(self.stdin_w)
             os.close(self.stdin_w)
 
     def _drain(self, fd: int, *, until_empty: bool = False) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-import json
+import marshal
 from pathlib import Path
 from typing import ClassVar
 
@@ -95,7 +95,7 @@ class PythonFunctionEnv(CodeEnv):
             steps=(Step(argv=("python", "-m", CANDIDATE), channel=True),),
             files={"solution.py": program.encode()},
             limits=limits,
-            harness=Harness(f"{HARNESS}:grade", json.dumps(payload).encode()),
+            harness=Harness(f"{HARNESS}:grade", marshal.dumps(payload)),
             preload=self.preload,
         )
 
