@@ -1,4 +1,5 @@
-/* The fork server's loop in C: `_forkserver.ForkServer` runs this when it is built.
+/* The fork server's loop, and a spare's taking of its request, in C: `_forkserver.py` runs
+ * these when they are built.
  *
  * The fork server is a fork of the worker's interpreter, and every spare it forks shares its
  * pages copy-on-write. Run in Python, each turn of its loop writes to hundreds of those pages
@@ -11,6 +12,11 @@
  * it forks, which then carries on in Python (`ForkServer._be_spare`). Any failure of a system
  * call the loop needs ends the fork server, and with it the worker's pid namespace: the
  * supervisor then reports a fault, and the job runs again on a new worker.
+ *
+ * attach(sock, keeper) is `Submission.attach` for a spare: it waits for the step's request,
+ * wires its descriptors, applies its rlimits (to the keeper too) and enters the work dir, so
+ * that the step's first instructions after its request are a few system calls rather than
+ * an interpreter's cold walk through a dozen modules.
  */
 #define _GNU_SOURCE
 #define PY_SSIZE_T_CLEAN
@@ -24,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -38,6 +45,10 @@
 #define RELEASE 'k'
 #define MAX_REQUEST (1 << 16)
 #define MAX_FDS 8
+#define CONFINED '+'     /* the first byte a step writes on its setup pipe once it is confined */
+#define WORK "/sandbox"
+#define HIGH_FD 100      /* where the setup pipe moves, out of the step's way */
+#define RLIMIT_SIZE 20   /* struct "=iQQ": resource, soft, hard (see encode_request) */
 
 typedef struct {
     pid_t pid;
@@ -78,7 +89,8 @@ static int send_fds(int sock, const void *data, size_t len, const int *fds, int 
     return sent < 0 ? -1 : 0;
 }
 
-/* One datagram and the descriptors that came with it; its length (0: the peer is gone). */
+/* One datagram and the descriptors that came with it; its length (0: the peer is gone, -1:
+ * an error, in errno). */
 static ssize_t recv_fds(int sock, char *data, size_t size, int *fds, int *nfds) {
     struct iovec iov = {data, size};
     union {
@@ -94,8 +106,8 @@ static ssize_t recv_fds(int sock, char *data, size_t size, int *fds, int *nfds) 
     ssize_t got;
     do got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
     while (got < 0 && errno == EINTR);
-    if (got < 0) die("recvmsg");
     *nfds = 0;
+    if (got < 0) return -1;
     for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h != NULL; h = CMSG_NXTHDR(&msg, h)) {
         if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
         int count = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
@@ -310,6 +322,7 @@ static PyObject *serve(PyObject *module, PyObject *args) {
         if (poll(&pending, 1, 0) > 0) { /* the supervisor killed the spare: its step needs another */
             int fds[MAX_FDS], nfds;
             ssize_t len = recv_fds(server, request, sizeof request, fds, &nfds);
+            if (len < 0) die("recvmsg");
             if (len == 0) _exit(0); /* the supervisor is gone */
             getrusage(RUSAGE_CHILDREN, &before);
             child = start_other(server, request, (size_t)len, fds, nfds, &spare);
@@ -335,9 +348,62 @@ static PyObject *serve(PyObject *module, PyObject *args) {
     }
 }
 
+/* In a step's process: report why it cannot be confined on its setup pipe, and end. */
+static _Noreturn void refuse(int setup, const char *what) {
+    dprintf(setup, "the step's process could not be confined: %s: %s", what, strerror(errno));
+    _exit(127);
+}
+
+static PyObject *attach(PyObject *module, PyObject *args) {
+    int sock, keeper;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "ii:attach", &sock, &keeper)) return NULL;
+    static char data[MAX_REQUEST];
+    int fds[MAX_FDS], nfds;
+    ssize_t len = recv_fds(sock, data, sizeof data, fds, &nfds);
+    if (len <= 0 || nfds < 4) _exit(126); /* not wanted after all */
+    close(sock);
+    int setup = fds[3];
+    if (prctl(PR_SET_NAME, "codegym-step", 0, 0, 0) < 0) refuse(setup, "prctl(PR_SET_NAME)");
+    int high = fcntl(setup, F_DUPFD_CLOEXEC, HIGH_FD);
+    if (high < 0) refuse(setup, "fcntl(F_DUPFD_CLOEXEC)");
+    close(setup);
+    setup = high;
+    /* stdin, stdout, stderr, then the channel's two ends if it has one, on 0, 1, 2, 3, 4 */
+    int wired[] = {fds[0], fds[1], fds[2], fds[4], fds[5]};
+    int count = nfds > 4 ? 5 : 3;
+    for (int target = 0; target < count; target++)
+        if (dup2(wired[target], target) < 0) refuse(setup, "dup2");
+    if (setup > count && syscall(SYS_close_range, count, setup - 1, 0) < 0) refuse(setup, "close_range");
+    if (syscall(SYS_close_range, setup + 1, ~0U, 0) < 0) refuse(setup, "close_range");
+    size_t rlimits = len > 0 ? (unsigned char)data[0] : 0;
+    size_t header = 1 + rlimits * RLIMIT_SIZE;
+    if ((size_t)len < header) {
+        errno = EPROTO;
+        refuse(setup, "a request shorter than its rlimits");
+    }
+    for (size_t i = 0; i < rlimits; i++) {
+        const char *entry = data + 1 + i * RLIMIT_SIZE;
+        int32_t resource;
+        uint64_t soft, hard;
+        memcpy(&resource, entry, 4);
+        memcpy(&soft, entry + 4, 8);
+        memcpy(&hard, entry + 12, 8);
+        struct rlimit limit = {(rlim_t)soft, (rlim_t)hard};
+        if (setrlimit(resource, &limit) < 0) refuse(setup, "setrlimit");
+        if (prlimit(keeper, resource, &limit, NULL) < 0) refuse(setup, "prlimit (the keeper)");
+    }
+    if (chdir(WORK) < 0) refuse(setup, "chdir");
+    char confined = CONFINED;
+    if (write(setup, &confined, 1) != 1) _exit(127);
+    return Py_BuildValue("(y#i)", data + header, (Py_ssize_t)(len - (ssize_t)header), setup);
+}
+
 static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS,
      "serve(sock, policy) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
+    {"attach", attach, METH_VARARGS,
+     "attach(sock, keeper) -> (argv and env, setup fd): take the step's request and confine it."},
     {NULL, NULL, 0, NULL},
 };
 

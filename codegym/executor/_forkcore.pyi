@@ -1,2 +1,6 @@
 def serve(sock: int, policy: bytes, /) -> tuple[int, bytes]:
     """Run the fork server's loop on ``sock``; returns ``(fd, policy)`` only in a spare."""
+
+def attach(sock: int, keeper: int, /) -> tuple[bytes, int]:
+    """In a spare: take the step's request on ``sock`` and confine the step as
+    `_forkserver.attach` does; returns its marshal'd argv and environment and its setup pipe."""

@@ -220,7 +220,8 @@ class ForkServer:
     def _be_spare(self, fd: int, policy: str) -> NoReturn:
         """In a spare just forked, with only ``fd`` (its socket) and /dev/null on 0-2 open."""
         try:
-            Submission.wait_as_spare(socket.socket(fileno=fd), self.sockets[policy], self.uid, self.warm_ups)
+            sock = socket.socket(fileno=fd)
+            Submission.wait_as_spare(sock, self.sockets[policy], self.uid, self.warm_ups, native=self.native)
         finally:
             os._exit(127)  # never back into the fork server's loop
 
@@ -255,13 +256,14 @@ def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:
 
 
 Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...]]
+RLIMIT = struct.Struct("=iQQ")  # resource, soft, hard: a request's rlimits as _forkcore.c reads them
 
 
 def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: Limits) -> bytes:
-    """A step's request as the supervisor sends it: argv, extra environment and rlimits, in
-    builtins only (marshal), so that the step's process decodes it without constructing or
-    importing anything. (Its sockets policy is the spare's, or goes to the fork server
-    with it: see `ForkServer._start_other`.)"""
+    """A step's request as the supervisor sends it: its rlimits (a count, then `RLIMIT`
+    records), then argv and extra environment in builtins only (marshal), so that the step's
+    process decodes it without constructing or importing anything. (Its sockets policy is
+    the spare's, or goes to the fork server with it: see `ForkServer._start_other`.)"""
     cpu = max(1, int(limits.cpu_s + 0.999))
     rlimits = (
         (resource.RLIMIT_CPU, cpu, cpu + 1),
@@ -271,11 +273,14 @@ def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: 
         (resource.RLIMIT_CORE, 0, 0),
         (resource.RLIMIT_NPROC, limits.processes + 1, limits.processes + 1),  # + the keeper
     )
-    return marshal.dumps((tuple(argv), dict(env), rlimits))
+    header = bytes([len(rlimits)]) + b"".join(RLIMIT.pack(*rlimit) for rlimit in rlimits)
+    return header + marshal.dumps((tuple(argv), dict(env)))
 
 
 def decode_request(data: bytes) -> Request:
-    return marshal.loads(data)
+    end = 1 + data[0] * RLIMIT.size
+    argv, env = marshal.loads(data[end:])
+    return argv, env, tuple(RLIMIT.iter_unpack(data[1:end]))
 
 
 def _processes() -> set[int]:
@@ -294,18 +299,25 @@ class Submission:
     seccomp, limits), then exec'd or run in this warm interpreter. It shares the worker's
     mount namespace, which it cannot change, and sees the job's fresh work dir and /tmp
     there. Confinement comes in two halves: `_prepare` needs only the uid and the sockets
-    policy (a spare does it ahead of time), `_attach` needs the request and its descriptors.
+    policy (a spare does it ahead of time), `attach` needs the request and its descriptors.
     """
 
-    def __init__(self, request: bytes) -> None:
-        self.argv, self.extra_env, self.rlimits = decode_request(request)
+    def __init__(self, argv: tuple[str, ...], extra_env: dict[str, str]) -> None:
+        self.argv = argv
+        self.extra_env = extra_env
 
     @staticmethod
     def wait_as_spare(
-        sock: socket.socket, sockets: linux.SeccompFilter, uid: int | None, warm_ups: tuple[WarmUp, ...]
+        sock: socket.socket,
+        sockets: linux.SeccompFilter,
+        uid: int | None,
+        warm_ups: tuple[WarmUp, ...],
+        *,
+        native: bool,
     ) -> NoReturn:
         """Confine this process and warm it up ahead of its request, then wait for the
-        request and run it. A failure of either is reported on the request's setup pipe."""
+        request and run it. A failure of either is reported on the request's setup pipe.
+        ``native``: take the request with `_forkcore.attach`, which does what `attach` does."""
         keeper = -1
         try:
             keeper = _prepare(uid, sockets, name="codegym-spare")
@@ -319,6 +331,15 @@ class Submission:
             sock.send(str(keeper).encode())  # "confined", and which process not to wait for
         except BaseException:
             os._exit(126)
+        if native and failure is None:
+            assert _forkcore is not None
+            rest, setup_w = _forkcore.attach(sock.fileno(), keeper)  # (it exits on any failure)
+            try:
+                argv, extra_env = marshal.loads(rest)
+            except BaseException:
+                os.write(setup_w, traceback.format_exc().encode())
+                os._exit(127)
+            Submission(argv, extra_env).start(setup_w)
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
             if not data or len(fds) < 4:
@@ -326,23 +347,21 @@ class Submission:
         except BaseException:
             os._exit(126)  # not wanted after all
         sock.close()
+        setup_w = fds[3]
         try:
             if failure is not None:
                 raise RuntimeError(f"the step's process could not be confined:\n{failure}")
-            submission = Submission(data)
-        except BaseException:
-            os.write(fds[3], traceback.format_exc().encode())
-            os._exit(127)
-        submission.run(fds, keeper)
-
-    def run(self, fds: list[int], keeper: int) -> NoReturn:
-        setup_w = fds[3]
-        try:
-            setup_w = self._attach(fds, keeper)
+            argv, extra_env, rlimits = decode_request(data)
+            setup_w = attach(fds, keeper, rlimits)
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
-        os.write(setup_w, CONFINED)  # what follows on the pipe, if anything, is an exec failure
+        os.write(setup_w, CONFINED)
+        Submission(argv, extra_env).start(setup_w)
+
+    def start(self, setup_w: int) -> NoReturn:
+        """Run the step, wholly confined (``setup_w`` has said so): in this interpreter, or
+        exec'd, with an exec failure reported on ``setup_w``."""
         if self.argv[0] == "python":
             os.close(setup_w)
             _run_python(self.argv, self.extra_env)
@@ -353,22 +372,24 @@ class Submission:
             os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
         os._exit(127)
 
-    def _attach(self, fds: list[int], keeper: int) -> int:
-        """Wire the step's descriptors, apply its limits (to its keeper too: it shares our
-        memory, so it is confined as we are), enter the work dir."""
-        linux.set_name("codegym-step")
-        stdin_r, out_w, err_w, setup_w, *channel = fds
-        setup_w = _move_high(setup_w, 100)
-        for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
-            os.dup2(fd, target)
-        first_free = 5 if channel else 3
-        os.closerange(first_free, setup_w)
-        os.closerange(setup_w + 1, MAX_FD)
-        for which, soft, hard in self.rlimits:
-            resource.setrlimit(which, (soft, hard))
-            resource.prlimit(keeper, which, (soft, hard))
-        os.chdir(WORK)
-        return setup_w
+
+def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...]) -> int:
+    """Wire the step's descriptors, apply its limits (to its keeper too: it shares our
+    memory, so it is confined as we are), enter the work dir. Returns the setup pipe's new
+    descriptor. (`_forkcore.attach` does the same, and takes the request too.)"""
+    linux.set_name("codegym-step")
+    stdin_r, out_w, err_w, setup_w, *channel = fds
+    setup_w = _move_high(setup_w, 100)
+    for target, fd in enumerate((stdin_r, out_w, err_w, *channel)):
+        os.dup2(fd, target)
+    first_free = 5 if channel else 3
+    os.closerange(first_free, setup_w)
+    os.closerange(setup_w + 1, MAX_FD)
+    for which, soft, hard in rlimits:
+        resource.setrlimit(which, (soft, hard))
+        resource.prlimit(keeper, which, (soft, hard))
+    os.chdir(WORK)
+    return setup_w
 
 
 def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str) -> int:
