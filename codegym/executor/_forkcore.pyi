@@ -4,3 +4,7 @@ def serve(sock: int, policy: bytes, /) -> tuple[int, bytes]:
 def attach(sock: int, keeper: int, /) -> tuple[bytes, int]:
     """In a spare: take the step's request on ``sock`` and confine the step as
     `_forkserver.attach` does; returns its marshal'd argv and environment and its setup pipe."""
+
+def prepare(uid: int, filter: bytes, name: bytes, /) -> int:
+    """In a spare: confine it as `_forkserver._prepare` does (``uid`` -1: keep ours); the
+    keeper's pid."""

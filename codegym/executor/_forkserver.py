@@ -317,10 +317,15 @@ class Submission:
     ) -> NoReturn:
         """Confine this process and warm it up ahead of its request, then wait for the
         request and run it. A failure of either is reported on the request's setup pipe.
-        ``native``: take the request with `_forkcore.attach`, which does what `attach` does."""
+        ``native``: confine it and take the request with `_forkcore.prepare` and
+        `_forkcore.attach`, which do what `_prepare` and `attach` do."""
         keeper = -1
         try:
-            keeper = _prepare(uid, sockets, name="codegym-spare")
+            if native:
+                assert _forkcore is not None
+                keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare")
+            else:
+                keeper = _prepare(uid, sockets, name="codegym-spare")
             _ready_streams()
             for warm_up in warm_ups:
                 warm_up()
@@ -396,7 +401,8 @@ def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str) -> int
     """The half of confinement that needs no request: session, uid, the sockets policy's
     filter (no_new_privs and the deny list come from the fork server); then the keeper of
     our address space, confined as we are. Returns the keeper's pid. (No parent-death
-    signal is needed: if pid 1 dies, the kernel kills its whole namespace.)"""
+    signal is needed: if pid 1 dies, the kernel kills its whole namespace.)
+    `_forkcore.prepare` does the same."""
     linux.set_name(KEEPER_NAME)  # the name the keeper is born with
     os.setsid()
     set_oom_score_adj(1000)

@@ -292,6 +292,7 @@ class SeccompFilter:
     """A filter program prepared once (in the worker) and installed per job in microseconds."""
 
     def __init__(self, program: bytes) -> None:
+        self.program = program  # (struct sock_filter records)
         self._buffer = ctypes.create_string_buffer(program, len(program))
         self._fprog = _SockFprog(len(program) // 8, ctypes.cast(self._buffer, ctypes.c_void_p))
 

@@ -291,6 +291,7 @@ class Supervisor:
         self.mounted: int | None = None  # the size of the scratch file systems mounted now
         self.fresh = False  # ...mounted ahead of a job, and still empty
         self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
+        self.pipes: list[tuple[int, int]] | None = None  # the next step's, made while idle
         self._take_spare()  # the fork server's first
 
     def serve(self, ctl: int, res: int) -> None:
@@ -392,13 +393,15 @@ class Supervisor:
             self._take_spare()
         limits = job.limits_of(step)
         oom_before, pids_before = self.cgroup.prepare(limits)
-        stdin_r, stdin_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
+        pipes, self.pipes = self.pipes or _make_pipes(), None
+        (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w), (setup_r, setup_w), *channel_pipes = pipes
         # to_harness (submission writes), to_submission (harness writes)
-        to_harness_r, to_harness_w = os.pipe() if step.channel else (-1, -1)
-        to_submission_r, to_submission_w = os.pipe() if step.channel else (-1, -1)
+        if step.channel:
+            (to_harness_r, to_harness_w), (to_submission_r, to_submission_w) = channel_pipes
+        else:
+            to_harness_r = to_harness_w = to_submission_r = to_submission_w = -1
+            for fd in (fd for pipe in channel_pipes for fd in pipe):
+                os.close(fd)
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
         request = encode_request(step.argv, step.env, limits)
@@ -501,7 +504,10 @@ class Supervisor:
     def _prepare_while_idle(self, ctl: int) -> None:
         """Until the next job arrives on ``ctl``, take what the fork server sends for its
         first step: "clean" once the last step is reaped, then the spare. Whatever is not
-        here when the job comes is waited for by its step, as before."""
+        here when the job comes is waited for by its step, as before. And the next step's
+        pipes, first: it takes a dozen system calls to make them."""
+        if self.pipes is None:
+            self.pipes = _make_pipes()
         while self.unsettled or self.spare is None:
             if ctl in select.select([ctl, self.server], [], [])[0]:
                 return
@@ -515,6 +521,13 @@ class Supervisor:
         and after each step's "clean"."""
         sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
         self.spare = socket.socket(fileno=sock_fd), pidfd
+
+
+def _make_pipes() -> list[tuple[int, int]]:
+    """A step's pipes: stdin, stdout, stderr, setup, and the channel's two (closed when the
+    step has none). All are close-on-exec here; the step's own ends lose that as they are
+    moved onto its descriptors 0-4."""
+    return [os.pipe2(os.O_CLOEXEC) for _ in range(6)]
 
 
 def _collect(job: Job) -> dict[str, bytes]:

@@ -70,9 +70,12 @@ class Channel:
         return bool(ready[0] or ready[1])
 
     def close(self) -> None:
+        """Close both ends; closing again does nothing (the numbers may be reused by then)."""
         for fd in (self.read_fd, self.write_fd):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.read_fd = self.write_fd = -1
 
     def _take(self, size: int, deadline: float | None) -> bytes:
         """The next ``size`` bytes, reading as needed."""

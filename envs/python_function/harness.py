@@ -92,10 +92,11 @@ class Proxy:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         request = codec.encode({"kind": "call", "name": self.name, "args": list(args), "kwargs": kwargs})
-        self.last_args = codec.encode([list(args), kwargs]).decode()
-        call = f"{self.name}({', '.join([*map(_short, args), *(f'{k}={_short(v)}' for k, v in kwargs.items())])})"
         with contextlib.suppress(ChannelClosed):  # it exited: its greeting or the read below says why
             self.channel.send(request)
+        # (while the submission answers)
+        self.last_args = codec.encode([list(args), kwargs]).decode()
+        call = f"{self.name}({', '.join([*map(_short, args), *(f'{k}={_short(v)}' for k, v in kwargs.items())])})"
         self.greeting.expect()
         try:
             reply = codec.decode(self.channel.recv(timeout=max(0.0, self.deadline - time.monotonic())))
@@ -132,6 +133,7 @@ def grade(channel: Channel, payload: bytes) -> bytes:
         greeting.expect()
     except NotReady as e:
         return e.report
+    channel.close()  # the submission may exit while the report is written
     return _report("tests", results=results)
 
 
