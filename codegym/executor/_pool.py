@@ -98,7 +98,7 @@ class WorkerPool(Executor, Generic[W]):
         self.stats = {"jobs": 0, "retries": 0}
         self._lock = threading.Lock()
         self._pool: list[W] = []
-        self._idle: queue.Queue[W] = queue.Queue()
+        self._idle: queue.SimpleQueue[W] = queue.SimpleQueue()  # (get and put in C: on every job's path)
         self._threads: ThreadPoolExecutor | None = None
         self._closed = False
         _live.add(self)

@@ -348,7 +348,7 @@ class Supervisor:
         if not (self.fresh and self.mounted == disk):  # none mounted ahead, or of another size
             self._fresh_scratch(disk)
         self.fresh = False
-        made = {WORK}  # what the submission's uid gets to own
+        made = {WORK}  # directories, which the submission's uid gets to own (the work dir does)
         for relative, content in job.files.items():
             path = os.path.join(WORK, relative)
             directory = os.path.dirname(path)
@@ -356,18 +356,18 @@ class Supervisor:
                 os.makedirs(directory, exist_ok=True)
                 while directory not in made and directory.startswith(WORK):  # (Job keeps paths in)
                     made.add(directory)
+                    if self.uid is not None:
+                        os.chown(directory, self.uid, self.uid)
                     directory = os.path.dirname(directory)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if relative in job.executables else 0o644)
             try:
+                if self.uid is not None:
+                    os.fchown(fd, self.uid, self.uid)
                 view = memoryview(content)
                 while view:
                     view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
-            made.add(path)
-        if self.uid is not None:
-            for path in made:
-                os.chown(path, self.uid, self.uid)
         return disk
 
     def _fresh_scratch(self, disk: int) -> None:
@@ -376,7 +376,7 @@ class Supervisor:
         the old ones are detached from the view), so it never reaches the new ones."""
         self._unmount_scratch()
         self._release()
-        linux.tmpfs(WORK, disk, mode=0o755)
+        linux.tmpfs(WORK, disk, mode=0o755, owner=self.uid)
         linux.tmpfs("/tmp", disk, mode=0o1777)
         replay_under_tmp(self.under_tmp)
         self.mounted, self.fresh = disk, True
