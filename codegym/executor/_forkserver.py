@@ -4,6 +4,13 @@ The fork server is forked from the worker's supervisor before the first job, so 
 never holds a job. It is pid 1 of the worker's pid namespace: it forks one process per step,
 confines it, and when the step ends stops whatever the step left behind, then kills and reaps
 it all once the supervisor is done with the step.
+
+Its loop, and the confinement of each step process, run in C where ``_forkcore.c`` is built
+(the install builds it): every spare shares the fork server's pages copy-on-write, and the
+interpreter writes to hundreds of them on its way through a few calls, each write a page
+copy on a step's path. The Python here is their specification, and what runs without a C
+compiler (``LocalExecutor(native_fork_server=False)`` forces it; the executor contract
+suite runs over both).
 """
 
 from __future__ import annotations
@@ -32,9 +39,9 @@ from codegym.executor.base import Limits
 
 try:
     from codegym.executor import _forkcore  # built from _forkcore.c
-except ImportError:  # not built (no C compiler at install): the same loop in Python
+except ImportError:  # not built (no C compiler at install): the same steps in Python
     _forkcore = None
-NATIVE_LOOP_BUILT = _forkcore is not None
+FORKCORE_BUILT = _forkcore is not None
 
 WORK = "/sandbox"
 CANDIDATE_ENV = {
@@ -68,8 +75,8 @@ class ForkServer:
     """Forks one submission process per step request, and is the init of them all.
 
     It is pid 1 of the worker's pid namespace, forked from the supervisor before the first
-    job, so its memory holds no job: a request carries argv, environment, limits and the
-    sockets policy, and the step's descriptors ride along as SCM_RIGHTS. When the step's
+    job, so its memory holds no job: a request carries argv, environment and limits, and the
+    step's descriptors ride along as SCM_RIGHTS. When the step's
     process exits (or the supervisor kills it), pid 1 stops every other process of the
     namespace, then kills and reaps them all, so nothing a step starts outlives it.
 
@@ -80,8 +87,8 @@ class ForkServer:
     they are reaped, and is then offered to the supervisor (its socket and pidfd), which
     hands it the next step's request itself: the fork, the costly part of confinement and
     this process are off the step's critical path. A step with another sockets policy is
-    sent here instead; the supervisor kills the unused spare, and the step gets a spare
-    forked for it.
+    sent here instead (as ``policy NUL request``); the supervisor kills the unused spare,
+    and the step gets a spare forked for it.
 
     Each step process has a *keeper* (`linux.spawn_address_space_keeper`) that holds its
     address space, so neither its exit nor an exec waits for a copy of this interpreter to
@@ -106,7 +113,7 @@ class ForkServer:
         self.sockets = sockets
         self.uid = uid
         self.warm_ups = warm_ups
-        self.native = native and NATIVE_LOOP_BUILT
+        self.native = native and FORKCORE_BUILT
         self.reaped: dict[int, int] = {}  # wait statuses of children not waited for yet
 
     def serve(self) -> NoReturn:
@@ -125,7 +132,8 @@ class ForkServer:
         self._serve_in_python()
 
     def _serve_in_python(self) -> NoReturn:
-        """The loop, when `_forkcore` (the same loop in C) is not built."""
+        """The loop in Python: the specification of `_forkcore.serve`, and what runs where
+        that is not built (or ``native`` is off)."""
         spare = self._fork_spare()
         while True:
             spare.keeper()  # once it has said this, it is confined and waiting
@@ -344,7 +352,16 @@ class Submission:
             except BaseException:
                 os.write(setup_w, traceback.format_exc().encode())
                 os._exit(127)
-            Submission(argv, extra_env).start(setup_w)
+        else:
+            argv, extra_env, setup_w = Submission._take_request(sock, keeper, failure)
+        Submission(argv, extra_env).start(setup_w)
+
+    @staticmethod
+    def _take_request(
+        sock: socket.socket, keeper: int, failure: str | None
+    ) -> tuple[tuple[str, ...], dict[str, str], int]:
+        """`_forkcore.attach` in Python: wait for the request, then confine the step for it
+        (or report ``failure``, the spare's own); its argv, environment and setup pipe."""
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
             if not data or len(fds) < 4:
@@ -361,8 +378,8 @@ class Submission:
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
-        os.write(setup_w, CONFINED)
-        Submission(argv, extra_env).start(setup_w)
+        os.write(setup_w, CONFINED)  # what follows on the pipe, if anything, is an exec failure
+        return argv, extra_env, setup_w
 
     def start(self, setup_w: int) -> NoReturn:
         """Run the step, wholly confined (``setup_w`` has said so): in this interpreter, or

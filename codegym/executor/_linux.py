@@ -80,10 +80,8 @@ def bind(source: str, target: str, *, readonly: bool = True) -> None:
         mount("none", target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def tmpfs(target: str, size_bytes: int, *, mode: int = 0o755, flags: int = 0, owner: int | None = None) -> None:
-    """A tmpfs on ``target``; its root belongs to uid and gid ``owner`` when given."""
-    options = f"size={size_bytes},mode={mode:o}" + (f",uid={owner},gid={owner}" if owner is not None else "")
-    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | flags, options)
+def tmpfs(target: str, size_bytes: int, *, mode: int = 0o755, flags: int = 0) -> None:
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | flags, f"size={size_bytes},mode={mode:o}")
 
 
 def umount(target: str) -> None:

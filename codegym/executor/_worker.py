@@ -61,7 +61,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     CONFINED,
     EXIT,
     EXITED,
-    NATIVE_LOOP_BUILT,
+    FORKCORE_BUILT,
     RELEASE,
     SPARE,
     SPARE_POLICY,
@@ -348,7 +348,7 @@ class Supervisor:
         if not (self.fresh and self.mounted == disk):  # none mounted ahead, or of another size
             self._fresh_scratch(disk)
         self.fresh = False
-        made = {WORK}  # directories, which the submission's uid gets to own (the work dir does)
+        made = {WORK}  # the directories, which the submission's uid gets to own (its files too)
         for relative, content in job.files.items():
             path = os.path.join(WORK, relative)
             directory = os.path.dirname(path)
@@ -356,8 +356,6 @@ class Supervisor:
                 os.makedirs(directory, exist_ok=True)
                 while directory not in made and directory.startswith(WORK):  # (Job keeps paths in)
                     made.add(directory)
-                    if self.uid is not None:
-                        os.chown(directory, self.uid, self.uid)
                     directory = os.path.dirname(directory)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if relative in job.executables else 0o644)
             try:
@@ -368,6 +366,9 @@ class Supervisor:
                     view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
+        if self.uid is not None:  # last: in a container, root may lack CAP_DAC_OVERRIDE
+            for directory in made:
+                os.chown(directory, self.uid, self.uid)
         return disk
 
     def _fresh_scratch(self, disk: int) -> None:
@@ -376,7 +377,7 @@ class Supervisor:
         the old ones are detached from the view), so it never reaches the new ones."""
         self._unmount_scratch()
         self._release()
-        linux.tmpfs(WORK, disk, mode=0o755, owner=self.uid)
+        linux.tmpfs(WORK, disk, mode=0o755)
         linux.tmpfs("/tmp", disk, mode=0o1777)
         replay_under_tmp(self.under_tmp)
         self.mounted, self.fresh = disk, True
@@ -746,7 +747,7 @@ def main() -> None:
         for path in config["hide"]:  # codegym's own files (task data among them) leave the view
             mask(path, path, under_tmp)
         cgroup = Cgroup(config["cgroup"]["version"])
-        native = config.get("native_fork_server", True) and NATIVE_LOOP_BUILT
+        native = config.get("native_fork_server", True) and FORKCORE_BUILT
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

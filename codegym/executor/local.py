@@ -195,8 +195,9 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         retries: How often a job is retried after an infrastructure fault before
             `SandboxError` is raised.
         uid_base: First of the unprivileged uids the submissions run as (one per worker).
-        native_fork_server: Run each worker's fork server loop in C where it is built
-            (``codegym/executor/_forkcore.c``); False runs the Python loop it mirrors.
+        native_fork_server: Run each worker's fork server loop, and each step process's
+            confinement, in C where it is built (``codegym/executor/_forkcore.c``); False
+            runs the Python they mirror.
     """
 
     name = "local"

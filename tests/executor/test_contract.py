@@ -52,6 +52,22 @@ def shell(executor: Executor, script: str, limits: Limits = FAST) -> RunResult:
     return executor.run(Job(steps=(Step(argv=("sh", "-c", script)),), limits=limits))
 
 
+def test_job_files_in_folders_belong_to_the_submission(executor: Executor) -> None:
+    """Files and folders the job brings are written before the step (by a root that, in a
+    container, cannot override permissions) and then belong to the submission's uid."""
+    source = (
+        "import os\n"
+        "print(open('a/b/data.txt').read())\n"
+        "for path in ('.', 'a', 'a/b', 'a/b/data.txt', 'main.py'):\n"
+        "    assert os.stat(path).st_uid == os.getuid(), path\n"
+        "open('a/b/out.txt', 'w').write('x')\n"
+    )
+    job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode(), "a/b/data.txt": b"deep"},
+              limits=FAST)  # fmt: skip
+    step = executor.run(job).steps[0]
+    assert (step.exit_code, step.stdout, step.stderr) == (0, b"deep\n", b"")
+
+
 def test_runs_python_and_captures_output(executor: Executor) -> None:
     result = python(
         executor, "import sys\nprint(input()[::-1])\nprint('err', file=sys.stderr)\nsys.exit(3)", stdin=b"abc\n"
