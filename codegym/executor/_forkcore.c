@@ -8,10 +8,14 @@
  * stack and a few words, and makes the same system calls in the same order as
  * `ForkServer._serve_in_python`, which is its specification and stays the fallback.
  *
- * serve(sock, policy) never returns in the fork server: it returns (fd, policy) in each spare
- * it forks, which then carries on in Python (`ForkServer._be_spare`). Any failure of a system
- * call the loop needs ends the fork server, and with it the worker's pid namespace: the
- * supervisor then reports a fault, and the job runs again on a new worker.
+ * serve(sock, policy, pids) never returns in the fork server: it returns (fd, policy) in each
+ * spare it forks, which then carries on in Python (`ForkServer._be_spare`). Any failure of a
+ * system call the loop needs ends the fork server, and with it the worker's pid namespace:
+ * the supervisor then reports a fault, and the job runs again on a new worker. One shortcut
+ * of its own: `pids` (the worker cgroup's pids.current, or -1) tells when nothing but the
+ * fork server and the step's keeper is left, and then the keeper alone is killed and reaped
+ * instead of every process of the namespace being stopped, listed, killed and reaped (the
+ * keeper sleeps with every signal blocked, so it cannot start anything meanwhile).
  *
  * prepare(uid, filter, name) is `_forkserver._prepare` for a spare: its own session, the
  * submission's uid, its sockets policy's seccomp filter and the keeper of its address space.
@@ -252,16 +256,33 @@ static PyObject *fork_spare(const char *policy, size_t policy_len, spare_t *spar
     return NULL;
 }
 
-/* Wait until the spare says it is confined (or dies: then recv reads nothing). */
-static void await_keeper(const spare_t *spare) {
+/* Wait until the spare says it is confined, with its keeper's pid (-1 if it failed, or if
+ * it died: then recv reads nothing). */
+static pid_t await_keeper(const spare_t *spare) {
     char keeper[16];
-    if (recv_retry(spare->sock, keeper, sizeof keeper) < 0) die("recv from the spare");
+    ssize_t got = recv_retry(spare->sock, keeper, sizeof keeper - 1);
+    if (got < 0) die("recv from the spare");
+    keeper[got] = '\0';
+    long pid = got > 0 ? strtol(keeper, NULL, 10) : -1;
+    return pid > 1 ? (pid_t)pid : -1;
+}
+
+/* Whether the worker's cgroup holds the fork server and the keeper and nothing else: two
+ * tasks, one of them the keeper's pid (a step may have killed its keeper, and every process of
+ * the namespace is in the cgroup, which a step cannot leave). */
+static int only_keeper_left(int pids, pid_t keeper) {
+    char count[32];
+    if (pids < 0 || keeper < 0 || kill(keeper, 0) < 0) return 0;
+    ssize_t got = pread(pids, count, sizeof count - 1, 0);
+    if (got <= 0) return 0;
+    count[got] = '\0';
+    return strtol(count, NULL, 10) == 2;
 }
 
 /* A step whose sockets policy is not the ready spare's, from a request of the form
  * "policy\0request": once the unused spare's keeper is gone, fork a spare for it, hand it
  * the request and tell the supervisor its pidfd. Returns non-NULL in that spare. */
-static PyObject *start_other(int server, char *data, size_t len, int *fds, int nfds, spare_t *spare) {
+static PyObject *start_other(int server, char *data, size_t len, int *fds, int nfds, spare_t *spare, pid_t *keeper) {
     char *nul = memchr(data, '\0', len);
     if (nul == NULL) {
         errno = EPROTO;
@@ -273,7 +294,7 @@ static PyObject *start_other(int server, char *data, size_t len, int *fds, int n
     reap(pids, count, 0);
     PyObject *child = fork_spare(data, (size_t)(nul - data), spare);
     if (child != NULL) return child;
-    await_keeper(spare);
+    *keeper = await_keeper(spare);
     char *request = nul + 1;
     (void)send_fds(spare->sock, request, len - (size_t)(request - data), fds, nfds); /* if it died, its silent setup pipe tells */
     close(spare->sock);
@@ -306,17 +327,17 @@ static void send_exit(int server, int status, double cpu, long max_rss) {
 }
 
 static PyObject *serve(PyObject *module, PyObject *args) {
-    int server;
+    int server, pids;
     const char *policy;
     Py_ssize_t policy_len;
     (void)module;
-    if (!PyArg_ParseTuple(args, "iy#:serve", &server, &policy, &policy_len)) return NULL;
+    if (!PyArg_ParseTuple(args, "iy#i:serve", &server, &policy, &policy_len, &pids)) return NULL;
     static char request[MAX_REQUEST];
     spare_t spare;
     PyObject *child = fork_spare(policy, (size_t)policy_len, &spare);
     if (child != NULL) return child;
     for (;;) {
-        await_keeper(&spare); /* once it has said this, it is confined and waiting */
+        pid_t keeper = await_keeper(&spare); /* once it has said this, it is confined and waiting */
         struct rusage before, after;
         getrusage(RUSAGE_CHILDREN, &before);
         int offer[2] = {spare.sock, pidfd_open(spare.pid)};
@@ -332,19 +353,29 @@ static PyObject *serve(PyObject *module, PyObject *args) {
             if (len < 0) die("recvmsg");
             if (len == 0) _exit(0); /* the supervisor is gone */
             getrusage(RUSAGE_CHILDREN, &before);
-            child = start_other(server, request, (size_t)len, fds, nfds, &spare);
+            child = start_other(server, request, (size_t)len, fds, nfds, &spare, &keeper);
             if (child != NULL) return child;
             status = wait_for(spare.pid);
         }
         getrusage(RUSAGE_CHILDREN, &after);
-        signal_all(SIGSTOP); /* whatever the step left running stops, and its keeper */
+        int quiet = only_keeper_left(pids, keeper);
+        if (!quiet) signal_all(SIGSTOP); /* whatever the step left running stops, and its keeper */
         send_exit(server, status, cpu_seconds(&before, &after), after.ru_maxrss);
         /* Everything dies only once the supervisor is done with the step. */
         char reply[16];
         if (recv_retry(server, reply, sizeof reply) != 1 || reply[0] != RELEASE) _exit(0);
-        signal_all(SIGKILL);
         size_t count;
-        pid_t *old = processes(&count);
+        pid_t *old;
+        if (quiet) {
+            if (kill(keeper, SIGKILL) < 0 && errno != ESRCH) die("kill the keeper");
+            count = 1;
+            old = malloc(sizeof *old);
+            if (old == NULL) die("malloc");
+            old[0] = keeper;
+        } else {
+            signal_all(SIGKILL);
+            old = processes(&count);
+        }
         child = fork_spare(policy, (size_t)policy_len, &spare); /* after the kill */
         if (child != NULL) {
             free(old);
@@ -465,7 +496,7 @@ static PyObject *attach(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS,
-     "serve(sock, policy) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
+     "serve(sock, policy, pids) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
     {"prepare", prepare, METH_VARARGS,
      "prepare(uid, filter, name) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: keep ours)."},
     {"attach", attach, METH_VARARGS,

@@ -1,5 +1,6 @@
-def serve(sock: int, policy: bytes, /) -> tuple[int, bytes]:
-    """Run the fork server's loop on ``sock``; returns ``(fd, policy)`` only in a spare."""
+def serve(sock: int, policy: bytes, tasks_fd: int, /) -> tuple[int, bytes]:
+    """Run the fork server's loop on ``sock`` (``tasks_fd``: the worker cgroup's pids.current,
+    or -1); returns ``(fd, policy)`` only in a spare."""
 
 def attach(sock: int, keeper: int, /) -> tuple[bytes, int]:
     """In a spare: take the step's request on ``sock`` and confine the step as

@@ -107,6 +107,7 @@ class ForkServer:
         warm_ups: tuple[WarmUp, ...] = (),
         *,
         native: bool = True,
+        tasks_fd: int = -1,
     ) -> None:
         self.sock = sock
         self.seccomp = seccomp
@@ -114,6 +115,7 @@ class ForkServer:
         self.uid = uid
         self.warm_ups = warm_ups
         self.native = native and FORKCORE_BUILT
+        self.tasks_fd = tasks_fd  # the cgroup's pids.current: the C loop's shortcut (see _forkcore.c)
         self.reaped: dict[int, int] = {}  # wait statuses of children not waited for yet
 
     def serve(self) -> NoReturn:
@@ -127,7 +129,7 @@ class ForkServer:
         self.seccomp.install()
         if self.native:
             assert _forkcore is not None
-            fd, policy = _forkcore.serve(self.sock.fileno(), SPARE_POLICY.encode())  # (returns in a spare)
+            fd, policy = _forkcore.serve(self.sock.fileno(), SPARE_POLICY.encode(), self.tasks_fd)  # (in a spare)
             self._be_spare(fd, policy.decode())
         self._serve_in_python()
 

@@ -176,7 +176,7 @@ class Cgroup:
 
     version: str
     baseline: int = 0
-    written: dict[str, str] = field(default_factory=dict)
+    written: dict[tuple[str, str], str] = field(default_factory=dict)  # by (controller, file)
     last_counters: tuple[int, int] | None = None
     fds: dict[tuple[str, int], int] = field(default_factory=dict)
 
@@ -193,9 +193,9 @@ class Cgroup:
         return fd
 
     def _write(self, controller: str, name: str, value: str, *, always: bool = False) -> None:
-        if always or self.written.get(name) != value:
+        if always or self.written.get((controller, name)) != value:
             os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
-            self.written[name] = value
+            self.written[controller, name] = value
 
     def _read(self, controller: str, name: str) -> str:
         return os.pread(self._fd(controller, name, os.O_RDONLY), 1 << 16, 0).decode()
@@ -214,6 +214,15 @@ class Cgroup:
         tasks = "tasks" if self.version == "v1" else "cgroup.procs"
         for controller in controllers:
             self._write(controller, tasks, str(os.getpid()))
+
+    def tasks_fd(self) -> int:
+        """A descriptor of the cgroup's task count (``pids.current``), or -1 without one."""
+        if self.version == "none":
+            return -1
+        try:
+            return os.open(self._path("pids", "pids.current"), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return -1
 
     def prepare(self, limits: Limits) -> tuple[int, int]:
         """Apply ``limits``, reset the peak, and return the (oom kills, pid refusals) so far."""
@@ -757,7 +766,8 @@ def main() -> None:
             for fd in (ctl, res, own_pid_namespace):
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
-            server = ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"]), native=native)
+            server = ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"]), native=native,
+                                tasks_fd=cgroup.tasks_fd())  # fmt: skip
             server.serve()
         theirs.close()
         # Threads must share our pid namespace: undo the unshare for later children.

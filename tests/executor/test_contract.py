@@ -241,6 +241,29 @@ def test_daemons_die_with_the_step(executor: Executor, leftovers) -> None:
     assert leftovers() == []
 
 
+def test_a_daemon_dies_with_the_step_even_when_its_keeper_is_gone(executor: Executor, leftovers) -> None:
+    """The fork server kills only the keeper when nothing else is left: a step that killed
+    its keeper and left a daemon must not pass the daemon off as that keeper."""
+    source = (
+        "import os, signal, time\n"
+        "keeper = next(int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid()))\n"
+        "os.kill(keeper, signal.SIGKILL)\n"
+        "while os.path.exists(f'/proc/{keeper}'):\n    time.sleep(0.001)\n"  # (reaped by pid 1)
+        "if os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
+        "print('parent done')"
+    )
+    step = python(executor, source).steps[0]
+    assert step.ok and step.stdout == b"parent done\n"
+    assert leftovers() == []
+    probe = (
+        "import os\n"
+        "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]\n"
+        "print([p for p in others if open(f'/proc/{p}/comm').read().strip() != 'codegym-keeper'])"
+    )
+    for _ in range(executor.workers * 2):  # (the next job on every worker sees no one else)
+        assert python(executor, probe).steps[0].stdout == b"[]\n"
+
+
 def test_killing_the_parent_does_nothing(executor: Executor) -> None:
     source = (
         "import os, signal\n"

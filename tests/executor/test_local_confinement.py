@@ -126,3 +126,18 @@ def test_a_failing_warm_up_is_an_infrastructure_failure(probe_package: str) -> N
         pytest.raises(SandboxError, match="warm-up failed"),
     ):
         executor.run(Job(steps=(Step(argv=("python", "-m", module)),)))
+
+
+def test_steps_run_in_the_workers_memory_and_pids_cgroups(local_executor) -> None:
+    """Cgroup v1 keeps memory and pids in two hierarchies: the worker's fork server, and so
+    every step, joins its cgroup in both (else the pids limit holds nothing)."""
+    if local_executor.cgroup == "none":
+        pytest.skip("no cgroup on this host")
+    step = local_executor.run(Job(steps=(Step(argv=("cat", "/proc/self/cgroup")),))).steps[0]
+    paths = {
+        controllers: path for _, controllers, path in (line.split(":", 2) for line in step.stdout.decode().split())
+    }
+    if local_executor.cgroup == "v1":
+        assert paths["pids"] == paths["memory"] != "/", paths
+    else:
+        assert paths[""] != "/", paths
