@@ -125,6 +125,7 @@ class ForkServer:
         # /proc of this pid namespace, once for every step: they share the worker's mounts.
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         _step_defaults()
+        _ready_streams()
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, and the filter, every step inherits
         self.seccomp.install()
         if self.native:
@@ -336,7 +337,6 @@ class Submission:
                 keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare")
             else:
                 keeper = _prepare(uid, sockets, name="codegym-spare")
-            _ready_streams()
             for warm_up in warm_ups:
                 warm_up()
             failure = None
@@ -469,9 +469,11 @@ def _step_defaults() -> None:
 
 
 def _ready_streams() -> None:
-    """A Python step's standard streams, made ahead of the request on a placeholder pipe:
-    like the step's own descriptors, which later replace it on fds 0-2, it is neither
-    seekable nor a terminal, so the streams need nothing redone."""
+    """Python steps' standard streams, made once in the fork server (every spare inherits
+    them, unwritten) on a placeholder pipe: like a step's own descriptors, which replace it
+    on fds 0-2, it is neither seekable nor a terminal, so the streams need nothing redone.
+    The fork server's own descriptors 0-2 are put back."""
+    saved = [os.dup(fd) for fd in (0, 1, 2)]
     read, write = os.pipe()
     for fd, placeholder in ((0, read), (1, write), (2, write)):
         os.dup2(placeholder, fd)
@@ -482,6 +484,9 @@ def _ready_streams() -> None:
     sys.stderr = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
     )
+    for fd, original in zip((0, 1, 2), saved, strict=True):
+        os.dup2(original, fd)
+        os.close(original)
 
 
 def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
