@@ -75,19 +75,28 @@ static _Noreturn void die(const char *what) {
     _exit(1);
 }
 
-static int send_fds(int sock, const void *data, size_t len, const int *fds, int nfds) {
-    struct iovec iov = {(void *)data, len};
-    union {
-        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-        struct cmsghdr align;
-    } control;
+/* Room for the descriptors of one message (SCM_RIGHTS), aligned as a cmsghdr. */
+typedef union {
+    char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    struct cmsghdr align;
+} control_t;
+
+/* A message of one buffer, with `control_len` bytes of `control` for descriptors. */
+static struct msghdr message(struct iovec *iov, control_t *control, size_t control_len) {
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
+    msg.msg_iov = iov;
     msg.msg_iovlen = 1;
+    msg.msg_control = control_len > 0 ? control->buf : NULL;
+    msg.msg_controllen = control_len;
+    return msg;
+}
+
+static int send_fds(int sock, const void *data, size_t len, const int *fds, int nfds) {
+    struct iovec iov = {(void *)data, len};
+    control_t control;
+    struct msghdr msg = message(&iov, &control, nfds > 0 ? CMSG_SPACE(sizeof(int) * nfds) : 0);
     if (nfds > 0) {
-        msg.msg_control = control.buf;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
         struct cmsghdr *header = CMSG_FIRSTHDR(&msg);
         header->cmsg_level = SOL_SOCKET;
         header->cmsg_type = SCM_RIGHTS;
@@ -104,16 +113,8 @@ static int send_fds(int sock, const void *data, size_t len, const int *fds, int 
  * an error, in errno). */
 static ssize_t recv_fds(int sock, char *data, size_t size, int *fds, int *nfds) {
     struct iovec iov = {data, size};
-    union {
-        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-        struct cmsghdr align;
-    } control;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.buf;
-    msg.msg_controllen = sizeof control.buf;
+    control_t control;
+    struct msghdr msg = message(&iov, &control, sizeof control.buf);
     ssize_t got;
     do got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
     while (got < 0 && errno == EINTR);
