@@ -416,8 +416,12 @@ class Supervisor:
         started = time.monotonic()
         request = encode_request(step.argv, step.env, limits)
         pidfd = self._start(request, step.sockets, child_fds)
+        # Ours of the output pipes' write ends stay open until the exit is reported (its
+        # leftovers stopped by then): the step's exit then closes no pipe this process
+        # waits on, and wakes it once, not three times.
         for fd in child_fds:
-            os.close(fd)
+            if fd not in (out_w, err_w):
+                os.close(fd)
         # The harness may start at once: the step runs no submitted code before it is wholly
         # confined, and says so on its setup pipe, which is checked once it has exited.
         pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
@@ -432,7 +436,11 @@ class Supervisor:
                 harness[1] = traceback.format_exc()
             finally:
                 channel.close()
-        pump.finish()
+        try:
+            pump.finish()
+        finally:
+            os.close(out_w)
+            os.close(err_w)
         os.close(pidfd)
         setup = _read_available(setup_r)
         os.close(setup_r)
