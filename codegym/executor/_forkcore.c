@@ -198,8 +198,8 @@ static int wait_for(pid_t pid) {
 }
 
 /* After a SIGKILL to all: reap children until none of pids is left (a process that is gone,
- * or that someone else reaped, no longer takes a signal). The status of `keep`, if it is
- * reaped meanwhile (a spare that died), is saved for `wait_for`. Frees pids. */
+ * or that someone else reaped, no longer takes a signal; pids are zeroed as they go). The
+ * status of `keep`, if it is reaped meanwhile (a spare that died), is saved for `wait_for`. */
 static void reap(pid_t *pids, size_t count, pid_t keep) {
     for (;;) {
         int left = 0;
@@ -222,7 +222,6 @@ static void reap(pid_t *pids, size_t count, pid_t keep) {
         for (size_t i = 0; i < count; i++)
             if (pids[i] == reaped) pids[i] = 0;
     }
-    free(pids);
 }
 
 /* Fork a spare. In the parent, fills *spare and returns NULL; in the spare, returns what
@@ -293,6 +292,7 @@ static PyObject *start_other(int server, char *data, size_t len, int *fds, int n
     size_t count;
     pid_t *pids = processes(&count);
     reap(pids, count, 0);
+    free(pids);
     PyObject *child = fork_spare(data, (size_t)(nul - data), spare);
     if (child != NULL) return child;
     *keeper = await_keeper(spare);
@@ -365,24 +365,18 @@ static PyObject *serve(PyObject *module, PyObject *args) {
         /* Everything dies only once the supervisor is done with the step. */
         char reply[16];
         if (recv_retry(server, reply, sizeof reply) != 1 || reply[0] != RELEASE) _exit(0);
-        size_t count;
-        pid_t *old;
+        size_t count = 1;
+        pid_t *old = &keeper;
         if (quiet) {
             if (kill(keeper, SIGKILL) < 0 && errno != ESRCH) die("kill the keeper");
-            count = 1;
-            old = malloc(sizeof *old);
-            if (old == NULL) die("malloc");
-            old[0] = keeper;
         } else {
             signal_all(SIGKILL);
             old = processes(&count);
         }
         child = fork_spare(policy, (size_t)policy_len, &spare); /* after the kill */
-        if (child != NULL) {
-            free(old);
-            return child;
-        }
-        reap(old, count, spare.pid); /* while the spare confines itself */
+        if (child == NULL) reap(old, count, spare.pid); /* while the spare confines itself */
+        if (old != &keeper) free(old);
+        if (child != NULL) return child;
         send_kind(server, CLEAN);
     }
 }
@@ -472,7 +466,7 @@ static PyObject *attach(PyObject *module, PyObject *args) {
         if (dup2(wired[target], target) < 0) refuse(setup, "dup2");
     if (setup > count && syscall(SYS_close_range, count, setup - 1, 0) < 0) refuse(setup, "close_range");
     if (syscall(SYS_close_range, setup + 1, ~0U, 0) < 0) refuse(setup, "close_range");
-    size_t rlimits = len > 0 ? (unsigned char)data[0] : 0;
+    size_t rlimits = (unsigned char)data[0];
     size_t header = 1 + rlimits * RLIMIT_SIZE;
     if ((size_t)len < header) {
         errno = EPROTO;
@@ -508,7 +502,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     .m_base = PyModuleDef_HEAD_INIT,
     .m_name = "_forkcore",
-    .m_doc = "The fork server's loop in C (see _forkserver.py).",
+    .m_doc = "The fork server's loop and a spare's confinement in C (see _forkserver.py).",
     .m_size = -1,
     .m_methods = methods,
 };

@@ -300,7 +300,10 @@ class Supervisor:
         self.mounted: int | None = None  # the size of the scratch file systems mounted now
         self.fresh = False  # ...mounted ahead of a job, and still empty
         self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
-        self.pipes: list[tuple[int, int]] | None = None  # the next step's, made while idle
+        # The next step's pipes, made while idle: stdin, stdout, stderr and setup; and the
+        # channel's two, kept until a step with a channel takes them.
+        self.pipes: list[tuple[int, int]] | None = None
+        self.channel_pipes: list[tuple[int, int]] | None = None
         self._take_spare()  # the fork server's first
 
     def serve(self, ctl: int, res: int) -> None:
@@ -403,15 +406,13 @@ class Supervisor:
             self._take_spare()
         limits = job.limits_of(step)
         oom_before, pids_before = self.cgroup.prepare(limits)
-        pipes, self.pipes = self.pipes or _make_pipes(), None
-        (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w), (setup_r, setup_w), *channel_pipes = pipes
+        pipes, self.pipes = self.pipes or _make_pipes(4), None
+        (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w), (setup_r, setup_w) = pipes
         # to_harness (submission writes), to_submission (harness writes)
+        to_harness_r = to_harness_w = to_submission_r = to_submission_w = -1
         if step.channel:
+            channel_pipes, self.channel_pipes = self.channel_pipes or _make_pipes(2), None
             (to_harness_r, to_harness_w), (to_submission_r, to_submission_w) = channel_pipes
-        else:
-            to_harness_r = to_harness_w = to_submission_r = to_submission_w = -1
-            for fd in (fd for pipe in channel_pipes for fd in pipe):
-                os.close(fd)
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
         request = encode_request(step.argv, step.env, limits)
@@ -525,7 +526,9 @@ class Supervisor:
         here when the job comes is waited for by its step, as before. And the next step's
         pipes, first: it takes a dozen system calls to make them."""
         if self.pipes is None:
-            self.pipes = _make_pipes()
+            self.pipes = _make_pipes(4)
+        if self.channel_pipes is None:
+            self.channel_pipes = _make_pipes(2)
         while self.unsettled or self.spare is None:
             if ctl in select.select([ctl, self.server], [], [])[0]:
                 return
@@ -541,11 +544,10 @@ class Supervisor:
         self.spare = socket.socket(fileno=sock_fd), pidfd
 
 
-def _make_pipes() -> list[tuple[int, int]]:
-    """A step's pipes: stdin, stdout, stderr, setup, and the channel's two (closed when the
-    step has none). All are close-on-exec here; the step's own ends lose that as they are
-    moved onto its descriptors 0-4."""
-    return [os.pipe2(os.O_CLOEXEC) for _ in range(6)]
+def _make_pipes(count: int) -> list[tuple[int, int]]:
+    """``count`` of a step's pipes, close-on-exec here: the step's own ends lose that as they
+    are moved onto its descriptors 0-4."""
+    return [os.pipe2(os.O_CLOEXEC) for _ in range(count)]
 
 
 def _collect(job: Job) -> dict[str, bytes]:
