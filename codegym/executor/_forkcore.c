@@ -17,6 +17,13 @@
  * instead of every process of the namespace being stopped, listed, killed and reaped (the
  * keeper sleeps with every signal blocked, so it cannot start anything meanwhile).
  *
+ * And one thing the Python loop does not do: after a rehearsal (the supervisor's LEARN in
+ * place of RELEASE, see `Supervisor.rehearse`), it reads which pages of the memory a spare
+ * starts with the rehearsal's step process wrote, and every later spare copies those pages
+ * in one go as it is forked, rather than one copy-on-write fault at a time, many of them on
+ * its step's path. It learns only from rehearsals, whose code is trusted: what a submission
+ * writes never shapes what the next one finds.
+ *
  * prepare(uid, filter, name) is `_forkserver._prepare` for a spare: its own session, the
  * submission's uid, its sockets policy's seccomp filter and the keeper of its address space.
  * attach(sock, keeper) is `_forkserver.attach`: it waits for the step's request, wires its
@@ -39,8 +46,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -54,6 +63,7 @@
 #define EXITED 'x'
 #define CLEAN 'c'
 #define RELEASE 'k'
+#define LEARN 'l'
 #define MAX_REQUEST (1 << 16)
 #define MAX_FDS 8
 #define CONFINED '+'     /* the first byte a step writes on its setup pipe once it is confined */
@@ -224,6 +234,88 @@ static void reap(pid_t *pids, size_t count, pid_t keep) {
     }
 }
 
+/* Pages to copy into each spare as it is forked: those that the process of the last rehearsal
+ * had copied for itself among the fork server's writable private mappings (a spare starts
+ * with the same ones). Read from its keeper's /proc pagemap, which holds its address space. */
+#define MAX_MAPPINGS 512
+#define MAX_LEARNED 4096 /* pages */
+#define PAGEMAP_BATCH 512
+#define PM_PRESENT (1ULL << 63)
+#define PM_FILE_OR_SHARED (1ULL << 61)
+#define PM_EXCLUSIVE (1ULL << 56)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+typedef struct {
+    uintptr_t start, end;
+} mapping_t;
+
+static mapping_t writable[MAX_MAPPINGS];
+static size_t writable_count = 0;
+static uintptr_t learned[MAX_LEARNED]; /* ascending */
+static size_t learned_count = 0;
+static uintptr_t page_size = 4096;
+
+/* The fork server's writable private mappings, once: its loop allocates nothing after. */
+static void find_writable(void) {
+    page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return; /* then nothing is learned */
+    char line[512];
+    while (writable_count < MAX_MAPPINGS && fgets(line, sizeof line, maps) != NULL) {
+        unsigned long start, end;
+        char mode[5];
+        if (sscanf(line, "%lx-%lx %4s", &start, &end, mode) == 3 && mode[0] == 'r' && mode[1] == 'w' && mode[3] == 'p')
+            writable[writable_count++] = (mapping_t){start, end};
+    }
+    fclose(maps);
+}
+
+/* Add `page` to the learned pages, kept ascending (rehearsals come a few times per worker). */
+static void remember(uintptr_t page) {
+    size_t at = learned_count;
+    while (at > 0 && learned[at - 1] > page) at--;
+    if ((at > 0 && learned[at - 1] == page) || learned_count == MAX_LEARNED) return;
+    memmove(learned + at + 1, learned + at, (learned_count - at) * sizeof *learned);
+    learned[at] = page;
+    learned_count++;
+}
+
+/* Learn the pages the rehearsed step's process (its keeper holds its memory) had of its own:
+ * present, anonymous, and mapped by no other process. */
+static void learn(pid_t keeper) {
+    char path[32];
+    snprintf(path, sizeof path, "/proc/%d/pagemap", (int)keeper);
+    int pagemap = keeper > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (pagemap < 0) return;
+    static uint64_t entries[PAGEMAP_BATCH];
+    for (size_t m = 0; m < writable_count; m++) {
+        for (uintptr_t page = writable[m].start; page < writable[m].end;) {
+            size_t want = (writable[m].end - page) / page_size;
+            if (want > PAGEMAP_BATCH) want = PAGEMAP_BATCH;
+            ssize_t got = pread(pagemap, entries, want * sizeof *entries, (off_t)(page / page_size * sizeof *entries));
+            if (got <= 0) break;
+            size_t count = (size_t)got / sizeof *entries;
+            for (size_t i = 0; i < count; i++)
+                if ((entries[i] & (PM_PRESENT | PM_EXCLUSIVE | PM_FILE_OR_SHARED)) == (PM_PRESENT | PM_EXCLUSIVE))
+                    remember(page + i * page_size);
+            page += count * page_size;
+        }
+    }
+    close(pagemap);
+}
+
+/* In a spare just forked: copy the learned pages now, each run of neighbours at once. */
+static void copy_learned(void) {
+    for (size_t i = 0; i < learned_count;) {
+        size_t j = i + 1;
+        while (j < learned_count && learned[j] == learned[j - 1] + page_size) j++;
+        (void)madvise((void *)learned[i], (j - i) * page_size, MADV_POPULATE_WRITE); /* only a head start */
+        i = j;
+    }
+}
+
 /* Fork a spare. In the parent, fills *spare and returns NULL; in the spare, returns what
  * serve() returns there: (its socket, its sockets policy), with nothing else of ours open
  * and /dev/null on 0-2. */
@@ -234,6 +326,7 @@ static PyObject *fork_spare(const char *policy, size_t policy_len, spare_t *spar
     pid_t pid = fork();
     if (pid == 0) {
         PyOS_AfterFork_Child();
+        copy_learned();
         int theirs = pair[1];
         int null = open("/dev/null", O_RDWR);
         if (null < 0) die("open /dev/null");
@@ -335,6 +428,7 @@ static PyObject *serve(PyObject *module, PyObject *args) {
     if (!PyArg_ParseTuple(args, "iy#i:serve", &server, &policy, &policy_len, &pids)) return NULL;
     static char request[MAX_REQUEST];
     spare_t spare;
+    find_writable();
     PyObject *child = fork_spare(policy, (size_t)policy_len, &spare);
     if (child != NULL) return child;
     for (;;) {
@@ -364,7 +458,8 @@ static PyObject *serve(PyObject *module, PyObject *args) {
         send_exit(server, status, cpu_seconds(&before, &after), after.ru_maxrss);
         /* Everything dies only once the supervisor is done with the step. */
         char reply[16];
-        if (recv_retry(server, reply, sizeof reply) != 1 || reply[0] != RELEASE) _exit(0);
+        if (recv_retry(server, reply, sizeof reply) != 1 || (reply[0] != RELEASE && reply[0] != LEARN)) _exit(0);
+        if (reply[0] == LEARN) learn(keeper); /* before the kill */
         size_t count = 1;
         pid_t *old = &keeper;
         if (quiet) {
@@ -489,6 +584,12 @@ static PyObject *attach(PyObject *module, PyObject *args) {
     return Py_BuildValue("(y#i)", data + header, (Py_ssize_t)(len - (ssize_t)header), setup);
 }
 
+static PyObject *learned_pages(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromSize_t(learned_count);
+}
+
 static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS,
      "serve(sock, policy, pids) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
@@ -496,13 +597,15 @@ static PyMethodDef methods[] = {
      "prepare(uid, filter, name) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: keep ours)."},
     {"attach", attach, METH_VARARGS,
      "attach(sock, keeper) -> (argv and env, setup fd): take the step's request and confine it."},
+    {"learned", learned_pages, METH_NOARGS,
+     "learned() -> int: how many pages a spare copies as it is forked (in a spare: how many it copied)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     .m_base = PyModuleDef_HEAD_INIT,
     .m_name = "_forkcore",
-    .m_doc = "The fork server's loop and a spare's confinement in C (see _forkserver.py).",
+    .m_doc = "The fork server's loop, a spare's confinement and its head start, in C (see _forkserver.py).",
     .m_size = -1,
     .m_methods = methods,
 };

@@ -9,3 +9,7 @@ def attach(sock: int, keeper: int, /) -> tuple[bytes, int]:
 def prepare(uid: int, filter: bytes, name: bytes, /) -> int:
     """In a spare: confine it as `_forkserver._prepare` does (``uid`` -1: keep ours); the
     keeper's pid."""
+
+def learned() -> int:
+    """How many pages each spare copies as it is forked, learned from the worker's
+    rehearsals (in a spare: how many it copied)."""

@@ -66,6 +66,7 @@ STARTED = b"p"  # with the pidfd of a step started for a request sent to the for
 EXITED = b"x"  # then the step process's `EXIT` record
 CLEAN = b"c"  # every process of the step is reaped
 RELEASE = b"k"  # (from the supervisor) done with the step: kill what is left of it
+LEARN = b"l"  # (from the supervisor) RELEASE after a rehearsal: the C loop learns from it first
 EXIT = struct.Struct("=idq")  # the step process's wait status, CPU seconds (its tree's), max RSS in KiB
 # A preloaded module's ``warm_up()``, which every spare calls before it waits for its request.
 WarmUp = Callable[[], object]
@@ -156,7 +157,7 @@ class ForkServer:
             self.sock.send(EXITED + EXIT.pack(status, cpu, after.ru_maxrss))
             # The keeper's teardown of the step's address space would slow the supervisor's
             # reply, so everything dies only once the supervisor is done with the step.
-            if self.sock.recv(16) != RELEASE:
+            if self.sock.recv(16) not in (RELEASE, LEARN):  # (learning is the C loop's alone)
                 os._exit(0)  # the supervisor is gone
             _signal_all(signal.SIGKILL)
             old = _processes()

@@ -62,6 +62,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     EXIT,
     EXITED,
     FORKCORE_BUILT,
+    LEARN,
     RELEASE,
     SPARE,
     SPARE_POLICY,
@@ -326,6 +327,31 @@ class Supervisor:
                 write_frame(res, ("crash", traceback.format_exc()))
                 raise
 
+    def rehearse(self, modules: list[str]) -> list[str]:
+        """Run the job of each preloaded module's ``rehearsal()`` (see `Job.preload`), once,
+        before the first real one, and let the fork server learn from it which pages of its
+        memory a step writes: every later spare copies those pages ahead of its request. Only
+        rehearsals teach it, so no submission shapes what the next one finds. Returns the
+        modules whose rehearsal ran cleanly."""
+        rehearsed = []
+        for name in modules:
+            rehearsal = getattr(sys.modules[name], "rehearsal", None)
+            if not callable(rehearsal):
+                continue
+            job = rehearsal()
+            if not isinstance(job, Job):
+                raise SetupError(f"{name}.rehearsal() returned a {type(job).__name__}, not a Job")
+            disk = self._scratch_for(job)
+            try:
+                result = self.run(job)
+            finally:
+                self._unmount_scratch()
+            self._release(learn=True)
+            self._fresh_scratch(disk)
+            if result.ok and result.harness_error is None:
+                rehearsed.append(name)
+        return rehearsed
+
     def run(self, job: Job) -> RunResult:
         """Run ``job`` in the scratch dirs `_scratch_for` made for it."""
         results: list[StepResult] = []
@@ -501,14 +527,15 @@ class Supervisor:
         self.unsettled = self.unreleased = True
         return _Exit(*EXIT.unpack(body))
 
-    def _release(self) -> None:
+    def _release(self, *, learn: bool = False) -> None:
         """Let the fork server kill and reap what is left of the last step (stopped since its
-        exit was reported), and fork the next spare meanwhile. Its teardown competes for the
-        CPU, so it waits for the reply. The cgroup's limits are lifted until the next step,
-        so that neither the dying processes nor the next spare can hit them."""
+        exit was reported), and fork the next spare meanwhile; ``learn`` first from it, if it
+        was a rehearsal. Its teardown competes for the CPU, so it waits for the reply. The
+        cgroup's limits are lifted until the next step, so that neither the dying processes
+        nor the next spare can hit them."""
         if self.unreleased:
             self.cgroup.lift()
-            self.server.send(RELEASE)
+            self.server.send(LEARN if learn else RELEASE)
             self.unreleased = False
 
     def _settle(self) -> None:
@@ -785,7 +812,9 @@ def main() -> None:
         os.close(own_pid_namespace)
         linux.set_name("codegym-super")
         supervisor = Supervisor(config, cgroup, ours, under_tmp)
-        write_frame(res, ("ready", {"pid": os.getpid(), "fork_server": "native" if native else "python"}))
+        rehearsed = supervisor.rehearse(config["preload"])
+        info = {"pid": os.getpid(), "fork_server": "native" if native else "python", "rehearsed": rehearsed}
+        write_frame(res, ("ready", info))
     except BaseException:
         write_frame(res, ("crash", traceback.format_exc()))
         sys.exit(1)

@@ -210,6 +210,7 @@ class _ContainerWorker:
         self.reader: FrameReader | None = None
         self.host_pid: int | None = None
         self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
+        self.rehearsed: list[str] = []  # the preloaded modules whose rehearsal it ran
         self.directory = tempfile.mkdtemp(prefix=f"codegym-docker-{index}-")
 
     def start(self) -> None:
@@ -234,6 +235,7 @@ class _ContainerWorker:
         if kind != "ready":
             raise WorkerFault(f"the container's worker could not build its sandbox:\n{info}")
         self.fork_server = info["fork_server"]
+        self.rehearsed = info["rehearsed"]
         self.container.reload()
         self.host_pid = self.container.attrs["State"]["Pid"] or None
         self.generation = ex.generation

@@ -102,6 +102,7 @@ class _WorkerProcess:
         self.ctl = -1
         self.reader: FrameReader | None = None
         self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
+        self.rehearsed: list[str] = []  # the preloaded modules whose rehearsal it ran
 
     def start(self) -> None:
         ex = self.executor
@@ -144,6 +145,7 @@ class _WorkerProcess:
             )
         self.generation = ex.generation
         self.fork_server = info["fork_server"]
+        self.rehearsed = info["rehearsed"]
 
     @property
     def pid(self) -> int | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from codegym.envs.python_function import grader
+from codegym.envs.python_function.harness import CANDIDATE
 from codegym.envs.python_function.tasks import load_tasks
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
@@ -15,7 +16,6 @@ from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
 from codegym.grade import Grade
 from codegym.task import Task, TaskSet
 
-CANDIDATE = "codegym.envs.python_function.candidate"
 HARNESS = "codegym.envs.python_function.harness"
 DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
 

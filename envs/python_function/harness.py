@@ -18,9 +18,11 @@ from typing import Any
 
 from codegym.envs.python_function import codec
 
+from codegym.executor.base import Harness, Job, Step
 from codegym.executor.channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
 
 MAX_REPR = 300
+CANDIDATE = "codegym.envs.python_function.candidate"
 
 
 class CandidateGone(Exception):
@@ -232,3 +234,20 @@ def _run_one(test: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
 
 def _report(phase: str, **fields: Any) -> bytes:
     return json.dumps({"phase": phase, **fields}, default=repr).encode()
+
+
+def rehearsal() -> Job:
+    """A made-up solution, tested as a submission is (see `codegym.executor.Job.preload`):
+    each worker runs it once, so that its spares learn which pages a step writes."""
+    payload = {
+        "entry_point": "pair",
+        "prelude": "",
+        "tests": [{"name": "test_00", "code": "assert pair(1) == [1, {'k': (2, 1.5)}]", "setup": ""}],
+        "time_budget_s": 10.0,
+    }
+    return Job(
+        steps=(Step(argv=("python", "-m", CANDIDATE), channel=True),),
+        files={"solution.py": b"def pair(a, b=2):\n    return [a, {'k': (b, 1.5)}]\n"},
+        harness=Harness(f"{__name__}:grade", marshal.dumps(payload)),
+        preload=(CANDIDATE, __name__),
+    )
