@@ -19,6 +19,7 @@ import atexit
 import builtins
 import contextlib
 import fcntl
+import functools
 import io
 import marshal
 import os
@@ -30,7 +31,7 @@ import struct
 import sys
 import traceback
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -271,11 +272,13 @@ Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...
 RLIMIT = struct.Struct("=iQQ")  # resource, soft, hard: a request's rlimits as _forkcore.c reads them
 
 
-def encode_request(argv: Sequence[str], env: Iterable[tuple[str, str]], limits: Limits) -> bytes:
+@functools.lru_cache(maxsize=64)
+def encode_request(argv: tuple[str, ...], env: tuple[tuple[str, str], ...], limits: Limits) -> bytes:
     """A step's request as the supervisor sends it: its rlimits (a count, then `RLIMIT`
     records), then argv and extra environment in builtins only (marshal), so that the step's
     process decodes it without constructing or importing anything. (Its sockets policy is
-    the spare's, or goes to the fork server with it: see `ForkServer._start_other`.)"""
+    the spare's, or goes to the fork server with it: see `ForkServer._start_other`.) Cached:
+    a worker runs the same few commands under the same limits over and over."""
     cpu = max(1, int(limits.cpu_s + 0.999))
     rlimits = (
         (resource.RLIMIT_CPU, cpu, cpu + 1),
@@ -492,7 +495,8 @@ def _ready_streams() -> None:
 
 def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
     """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
-    os.environ.update(extra_env)
+    if extra_env:  # (update() of an empty dict still walks the Mapping ABCs)
+        os.environ.update(extra_env)
     code = 0
     try:
         if argv[1] == "-m":
