@@ -16,6 +16,9 @@ import time
 from typing import Any
 
 _HEADER = struct.Struct("!Q")
+# Read in pieces under malloc's mmap threshold (128 KiB): a larger buffer is mapped for each
+# read, and remapped to the size that came.
+READ_SIZE = 1 << 16
 
 
 def write_frame(fd: int, obj: Any) -> None:
@@ -30,7 +33,7 @@ def read_exact(fd: int, size: int) -> bytes:
     chunks: list[bytes] = []
     remaining = size
     while remaining:
-        chunk = os.read(fd, min(remaining, 1 << 20))
+        chunk = os.read(fd, min(remaining, READ_SIZE))
         if not chunk:
             raise EOFError(f"pipe closed with {remaining} of {size} bytes unread")
         chunks.append(chunk)
@@ -63,7 +66,7 @@ class FrameReader:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.fd], [], [], left)[0]:
                 raise TimeoutError("no frame before the deadline")
-            chunk = os.read(self.fd, 1 << 20)
+            chunk = os.read(self.fd, READ_SIZE)
             if not chunk:
                 raise EOFError("the pipe closed")
             self.buffer += chunk

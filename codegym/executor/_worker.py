@@ -78,7 +78,11 @@ from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, St
 from codegym.executor.channel import Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
-TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
+TMP_VIEW = "/.tmp-view"
+# Which end of each of a step's pipes is ours, the write end (True) or the read end: stdin,
+# stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
+STEP_PIPES = (True, False, False, False)
+CHANNEL_PIPES = (False, True)  # second binds of what the view has under /tmp (root only)
 
 
 # --- the worker's one-time isolation ----------------------------------------------------
@@ -305,6 +309,7 @@ class Supervisor:
         # channel's two, kept until a step with a channel takes them.
         self.pipes: list[tuple[int, int]] | None = None
         self.channel_pipes: list[tuple[int, int]] | None = None
+        self.unclosed: list[int] = []  # descriptors of the job's steps, closed after its reply
         self._take_spare()  # the fork server's first
 
     def serve(self, ctl: int, res: int) -> None:
@@ -321,6 +326,7 @@ class Supervisor:
                     result = self.run(job)
                     write_frame(res, ("result", nonce, result.to_wire()))
                 finally:  # after the reply: the next job cannot start before this
+                    self._close_unclosed()
                     self._unmount_scratch()
                 self._fresh_scratch(disk)  # while idle, ahead of the next job
             except BaseException:
@@ -345,6 +351,7 @@ class Supervisor:
             try:
                 result = self.run(job)
             finally:
+                self._close_unclosed()
                 self._unmount_scratch()
             self._release(learn=True)
             self._fresh_scratch(disk)
@@ -432,30 +439,31 @@ class Supervisor:
             self._take_spare()
         limits = job.limits_of(step)
         oom_before, pids_before = self.cgroup.prepare(limits)
-        pipes, self.pipes = self.pipes or _make_pipes(4), None
+        pipes, self.pipes = self.pipes or _make_pipes(STEP_PIPES), None
         (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w), (setup_r, setup_w) = pipes
         # to_harness (submission writes), to_submission (harness writes)
         to_harness_r = to_harness_w = to_submission_r = to_submission_w = -1
         if step.channel:
-            channel_pipes, self.channel_pipes = self.channel_pipes or _make_pipes(2), None
+            channel_pipes, self.channel_pipes = self.channel_pipes or _make_pipes(CHANNEL_PIPES), None
             (to_harness_r, to_harness_w), (to_submission_r, to_submission_w) = channel_pipes
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
         request = encode_request(step.argv, step.env, limits)
         pidfd = self._start(request, step.sockets, child_fds)
-        # Ours of the output pipes' write ends stay open until the exit is reported (its
-        # leftovers stopped by then): the step's exit then closes no pipe this process
-        # waits on, and wakes it once, not three times.
-        for fd in child_fds:
-            if fd not in (out_w, err_w):
-                os.close(fd)
+        # Of the step's ends, only the channel's must close now: the harness has to see the
+        # step's end of it close, and its writes fail once the step is gone. The others wait
+        # for the reply, off the step's path. Ours of the output pipes' write ends must stay
+        # open until the exit is reported anyway (its leftovers stopped by then): the step's
+        # exit then closes no pipe this process waits on, and wakes it once, not three times.
+        if step.channel:
+            os.close(to_submission_r)
+            os.close(to_harness_w)
+        self.unclosed += (stdin_r, out_w, err_w, setup_w, pidfd, setup_r)
         # The harness may start at once: the step runs no submitted code before it is wholly
         # confined, and says so on its setup pipe, which is checked once it has exited.
         pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
         if step.channel:
             assert job.harness is not None
-            os.set_blocking(to_submission_w, False)
-            os.set_blocking(to_harness_r, False)
             channel = _SupervisedChannel(to_harness_r, to_submission_w, pump)
             try:
                 harness[0] = _call_harness(job.harness, channel)
@@ -463,14 +471,8 @@ class Supervisor:
                 harness[1] = traceback.format_exc()
             finally:
                 channel.close()
-        try:
-            pump.finish()
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        os.close(pidfd)
+        pump.finish()
         setup = _read_available(setup_r)
-        os.close(setup_r)
         if setup != CONFINED:  # it failed to confine or to exec, or died before it said either
             failure = setup.removeprefix(CONFINED).decode(errors="replace")
             raise SetupError(failure or "the step's process died before it was confined")
@@ -501,13 +503,15 @@ class Supervisor:
         assert self.spare is not None, "the fork server offers a spare before each step"
         spare, pidfd = self.spare
         self.spare = None
-        with spare:
+        try:
             if sockets == SPARE_POLICY:
                 try:
                     socket.send_fds(spare, [request], fds)
                 except OSError as e:
                     raise SetupError(f"the spare died before its step: {e}") from e
                 return pidfd
+        finally:
+            self.unclosed.append(spare.detach())
         socket.send_fds(self.server, [sockets.encode() + b"\0" + request], fds)  # first, so the fork server sees it...
         _kill(pidfd)  # ...once the spare's death wakes it
         os.close(pidfd)
@@ -538,6 +542,12 @@ class Supervisor:
             self.server.send(LEARN if learn else RELEASE)
             self.unreleased = False
 
+    def _close_unclosed(self) -> None:
+        """Close the descriptors the job's steps left for after its reply."""
+        for fd in self.unclosed:
+            os.close(fd)
+        self.unclosed.clear()
+
     def _settle(self) -> None:
         """Wait until every process of the last step is reaped: before the next step (its
         cgroup limits count what is alive), or reading files a step wrote."""
@@ -553,9 +563,9 @@ class Supervisor:
         here when the job comes is waited for by its step, as before. And the next step's
         pipes, first: it takes a dozen system calls to make them."""
         if self.pipes is None:
-            self.pipes = _make_pipes(4)
+            self.pipes = _make_pipes(STEP_PIPES)
         if self.channel_pipes is None:
-            self.channel_pipes = _make_pipes(2)
+            self.channel_pipes = _make_pipes(CHANNEL_PIPES)
         while self.unsettled or self.spare is None:
             if ctl in select.select([ctl, self.server], [], [])[0]:
                 return
@@ -571,10 +581,14 @@ class Supervisor:
         self.spare = socket.socket(fileno=sock_fd), pidfd
 
 
-def _make_pipes(count: int) -> list[tuple[int, int]]:
-    """``count`` of a step's pipes, close-on-exec here: the step's own ends lose that as they
-    are moved onto its descriptors 0-4."""
-    return [os.pipe2(os.O_CLOEXEC) for _ in range(count)]
+def _make_pipes(ours_write: tuple[bool, ...]) -> list[tuple[int, int]]:
+    """A step's pipes, close-on-exec here: the step's own ends lose that as they are moved
+    onto its descriptors 0-4. Ours (the write end where ``ours_write`` says so, else the read
+    end) do not block: this process waits on them through poll only."""
+    pipes = [os.pipe2(os.O_CLOEXEC) for _ in ours_write]
+    for (read, write), write_is_ours in zip(pipes, ours_write, strict=True):
+        os.set_blocking(write if write_is_ours else read, False)
+    return pipes
 
 
 def _collect(job: Job) -> dict[str, bytes]:
@@ -612,7 +626,7 @@ class _SupervisedChannel(Channel):
     keeps being drained and its wall clock enforced, all on this one thread."""
 
     def __init__(self, read_fd: int, write_fd: int, pump: _Pump) -> None:
-        super().__init__(read_fd, write_fd)
+        super().__init__(read_fd, write_fd, blocking=False)
         self.pump = pump
 
     def _wait(self, fd: int, *, writable: bool, deadline: float | None) -> bool:
@@ -648,11 +662,9 @@ class _Pump:
         # on each wait (this runs on every step's critical path).
         self.poller = select.poll()
         self.watched: set[int] = set()
-        for fd in (out_r, err_r):
-            os.set_blocking(fd, False)
+        for fd in (out_r, err_r):  # (ours of a step's pipes never block: see _make_pipes)
             self._watch(fd, select.POLLIN)
         if self.pending:
-            os.set_blocking(stdin_w, False)
             self._watch(stdin_w, select.POLLOUT)
         else:
             os.close(stdin_w)
@@ -712,8 +724,7 @@ class _Pump:
         for fd in (self.out_r, self.err_r):
             while fd in self.watched and self._drain(fd, until_empty=True):
                 pass
-        for fd in (self.out_r, self.err_r, *([self.stdin_w] if self.pending else [])):
-            os.close(fd)
+        self.supervisor.unclosed += (self.out_r, self.err_r, *([self.stdin_w] if self.pending else []))
 
     def _handle(self, fd: int) -> None:
         if fd == self.server:
@@ -769,13 +780,12 @@ def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> Limit
 
 
 def _read_available(fd: int) -> bytes:
-    """What is in a pipe now (its writer has exited, though what it left may not have)."""
-    os.set_blocking(fd, False)
-    chunks = []
-    with contextlib.suppress(BlockingIOError):
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-    return b"".join(chunks)
+    """What is in one of ours of a step's pipes now (it does not block): one read takes it
+    all, as a pipe holds no more than that."""
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return b""
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ import time
 
 _HEADER = struct.Struct("!I")
 MAX_FRAME = 64 << 20
+READ_SIZE = 1 << 16  # a pipe's capacity; and a bigger buffer would be mapped for each read
 
 
 class ChannelClosed(EOFError):
@@ -31,14 +32,17 @@ class ChannelViolation(ValueError):
 class Channel:
     """Frames over a pair of pipe descriptors."""
 
-    def __init__(self, read_fd: int, write_fd: int, *, max_frame: int = MAX_FRAME) -> None:
+    def __init__(
+        self, read_fd: int, write_fd: int, *, max_frame: int = MAX_FRAME, blocking: bool | None = None
+    ) -> None:
+        """``blocking``: whether ``read_fd`` blocks, when the caller knows (else it is asked)."""
         self.read_fd = read_fd
         self.write_fd = write_fd
         self.max_frame = max_frame
         self._buffer = bytearray()  # bytes read past the frame last returned
         # A non-blocking read end is read first and waited on only when empty: a reply that
         # is already there (and a body that came with its header) costs one read.
-        self._read_first = not os.get_blocking(read_fd)
+        self._read_first = not (os.get_blocking(read_fd) if blocking is None else blocking)
 
     def send(self, data: bytes) -> None:
         """Write one frame; raises `ChannelClosed` if the reader is gone."""
@@ -92,7 +96,7 @@ class Channel:
             if must_wait and not self._wait(self.read_fd, writable=False, deadline=deadline):
                 raise ChannelTimeout(f"no reply within the deadline ({missing} bytes missing)")
             try:
-                chunk = os.read(self.read_fd, min(max(missing, 1 << 16), 1 << 20))
+                chunk = os.read(self.read_fd, READ_SIZE)
             except BlockingIOError:
                 if deadline is None:
                     self._wait(self.read_fd, writable=False, deadline=None)

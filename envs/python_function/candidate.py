@@ -19,6 +19,7 @@ from codegym.executor.channel import Channel, ChannelClosed
 SOLUTION = "/sandbox/solution.py"
 FILENAME = "solution.py"
 MAX_MESSAGE = 2000
+READ_SIZE = 1 << 16  # under malloc's mmap threshold: a bigger read buffer is mapped, then remapped
 
 
 def main() -> None:
@@ -48,7 +49,7 @@ def _read(path: str) -> bytes:
     fd = os.open(path, os.O_RDONLY)
     try:
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        while chunk := os.read(fd, READ_SIZE):
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
