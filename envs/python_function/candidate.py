@@ -23,7 +23,7 @@ READ_SIZE = 1 << 16  # under malloc's mmap threshold: a bigger read buffer is ma
 
 
 def main() -> None:
-    channel = Channel(3, 4)
+    channel = Channel(3, 4, blocking=True)  # (the step's ends of its pipes block)
     source = _read(SOLUTION).decode("utf-8", errors="replace")
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)

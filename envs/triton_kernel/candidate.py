@@ -32,7 +32,7 @@ MAX_MESSAGE = 3000
 
 def main() -> None:
     torch.set_num_threads(1)
-    channel = Channel(3, 4)
+    channel = Channel(3, 4, blocking=True)  # (the step's ends of its pipes block)
     try:
         plan, _ = wire.unpack(channel.recv())
     except (ChannelClosed, wire.Malformed):
