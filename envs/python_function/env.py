@@ -18,6 +18,7 @@ from codegym.task import Task, TaskSet
 
 HARNESS = "codegym.envs.python_function.harness"
 DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
+STEPS = (Step(argv=("python", "-m", CANDIDATE), channel=True),)
 
 
 class PythonFunctionEnv(CodeEnv):
@@ -81,23 +82,34 @@ class PythonFunctionEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
         )
+        self._last_harness: tuple[Task, Limits, Harness] | None = None
 
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         limits = limits or self.limits_for(task)
         program, _ = assemble(task, code)
+        return Job(
+            steps=STEPS,
+            files={"solution.py": program.encode()},
+            limits=limits,
+            harness=self._harness(task, limits),
+            preload=self.preload,
+        )
+
+    def _harness(self, task: Task, limits: Limits) -> Harness:
+        """The task's tests for the harness. Kept for the last task object: an RL loop
+        grades many candidates of one task in a row."""
+        last = self._last_harness
+        if last is not None and last[0] is task and last[1] == limits:
+            return last[2]
         payload = {
             "entry_point": task.metadata["entry_point"],
             "prelude": task.metadata.get("test_prelude", ""),
             "tests": [{"name": t.name, "code": t.code, "setup": t.setup} for t in task.tests],
             "time_budget_s": limits.wall_s,
         }
-        return Job(
-            steps=(Step(argv=("python", "-m", CANDIDATE), channel=True),),
-            files={"solution.py": program.encode()},
-            limits=limits,
-            harness=Harness(f"{HARNESS}:grade", marshal.dumps(payload)),
-            preload=self.preload,
-        )
+        harness = Harness(f"{HARNESS}:grade", marshal.dumps(payload))
+        self._last_harness = (task, limits, harness)
+        return harness
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
         _, offset = assemble(task, code)

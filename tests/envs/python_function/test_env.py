@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import signal
 import threading
@@ -16,9 +17,11 @@ from codegym.envs.python_function.tasks import load_tasks
 
 import codegym
 from codegym.error import ResetNeeded, TaskFormatError, UnknownTask
+from codegym.executor import Limits
 from codegym.executor.local import LocalExecutor
 from codegym.grade import STATUSES, Status
 from codegym.spaces import NO_STATUS
+from codegym.task import Task, TaskSet, TestCase
 
 ENV = "codegym/PythonFunction-v0"
 
@@ -114,6 +117,38 @@ def test_refinement_mode_ends_when_solved_and_truncates_by_time_limit(executor: 
     env.reset(options={"task_id": "HumanEval/2"})
     results = [env.step(wrong) for _ in range(3)]
     assert [(r[2], r[3]) for r in results] == [(False, False), (False, False), (False, True)]
+
+
+def test_each_step_is_judged_by_its_own_tasks_tests(executor: LocalExecutor) -> None:
+    """The env keeps the last task's harness: a step on another task, or on the same task
+    under other limits, must not be judged by it."""
+    tasks = TaskSet([_task("answer/42", "42"), _task("answer/7", "7")])
+    env = make(executor, tasks=tasks, mode="single")
+    for task_id, code, reward in [
+        ("answer/42", "def answer():\n    return 42\n", 1.0),
+        ("answer/7", "def answer():\n    return 42\n", 0.0),
+        ("answer/7", "def answer():\n    return 7\n", 1.0),
+        ("answer/42", "def answer():\n    return 7\n", 0.0),
+    ]:
+        env.reset(options={"task_id": task_id})
+        assert env.step(code)[1] == reward, (task_id, code)
+    unwrapped = env.unwrapped
+    task = tasks.get("answer/42")
+    slow, fast = Limits(wall_s=9.0), Limits(wall_s=3.0)
+    budgets = [
+        marshal.loads(unwrapped.build_job(task, "", limits).harness.payload)["time_budget_s"] for limits in (slow, fast)
+    ]
+    assert budgets == [9.0, 3.0]
+
+
+def _task(task_id: str, value: str) -> Task:
+    return Task(
+        id=task_id,
+        family="PythonFunction",
+        prompt="def answer() -> int:\n",
+        tests=(TestCase("test_00", f"assert answer() == {value}", hidden=False),),
+        metadata={"entry_point": "answer", "prefix": "", "test_prelude": ""},
+    )
 
 
 def test_step_before_reset_is_an_error(executor: LocalExecutor) -> None:
