@@ -40,8 +40,7 @@ def main() -> None:
     except Exception as e:
         channel.send(codec.encode({"kind": "load_error", **_describe(e)}))
         return
-    names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("__")]
-    channel.send(codec.encode({"kind": "ready", "functions": names}))
+    channel.send(codec.READY)
     _serve(channel, module)
 
 
@@ -59,14 +58,14 @@ def _read(path: str) -> bytes:
 def _serve(channel: Channel, module: types.ModuleType) -> None:
     while True:
         try:
-            request = codec.decode(channel.recv())
+            name, args, kwargs = codec.decode_call(channel.recv())
         except ChannelClosed:
             return
-        function = getattr(module, request["name"], None)
+        function = getattr(module, name, None)
         try:
             if not callable(function):
-                raise NameError(f"name {request['name']!r} is not defined")
-            reply = {"kind": "return", "value": function(*request["args"], **request["kwargs"])}
+                raise NameError(f"name {name!r} is not defined")
+            reply = {"kind": "return", "value": function(*args, **kwargs)}
             data = codec.encode(reply)
         except codec.NotPlain as e:
             data = codec.encode({"kind": "not_plain", "message": str(e)})
@@ -95,13 +94,14 @@ def warm_up() -> None:
     code = compile("def f(a, b=2):\n    return [a, {'k': (b, 1.5)}]\n", FILENAME, "exec", dont_inherit=True)
     module = types.ModuleType("solution")
     exec(code, module.__dict__)
-    names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("__")]
-    call = codec.decode(codec.encode({"kind": "call", "name": names[0], "args": [1], "kwargs": {}}))
-    reply = codec.encode({"kind": "return", "value": getattr(module, call["name"])(*call["args"], **call["kwargs"])})
+    name, args, kwargs = codec.decode_call(codec.encode_call("f", (1,), {}))
+    reply = codec.encode({"kind": "return", "value": getattr(module, name)(*args, **kwargs)})
     read_fd, write_fd = os.pipe()
     channel = Channel(read_fd, write_fd)
     try:
+        channel.send(codec.READY)
         channel.send(reply)
+        channel.recv()
         channel.recv()
     finally:
         channel.close()

@@ -4,12 +4,17 @@ Only None, bool, int, float, complex, str, bytes, list, tuple, dict, set and fro
 exactly those types cross; a subclass (an ``int`` with a custom ``__eq__``) or any other
 object is refused. The grader decodes with its own copy of this module, so whatever the
 submission does to its copy, the grader only ever compares genuine builtins.
+
+Calls go the other way, from the grader to the submission, and carry only the tests' own
+values: they travel as `marshal` (`encode_call`), which the submission's process decodes
+in one C call. Everything the grader reads is JSON, decoded and checked here.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import marshal
 from typing import Any
 
 MAX_DEPTH = 100
@@ -26,6 +31,19 @@ class Malformed(ValueError):
 
 def encode(value: Any) -> bytes:
     return _ENCODER.encode(_tree(value, 0)).encode()
+
+
+def encode_call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
+    """A call of the submission's function ``name``, from the grader."""
+    try:
+        return marshal.dumps((name, args, kwargs))
+    except ValueError as e:  # (what marshal cannot carry: objects of other types)
+        raise NotPlain(f"an argument cannot cross the process boundary ({e}); pass plain builtins") from e
+
+
+def decode_call(data: bytes) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    """`encode_call` undone, in the submission's process (which trusts the grader)."""
+    return marshal.loads(data)
 
 
 def decode(data: bytes) -> Any:
@@ -108,3 +126,5 @@ def _key(value: Any) -> Any:
 # Made once: json.dumps and json.loads build a new coder on every call given options.
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _DECODER = json.JSONDecoder(object_pairs_hook=_untag, parse_constant=float)
+# What a submission that loaded says first, made once: the grader knows it by its bytes.
+READY = encode({"kind": "ready"})

@@ -93,7 +93,7 @@ class Proxy:
         self.last_args: str | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        request = codec.encode({"kind": "call", "name": self.name, "args": list(args), "kwargs": kwargs})
+        request = codec.encode_call(self.name, args, kwargs)
         with contextlib.suppress(ChannelClosed):  # it exited: its greeting or the read below says why
             self.channel.send(request)
         # (while the submission answers)
@@ -142,7 +142,10 @@ def grade(channel: Channel, payload: bytes) -> bytes:
 def _greeting_report(channel: Channel, deadline: float) -> bytes | None:
     """Read the submission's first message: None when it is "ready", else the report."""
     try:
-        hello = codec.decode(channel.recv(timeout=max(0.0, deadline - time.monotonic())))
+        first = channel.recv(timeout=max(0.0, deadline - time.monotonic()))
+        if first == codec.READY:  # (the usual first message, known without decoding it)
+            return None
+        hello = codec.decode(first)
     except ChannelClosed:
         return _report("load", error="the submission exited before it could be tested")
     except ChannelTimeout:
