@@ -78,11 +78,11 @@ from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, St
 from codegym.executor.channel import Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
-TMP_VIEW = "/.tmp-view"
+TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
 # Which end of each of a step's pipes is ours, the write end (True) or the read end: stdin,
 # stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
 STEP_PIPES = (True, False, False, False)
-CHANNEL_PIPES = (False, True)  # second binds of what the view has under /tmp (root only)
+CHANNEL_PIPES = (False, True)
 
 
 # --- the worker's one-time isolation ----------------------------------------------------
