@@ -15,10 +15,9 @@ import struct
 import time
 from typing import Any
 
+from codegym.executor.channel import READ_SIZE
+
 _HEADER = struct.Struct("!Q")
-# Read in pieces under malloc's mmap threshold (128 KiB): a larger buffer is mapped for each
-# read, and remapped to the size that came.
-READ_SIZE = 1 << 16
 
 
 def write_frame(fd: int, obj: Any) -> None:

@@ -52,6 +52,7 @@ import socket  # noqa: E402
 import stat  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -75,7 +76,7 @@ from codegym.executor._forkserver import (  # noqa: E402
 )
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
-from codegym.executor.channel import Channel  # noqa: E402
+from codegym.executor.channel import READ_SIZE, Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
 TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
@@ -321,14 +322,7 @@ class Supervisor:
             except EOFError:
                 return
             try:
-                disk = self._scratch_for(job)
-                try:
-                    result = self.run(job)
-                    write_frame(res, ("result", nonce, result.to_wire()))
-                finally:  # after the reply: the next job cannot start before this
-                    self._close_unclosed()
-                    self._unmount_scratch()
-                self._fresh_scratch(disk)  # while idle, ahead of the next job
+                self._perform(job, functools.partial(_send_result, res, nonce))
             except BaseException:
                 write_frame(res, ("crash", traceback.format_exc()))
                 raise
@@ -347,17 +341,25 @@ class Supervisor:
             job = rehearsal()
             if not isinstance(job, Job):
                 raise SetupError(f"{name}.rehearsal() returned a {type(job).__name__}, not a Job")
-            disk = self._scratch_for(job)
-            try:
-                result = self.run(job)
-            finally:
-                self._close_unclosed()
-                self._unmount_scratch()
-            self._release(learn=True)
-            self._fresh_scratch(disk)
-            if result.ok and result.harness_error is None:
+            results: list[RunResult] = []
+            self._perform(job, results.append, learn=True)
+            if results[0].ok and results[0].harness_error is None:
                 rehearsed.append(name)
         return rehearsed
+
+    def _perform(self, job: Job, reply: Callable[[RunResult], object], *, learn: bool = False) -> None:
+        """Run ``job`` in fresh scratch dirs and ``reply`` with its result; then close what its
+        steps left open and unmount its dirs (the next job cannot start before this), let the
+        fork server kill what is left of it (``learn`` from it first: a rehearsal), and mount
+        the next job's dirs while idle."""
+        disk = self._scratch_for(job)
+        try:
+            reply(self.run(job))
+        finally:
+            self._close_unclosed()
+            self._unmount_scratch()
+        self._release(learn=learn)
+        self._fresh_scratch(disk)
 
     def run(self, job: Job) -> RunResult:
         """Run ``job`` in the scratch dirs `_scratch_for` made for it."""
@@ -581,6 +583,10 @@ class Supervisor:
         self.spare = socket.socket(fileno=sock_fd), pidfd
 
 
+def _send_result(fd: int, nonce: bytes, result: RunResult) -> None:
+    write_frame(fd, ("result", nonce, result.to_wire()))
+
+
 def _make_pipes(ours_write: tuple[bool, ...]) -> list[tuple[int, int]]:
     """A step's pipes, close-on-exec here: the step's own ends lose that as they are moved
     onto its descriptors 0-4. Ours (the write end where ``ours_write`` says so, else the read
@@ -756,7 +762,7 @@ class _Pump:
     def _drain(self, fd: int, *, until_empty: bool = False) -> bool:
         """Read one chunk of ``fd``; False once it is closed (or, ``until_empty``, empty)."""
         try:
-            chunk = os.read(fd, 1 << 16)
+            chunk = os.read(fd, READ_SIZE)
         except BlockingIOError:
             return not until_empty
         if not chunk:
@@ -783,7 +789,7 @@ def _read_available(fd: int) -> bytes:
     """What is in one of ours of a step's pipes now (it does not block): one read takes it
     all, as a pipe holds no more than that."""
     try:
-        return os.read(fd, 1 << 16)
+        return os.read(fd, READ_SIZE)
     except BlockingIOError:
         return b""
 

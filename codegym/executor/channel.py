@@ -14,7 +14,9 @@ import time
 
 _HEADER = struct.Struct("!I")
 MAX_FRAME = 64 << 20
-READ_SIZE = 1 << 16  # a pipe's capacity; and a bigger buffer would be mapped for each read
+# How much one read asks for: a pipe's capacity, and under malloc's mmap threshold (a larger
+# read buffer is mapped for each read, then remapped to the size that came).
+READ_SIZE = 1 << 16
 
 
 class ChannelClosed(EOFError):

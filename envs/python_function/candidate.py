@@ -14,12 +14,11 @@ import types
 
 from codegym.envs.python_function import codec
 
-from codegym.executor.channel import Channel, ChannelClosed
+from codegym.executor.channel import READ_SIZE, Channel, ChannelClosed
 
 SOLUTION = "/sandbox/solution.py"
 FILENAME = "solution.py"
 MAX_MESSAGE = 2000
-READ_SIZE = 1 << 16  # under malloc's mmap threshold: a bigger read buffer is mapped, then remapped
 
 
 def main() -> None:
