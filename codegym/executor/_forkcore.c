@@ -29,8 +29,9 @@
  * attach(sock, keeper) is `_forkserver.attach`: it waits for the step's request, wires its
  * descriptors, applies its rlimits (to the keeper too) and enters the work dir, so that the
  * step's first instructions after its request are a few system calls rather than an
- * interpreter's cold walk through a dozen modules. Both write far fewer of the pages a spare
- * shares with the fork server than ctypes and Python do.
+ * interpreter's cold walk through a dozen modules (or it returns None when the supervisor
+ * says WARM instead: the worker is idle, and the spare may warm up first). Both write far
+ * fewer of the pages a spare shares with the fork server than ctypes and Python do.
  */
 #define _GNU_SOURCE
 #define PY_SSIZE_T_CLEAN
@@ -64,6 +65,7 @@
 #define CLEAN 'c'
 #define RELEASE 'k'
 #define LEARN 'l'
+#define WARM 'w'       /* (from the supervisor, to a spare) warm up while the worker is idle */
 #define MAX_REQUEST (1 << 16)
 #define MAX_FDS 8
 #define CONFINED '+'     /* the first byte a step writes on its setup pipe once it is confined */
@@ -546,6 +548,7 @@ static PyObject *attach(PyObject *module, PyObject *args) {
     static char data[MAX_REQUEST];
     int fds[MAX_FDS], nfds;
     ssize_t len = recv_fds(sock, data, sizeof data, fds, &nfds);
+    if (len == 1 && nfds == 0 && data[0] == WARM) Py_RETURN_NONE; /* a request has descriptors */
     if (len <= 0 || nfds < 4) _exit(126); /* not wanted after all */
     close(sock);
     int setup = fds[3];
@@ -596,7 +599,7 @@ static PyMethodDef methods[] = {
     {"prepare", prepare, METH_VARARGS,
      "prepare(uid, filter, name) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: keep ours)."},
     {"attach", attach, METH_VARARGS,
-     "attach(sock, keeper) -> (argv and env, setup fd): take the step's request and confine it."},
+     "attach(sock, keeper) -> (argv and env, setup fd) or None (WARM): take the step's request and confine it."},
     {"learned", learned_pages, METH_NOARGS,
      "learned() -> int: how many pages a spare copies as it is forked (in a spare: how many it copied)."},
     {NULL, NULL, 0, NULL},

@@ -2,9 +2,10 @@ def serve(sock: int, policy: bytes, tasks_fd: int, /) -> tuple[int, bytes]:
     """Run the fork server's loop on ``sock`` (``tasks_fd``: the worker cgroup's pids.current,
     or -1); returns ``(fd, policy)`` only in a spare."""
 
-def attach(sock: int, keeper: int, /) -> tuple[bytes, int]:
+def attach(sock: int, keeper: int, /) -> tuple[bytes, int] | None:
     """In a spare: take the step's request on ``sock`` and confine the step as
-    `_forkserver.attach` does; returns its marshal'd argv and environment and its setup pipe."""
+    `_forkserver.attach` does; returns its marshal'd argv and environment and its setup pipe,
+    or None if the supervisor sent WARM instead."""
 
 def prepare(uid: int, filter: bytes, name: bytes, /) -> int:
     """In a spare: confine it as `_forkserver._prepare` does (``uid`` -1: keep ours); the

@@ -68,8 +68,9 @@ EXITED = b"x"  # then the step process's `EXIT` record
 CLEAN = b"c"  # every process of the step is reaped
 RELEASE = b"k"  # (from the supervisor) done with the step: kill what is left of it
 LEARN = b"l"  # (from the supervisor) RELEASE after a rehearsal: the C loop learns from it first
+WARM = b"w"  # (from the supervisor, to a spare, in place of its request) the worker is idle: warm up
 EXIT = struct.Struct("=idq")  # the step process's wait status, CPU seconds (its tree's), max RSS in KiB
-# A preloaded module's ``warm_up()``, which every spare calls before it waits for its request.
+# A preloaded module's ``warm_up()``, which a spare calls when the supervisor says WARM.
 WarmUp = Callable[[], object]
 
 
@@ -84,7 +85,8 @@ class ForkServer:
 
     Every step process starts as a *spare*: forked with nothing of ours open, confined
     (own session, unprivileged uid, its sockets policy's seccomp filter on top of the deny
-    list and no_new_privs it inherits from pid 1), warmed up, then handed its request. Once
+    list and no_new_privs it inherits from pid 1), then handed its request; if the worker
+    stays idle a while first, the supervisor tells it to warm up meanwhile. Once
     the previous step's processes are killed, a spare is forked; it confines itself while
     they are reaped, and is then offered to the supervisor (its socket and pidfd), which
     hands it the next step's request itself: the fork, the costly part of confinement and
@@ -259,9 +261,11 @@ def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:
     """The ``warm_up`` functions of the (imported) ``modules`` that define one.
 
     A spare is a fresh fork, so the first run of any code in it copies every page that code
-    writes (reference counts, caches): a few hundred page faults. A module that a step runs
-    can take them ahead of the request, off the step's path, by exercising its own code in
-    ``warm_up()``. It runs confined, knows nothing of any job, and must leave nothing behind
+    writes (reference counts, caches) and finds the CPU's caches cold. A module that a step
+    runs can take that ahead of the request, off the step's path, by exercising its own code
+    in ``warm_up()``. A spare runs it when the supervisor says WARM: once the worker has been
+    idle a while (on a busy machine the work would only compete with the steps running
+    meanwhile). It runs confined, knows nothing of any job, and must leave nothing behind
     that a step could see.
     """
     found = (getattr(sys.modules[name], "warm_up", None) for name in modules)
@@ -330,10 +334,11 @@ class Submission:
         *,
         native: bool,
     ) -> NoReturn:
-        """Confine this process and warm it up ahead of its request, then wait for the
-        request and run it. A failure of either is reported on the request's setup pipe.
-        ``native``: confine it and take the request with `_forkcore.prepare` and
-        `_forkcore.attach`, which do what `_prepare` and `attach` do."""
+        """Confine this process ahead of its request, then wait for the request and run it;
+        each WARM that comes first, run the ``warm_ups`` (the supervisor sends it once the
+        worker has been idle a while). A failure of either is reported on the request's
+        setup pipe. ``native``: confine it and take the request with `_forkcore.prepare`
+        and `_forkcore.attach`, which do what `_prepare` and `attach` do."""
         keeper = -1
         try:
             if native:
@@ -341,8 +346,6 @@ class Submission:
                 keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare")
             else:
                 keeper = _prepare(uid, sockets, name="codegym-spare")
-            for warm_up in warm_ups:
-                warm_up()
             failure = None
         except BaseException:
             failure = traceback.format_exc()
@@ -350,26 +353,47 @@ class Submission:
             sock.send(str(keeper).encode())  # "confined", and which process not to wait for
         except BaseException:
             os._exit(126)
-        if native and failure is None:
-            assert _forkcore is not None
-            rest, setup_w = _forkcore.attach(sock.fileno(), keeper)  # (it exits on any failure)
-            try:
-                argv, extra_env = marshal.loads(rest)
-            except BaseException:
-                os.write(setup_w, traceback.format_exc().encode())
-                os._exit(127)
-        else:
-            argv, extra_env, setup_w = Submission._take_request(sock, keeper, failure)
+        while (request := Submission._wait_for_request(sock, keeper, failure, native=native)) is None:
+            if failure is None:
+                try:
+                    for warm_up in warm_ups:
+                        warm_up()
+                except BaseException:
+                    failure = traceback.format_exc()
+        argv, extra_env, setup_w = request
         Submission(argv, extra_env).start(setup_w)
+
+    @staticmethod
+    def _wait_for_request(
+        sock: socket.socket, keeper: int, failure: str | None, *, native: bool
+    ) -> tuple[tuple[str, ...], dict[str, str], int] | None:
+        """The step's argv, environment and setup pipe once its request has come and it is
+        wholly confined (or ``failure`` reported); None for a WARM."""
+        if not native or failure is not None:
+            return Submission._take_request(sock, keeper, failure)
+        assert _forkcore is not None
+        taken = _forkcore.attach(sock.fileno(), keeper)  # (it exits on any failure)
+        if taken is None:
+            return None
+        rest, setup_w = taken
+        try:
+            argv, extra_env = marshal.loads(rest)
+        except BaseException:
+            os.write(setup_w, traceback.format_exc().encode())
+            os._exit(127)
+        return argv, extra_env, setup_w
 
     @staticmethod
     def _take_request(
         sock: socket.socket, keeper: int, failure: str | None
-    ) -> tuple[tuple[str, ...], dict[str, str], int]:
+    ) -> tuple[tuple[str, ...], dict[str, str], int] | None:
         """`_forkcore.attach` in Python: wait for the request, then confine the step for it
-        (or report ``failure``, the spare's own); its argv, environment and setup pipe."""
+        (or report ``failure``, the spare's own); its argv, environment and setup pipe, or
+        None for a WARM."""
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
+            if data == WARM and not fds:  # (a request comes with its descriptors)
+                return None
             if not data or len(fds) < 4:
                 raise EOFError("no request")
         except BaseException:

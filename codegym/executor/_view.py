@@ -28,6 +28,12 @@ def toolchain(etc_allowlist: Iterable[str]) -> tuple[list[tuple[str, str]], list
     return symlinks, binds
 
 
+# How long a worker waits for its next job before its spare runs the preloaded modules'
+# `warm_up()`: longer than a busy machine leaves a worker idle between jobs (a few ms back to
+# back), far shorter than a policy takes to write the next submission.
+WARM_AFTER_S = 0.01
+
+
 def worker_config(
     view: Mapping[str, Any],
     *,
@@ -39,6 +45,7 @@ def worker_config(
     uid: int | None,
     etc: Mapping[str, str],
     cgroup: Mapping[str, Any],
+    warm_after_s: float | None = WARM_AFTER_S,
 ) -> dict[str, Any]:
     """Everything ``_worker.py`` reads from its command line, for the host and containers alike.
 
@@ -53,6 +60,7 @@ def worker_config(
         uid: The unprivileged uid its submissions run as (None: the caller's).
         etc: Generated ``/etc`` files by name.
         cgroup: ``{"version", "paths"}`` of the cgroup it puts its submissions in.
+        warm_after_s: How long it stays idle before its spare warms up (None: never).
     """
     return {
         **view,
@@ -64,4 +72,5 @@ def worker_config(
         "uid": uid,
         "etc": dict(etc),
         "cgroup": {"version": cgroup["version"], "paths": cgroup["paths"]},
+        "warm_after_s": warm_after_s,
     }

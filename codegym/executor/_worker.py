@@ -68,6 +68,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     SPARE,
     SPARE_POLICY,
     STARTED,
+    WARM,
     WORK,
     ForkServer,
     encode_request,
@@ -306,6 +307,8 @@ class Supervisor:
         self.mounted: int | None = None  # the size of the scratch file systems mounted now
         self.fresh = False  # ...mounted ahead of a job, and still empty
         self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
+        self.warmed = False  # ...and whether it has been told to warm up
+        self.warm_after_s: float | None = config["warm_after_s"]  # (None: never)
         # The next step's pipes, made while idle: stdin, stdout, stderr and setup; and the
         # channel's two, kept until a step with a channel takes them.
         self.pipes: list[tuple[int, int]] | None = None
@@ -561,26 +564,49 @@ class Supervisor:
 
     def _prepare_while_idle(self, ctl: int) -> None:
         """Until the next job arrives on ``ctl``, take what the fork server sends for its
-        first step: "clean" once the last step is reaped, then the spare. Whatever is not
-        here when the job comes is waited for by its step, as before. And the next step's
-        pipes, first: it takes a dozen system calls to make them."""
+        first step: "clean" once the last step is reaped, then the spare; and once this
+        worker has been idle for ``warm_after_s``, tell the spare to warm up. Whatever is
+        not done when the job comes is waited for by its step, or skipped (the warm-up).
+        And the next step's pipes, first: it takes a dozen system calls to make them.
+
+        A warm-up takes the copy-on-write faults and cold caches of the preloaded modules'
+        first run off the step's path, but it is work: on a busy machine (jobs back to back)
+        it would compete for the CPU with the steps running meanwhile, and delay the very
+        request it was meant to speed up, so only an idle worker's spare warms up."""
         if self.pipes is None:
             self.pipes = _make_pipes(STEP_PIPES)
         if self.channel_pipes is None:
             self.channel_pipes = _make_pipes(CHANNEL_PIPES)
-        while self.unsettled or self.spare is None:
-            if ctl in select.select([ctl, self.server], [], [])[0]:
+        warm_at = None if self.warm_after_s is None else time.monotonic() + self.warm_after_s
+        while self.unsettled or self.spare is None or (warm_at is not None and not self.warmed):
+            left = None
+            if not (self.unsettled or self.spare is None):  # only the warm-up is left to do
+                assert warm_at is not None
+                left = warm_at - time.monotonic()
+                if left <= 0:
+                    self._warm_spare()
+                    continue
+            if ctl in select.select([ctl, self.server], [], [], left)[0]:
                 return
             if self.unsettled:
                 self._settle()
-            else:
+            elif self.spare is None:
                 self._take_spare()
 
     def _take_spare(self) -> None:
-        """The spare the fork server offers once it is confined and warmed up: at start-up,
-        and after each step's "clean"."""
+        """The spare the fork server offers once it is confined: at start-up, and after each
+        step's "clean"."""
         sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
         self.spare = socket.socket(fileno=sock_fd), pidfd
+        self.warmed = False
+
+    def _warm_spare(self) -> None:
+        """Tell the spare to run the preloaded modules' ``warm_up()`` before it takes its
+        request (a spare that died meanwhile is found out by its step)."""
+        assert self.spare is not None
+        with contextlib.suppress(OSError):
+            self.spare[0].send(WARM)
+        self.warmed = True
 
 
 def _send_result(fd: int, nonce: bytes, result: RunResult) -> None:

@@ -121,12 +121,12 @@ class Job:
         harness: Trusted grader talking to the one step that asks for a channel.
         preload: Modules every worker imports once at start (``python -m`` targets, the
             harness entry), so a job costs a fork and not an import. The local backend
-            calls a preloaded module's ``warm_up()``, if it has one, in each step's
-            process before the step is sent to it: the copy-on-write faults of the
-            module's first run are then taken off the step's path. It also runs the job
-            a preloaded module's ``rehearsal()`` returns, if it has one, once per worker
-            before the first real job: its spares then copy at once, as they are forked,
-            the pages that the rehearsal's step wrote.
+            calls a preloaded module's ``warm_up()``, if it has one, in the next step's
+            process once the worker has been idle a while (``LocalExecutor(warm_after_s=
+            ...)``): the cold start of the module's code is then off the step's path. It
+            also runs the job a preloaded module's ``rehearsal()`` returns, if it has one,
+            once per worker before the first real job: its spares then copy at once, as
+            they are forked, the pages that the rehearsal's step wrote.
         collect: Work-dir paths (or ``*`` patterns in the work dir's top level) whose
             contents come back in `RunResult.files` after the last step (a compiled binary to
             cache); missing ones, links and non-files are left out.

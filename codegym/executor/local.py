@@ -11,6 +11,7 @@ import contextlib
 import importlib.util
 import json
 import logging
+import math
 import os
 import shutil
 import subprocess
@@ -24,7 +25,7 @@ from typing import Any
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
 from codegym.executor._pool import WorkerFault, WorkerPool, request
-from codegym.executor._view import toolchain, worker_config
+from codegym.executor._view import WARM_AFTER_S, toolchain, worker_config
 from codegym.executor._wire import FrameReader
 from codegym.executor.base import Job, RunResult
 
@@ -118,6 +119,7 @@ class _WorkerProcess:
             uid=self.uid,
             etc=_etc_files(self.uid),
             cgroup={"version": self.cgroup.version, "paths": self.cgroup.paths},
+            warm_after_s=ex.warm_after_s,
         )
         config["native_fork_server"] = ex.native_fork_server
         argv = [sys.executable, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
@@ -200,6 +202,9 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         native_fork_server: Run each worker's fork server loop, and each step process's
             confinement, in C where it is built (``codegym/executor/_forkcore.c``); False
             runs the Python they mirror.
+        warm_after_s: How long a worker waits idle for its next job before its spare runs
+            the preloaded modules' ``warm_up()`` (see `Job.preload`); None: never. A job
+            that comes sooner (the machine is busy) gets a spare that has not warmed up.
     """
 
     name = "local"
@@ -212,6 +217,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         retries: int = 2,
         uid_base: int | None = None,
         native_fork_server: bool = True,
+        warm_after_s: float | None = WARM_AFTER_S,
     ) -> None:
         if sys.platform != "linux":
             raise SandboxError(f"the local backend needs Linux, not {sys.platform}")
@@ -220,6 +226,9 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.retries = retries
         self.native_fork_server = native_fork_server
+        if warm_after_s is not None and not 0 <= warm_after_s < math.inf:
+            raise ValueError(f"warm_after_s must be a finite number of seconds >= 0 or None, got {warm_after_s}")
+        self.warm_after_s = warm_after_s
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = _view(self.preload)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
+import time
+
 import pytest
 
 from codegym.error import SandboxError
@@ -73,17 +77,18 @@ def test_pools_of_one_process_get_disjoint_uids() -> None:
 
 
 PROBE = """
+import json
 import os
 
 warmed = []
 
 
 def warm_up():
-    warmed.append((os.getpid(), os.getuid()))
+    warmed.append([os.getpid(), os.getuid()])
 
 
 def main():
-    print(warmed, (os.getpid(), os.getuid()))
+    print(json.dumps({"warmed": warmed, "own": [os.getpid(), os.getuid()]}))
 """
 FAILING = """
 def warm_up():
@@ -91,7 +96,7 @@ def warm_up():
 
 
 def main():
-    print("never")
+    print("ran")
 """
 
 
@@ -107,25 +112,52 @@ def probe_package(tmp_path, monkeypatch) -> str:
     return "warm_probe"
 
 
-def test_a_preloaded_warm_up_runs_confined_in_each_steps_own_process(probe_package: str) -> None:
-    """Every step's process has run the warm-up once, itself, as the submission's uid."""
+IDLE_S = 0.5  # ten times the warm_after_s of these tests
+
+
+def _warmed(executor: LocalExecutor, module: str) -> bool:
+    """Run the probe; whether its step's process had warmed up: once, itself, confined."""
+    step = executor.run(Job(steps=(Step(argv=("python", "-m", module)),))).steps[0]
+    assert step.exit_code == 0, step
+    report = json.loads(step.stdout)
+    assert report["own"][1] in executor.submission_uids()
+    assert report["warmed"] in ([], [report["own"]])
+    return report["warmed"] == [report["own"]]
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["c", "python"])
+def test_the_spare_of_an_idle_worker_warms_up_in_the_steps_own_process(probe_package: str, native: bool) -> None:
     module = f"{probe_package}.probe"
-    with LocalExecutor(workers=1, preload=(module,)) as executor:
+    with LocalExecutor(workers=1, preload=(module,), native_fork_server=native, warm_after_s=0.05) as executor:
+        _warmed(executor, module)  # (the worker starts with its first job)
         for _ in range(2):
-            step = executor.run(Job(steps=(Step(argv=("python", "-m", module)),))).steps[0]
-            assert step.exit_code == 0, step
-            warmed, own = step.stdout.decode().strip().split("] ")
-            assert warmed == f"[{own}"
-            assert int(own.strip("()").split(", ")[1]) in executor.submission_uids()
+            time.sleep(IDLE_S)
+            assert _warmed(executor, module)
 
 
-def test_a_failing_warm_up_is_an_infrastructure_failure(probe_package: str) -> None:
+@pytest.mark.parametrize("warm_after_s", [60.0, None])
+def test_a_job_that_comes_sooner_gets_a_spare_that_has_not_warmed_up(probe_package: str, warm_after_s) -> None:
+    """Back to back, a warm-up would only compete for the CPU with the steps running."""
+    module = f"{probe_package}.probe"
+    with LocalExecutor(workers=1, preload=(module,), warm_after_s=warm_after_s) as executor:
+        assert not any(_warmed(executor, module) for _ in range(3))
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["c", "python"])
+def test_a_failing_warm_up_is_an_infrastructure_failure(probe_package: str, native: bool) -> None:
     module = f"{probe_package}.failing"
-    with (
-        LocalExecutor(workers=1, retries=0, preload=(module,)) as executor,
-        pytest.raises(SandboxError, match="warm-up failed"),
-    ):
-        executor.run(Job(steps=(Step(argv=("python", "-m", module)),)))
+    job = Job(steps=(Step(argv=("python", "-m", module)),))
+    with LocalExecutor(workers=1, retries=0, preload=(module,), native_fork_server=native, warm_after_s=0.05) as ex:
+        assert ex.run(job).steps[0].stdout == b"ran\n"  # (a job at once: its spare never warmed up)
+        time.sleep(IDLE_S)
+        with pytest.raises(SandboxError, match="warm-up failed"):
+            ex.run(job)
+
+
+@pytest.mark.parametrize("warm_after_s", [-1.0, math.inf, math.nan])
+def test_warm_after_s_must_be_a_finite_duration(warm_after_s: float) -> None:
+    with pytest.raises(ValueError, match="warm_after_s"):
+        LocalExecutor(workers=1, warm_after_s=warm_after_s)
 
 
 def test_steps_run_in_the_workers_memory_and_pids_cgroups(local_executor) -> None:
