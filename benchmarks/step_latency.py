@@ -13,11 +13,12 @@ program with one test, timed two ways:
   a tight loop's worst case. Many submissions at once belong to `codegym.Scorer`.
 
 The program's own run time is measured in the same run by executing the same program and
-test in-process with no sandbox, paced as the steps are: after a pause of the same length,
-the program's own compile and run also start with cold caches (on a shared 2-core VM, 20 ms
-is enough for them to lose most of what they held), so the paced overhead is compared like
-with like. The overhead is the difference of the medians. Prints, for each way, the median
-and p95 of the step, the program's own time, and the overhead.
+test in-process with no sandbox (the test compiled once, as the harness caches its tests'
+code), paced as the steps are: after a pause of the same length, the program's own compile
+and run also start with cold caches (on a shared 2-core VM, 20 ms is enough for them to
+lose most of what they held), so the paced overhead is compared like with like. The
+overhead is the difference of the medians. Prints, for each way, the median and p95 of the
+step, the program's own time, and the overhead.
 """
 
 from __future__ import annotations
@@ -48,13 +49,16 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def own_time(repeats: int, pause_s: float) -> list[float]:
+    """The program's compile and run, and its test's run: what the step does for the program.
+    (The test is compiled once, as the harness caches its tests' code.)"""
+    test = compile(TEST, "test", "exec")
     times = []
     for _ in range(repeats):
         time.sleep(pause_s)
         started = time.perf_counter()
         namespace: dict = {}
         exec(compile(PROGRAM, "solution", "exec"), namespace)
-        exec(compile(TEST, "test", "exec"), namespace)
+        exec(test, namespace)
         times.append(time.perf_counter() - started)
     return times
 
