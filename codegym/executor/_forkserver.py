@@ -235,7 +235,7 @@ class ForkServer:
     def _be_spare(self, fd: int, policy: str) -> NoReturn:
         """In a spare just forked, with only ``fd`` (its socket) and /dev/null on 0-2 open."""
         try:
-            sock = socket.socket(fileno=fd)
+            sock = spare_socket(fd)
             Submission.wait_as_spare(sock, self.sockets[policy], self.uid, self.warm_ups, native=self.native)
         finally:
             os._exit(127)  # never back into the fork server's loop
@@ -255,6 +255,13 @@ class _Spare:
             data = self.sock.recv(16)
             self._keeper = int(data) if data else -1
         return self._keeper
+
+
+def spare_socket(fd: int) -> socket.socket:
+    """An end of a spare's socket pair (the spare's, or the one the supervisor is offered) as
+    a socket object, its kind named: given only the descriptor, Python asks the kernel for it
+    with three system calls."""
+    return socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, fd)
 
 
 def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:

@@ -73,6 +73,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     ForkServer,
     encode_request,
     set_oom_score_adj,
+    spare_socket,
     warm_ups,
 )
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
@@ -597,7 +598,7 @@ class Supervisor:
         """The spare the fork server offers once it is confined: at start-up, and after each
         step's "clean"."""
         sock_fd, pidfd = self._receive(SPARE, fds=2)[1]
-        self.spare = socket.socket(fileno=sock_fd), pidfd
+        self.spare = spare_socket(sock_fd), pidfd
         self.warmed = False
 
     def _warm_spare(self) -> None:
