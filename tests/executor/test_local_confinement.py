@@ -136,7 +136,9 @@ def test_the_spare_of_an_idle_worker_warms_up_in_the_steps_own_process(probe_pac
 
 
 @pytest.mark.parametrize("warm_after_s", [60.0, None])
-def test_a_job_that_comes_sooner_gets_a_spare_that_has_not_warmed_up(probe_package: str, warm_after_s) -> None:
+def test_a_job_that_comes_sooner_gets_a_spare_that_has_not_warmed_up(
+    probe_package: str, warm_after_s: float | None
+) -> None:
     """Back to back, a warm-up would only compete for the CPU with the steps running."""
     module = f"{probe_package}.probe"
     with LocalExecutor(workers=1, preload=(module,), warm_after_s=warm_after_s) as executor:
