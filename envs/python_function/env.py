@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import ast
-import marshal
 from pathlib import Path
 from typing import ClassVar
 
 from codegym.envs.python_function import grader
-from codegym.envs.python_function.harness import CANDIDATE
+from codegym.envs.python_function.harness import CANDIDATE, STEPS, harness_for
 from codegym.envs.python_function.tasks import load_tasks
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
-from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
+from codegym.executor import Executor, Harness, Job, Limits, RunResult
 from codegym.grade import Grade
 from codegym.task import Task, TaskSet
 
 HARNESS = "codegym.envs.python_function.harness"
 DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
-STEPS = (Step(argv=("python", "-m", CANDIDATE), channel=True),)
 
 
 class PythonFunctionEnv(CodeEnv):
@@ -101,13 +99,12 @@ class PythonFunctionEnv(CodeEnv):
         last = self._last_harness
         if last is not None and last[0] is task and last[1] == limits:
             return last[2]
-        payload = {
-            "entry_point": task.metadata["entry_point"],
-            "prelude": task.metadata.get("test_prelude", ""),
-            "tests": [{"name": t.name, "code": t.code, "setup": t.setup} for t in task.tests],
-            "time_budget_s": limits.wall_s,
-        }
-        harness = Harness(f"{HARNESS}:grade", marshal.dumps(payload))
+        harness = harness_for(
+            task.metadata["entry_point"],
+            task.metadata.get("test_prelude", ""),
+            [{"name": t.name, "code": t.code, "setup": t.setup} for t in task.tests],
+            limits.wall_s,
+        )
         self._last_harness = (task, limits, harness)
         return harness
 

@@ -23,6 +23,8 @@ from codegym.executor.channel import Channel, ChannelClosed, ChannelTimeout, Cha
 
 MAX_REPR = 300
 CANDIDATE = "codegym.envs.python_function.candidate"
+# A python-function job's one step: the candidate module, answering this harness's calls.
+STEPS = (Step(argv=("python", "-m", CANDIDATE), channel=True),)
 
 
 class CandidateGone(Exception):
@@ -239,18 +241,20 @@ def _report(phase: str, **fields: Any) -> bytes:
     return json.dumps({"phase": phase, **fields}, default=repr).encode()
 
 
+def harness_for(entry_point: str, prelude: str, tests: list[dict[str, str]], time_budget_s: float) -> Harness:
+    """This harness, testing ``entry_point`` with ``tests`` (each a name, code and setup)
+    after ``prelude``, all within ``time_budget_s``: the spec `grade` reads."""
+    spec = {"entry_point": entry_point, "prelude": prelude, "tests": tests, "time_budget_s": time_budget_s}
+    return Harness(f"{__name__}:grade", marshal.dumps(spec))
+
+
 def rehearsal() -> Job:
     """A made-up solution, tested as a submission is (see `codegym.executor.Job.preload`):
     each worker runs it once, so that its spares learn which pages a step writes."""
-    payload = {
-        "entry_point": "pair",
-        "prelude": "",
-        "tests": [{"name": "test_00", "code": "assert pair(1) == [1, {'k': (2, 1.5)}]", "setup": ""}],
-        "time_budget_s": 10.0,
-    }
+    test = {"name": "test_00", "code": "assert pair(1) == [1, {'k': (2, 1.5)}]", "setup": ""}
     return Job(
-        steps=(Step(argv=("python", "-m", CANDIDATE), channel=True),),
+        steps=STEPS,
         files={"solution.py": b"def pair(a, b=2):\n    return [a, {'k': (b, 1.5)}]\n"},
-        harness=Harness(f"{__name__}:grade", marshal.dumps(payload)),
+        harness=harness_for("pair", "", [test], 10.0),
         preload=(CANDIDATE, __name__),
     )
