@@ -34,6 +34,7 @@ MS_NODEV = 4
 MS_NOEXEC = 8
 MS_REMOUNT = 32
 MS_BIND = 4096
+MS_MOVE = 8192
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
@@ -82,6 +83,11 @@ def bind(source: str, target: str, *, readonly: bool = True) -> None:
 
 def tmpfs(target: str, size_bytes: int, *, mode: int = 0o755, flags: int = 0) -> None:
     mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | flags, f"size={size_bytes},mode={mode:o}")
+
+
+def move(source: str, target: str) -> None:
+    """Move the mount at ``source`` (with what is mounted below it) to ``target``."""
+    mount(source, target, None, MS_MOVE)
 
 
 def umount(target: str) -> None:

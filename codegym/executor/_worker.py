@@ -82,6 +82,15 @@ from codegym.executor.channel import READ_SIZE, Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
 TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
+# Past jobs' scratch file systems, moved out of the view to be unmounted together (root only):
+# each unmount waits out an RCU grace period, which interrupts every CPU. A worker holds those
+# of at most RETIRE_JOBS jobs, each holding at most RETIRE_BYTES and RETIRE_FILES (a larger
+# one is unmounted at once), and unmounts them all once it has been idle for UNMOUNT_AFTER_S.
+RETIRED = "/.retired"
+RETIRE_JOBS = 8
+RETIRE_BYTES = 1 << 20
+RETIRE_FILES = 256
+UNMOUNT_AFTER_S = 0.01
 # Which end of each of a step's pipes is ours, the write end (True) or the read end: stdin,
 # stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
 STEP_PIPES = (True, False, False, False)
@@ -103,9 +112,10 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     root = config["root"]
     linux.tmpfs(root, 16 << 20)
-    for name in ("etc", "proc", "dev", "tmp", WORK[1:], ".cg"):
+    for name in ("etc", "proc", "dev", "tmp", WORK[1:], ".cg", RETIRED[1:]):
         os.mkdir(f"{root}/{name}")
-    os.chmod(f"{root}/.cg", 0o700)
+    for name in (".cg", RETIRED[1:]):
+        os.chmod(f"{root}/{name}", 0o700)
     os.chmod(f"{root}/tmp", 0o1777)
     for name, target in config["symlinks"]:
         os.symlink(target, f"{root}/{name}")
@@ -307,6 +317,9 @@ class Supervisor:
         self.unreleased = False  # ...and has not been told it may kill what is left of it
         self.mounted: int | None = None  # the size of the scratch file systems mounted now
         self.fresh = False  # ...mounted ahead of a job, and still empty
+        self.retired = 0  # past scratch file systems under RETIRED, not yet unmounted
+        # (Only where submissions run as another uid: one that ran as ours could read them.)
+        self.may_retire = self.uid is not None
         self.spare: tuple[socket.socket, int] | None = None  # its socket and pidfd
         self.warmed = False  # ...and whether it has been told to warm up
         self.warm_after_s: float | None = config["warm_after_s"]  # (None: never)
@@ -353,15 +366,15 @@ class Supervisor:
 
     def _perform(self, job: Job, reply: Callable[[RunResult], object], *, learn: bool = False) -> None:
         """Run ``job`` in fresh scratch dirs and ``reply`` with its result; then close what its
-        steps left open and unmount its dirs (the next job cannot start before this), let the
-        fork server kill what is left of it (``learn`` from it first: a rehearsal), and mount
-        the next job's dirs while idle."""
+        steps left open and take its dirs out of the view (the next job cannot start before
+        this), let the fork server kill what is left of it (``learn`` from it first: a
+        rehearsal), and mount the next job's dirs while idle."""
         disk = self._scratch_for(job)
         try:
             reply(self.run(job))
         finally:
             self._close_unclosed()
-            self._unmount_scratch()
+            self._drop_scratch()
         self._release(learn=learn)
         self._fresh_scratch(disk)
 
@@ -425,19 +438,40 @@ class Supervisor:
     def _fresh_scratch(self, disk: int) -> None:
         """Empty file systems of ``disk`` bytes for the work dir and /tmp. What is left of the
         last step may still be dying, but it was stopped before its exit was reported (and
-        the old ones are detached from the view), so it never reaches the new ones."""
-        self._unmount_scratch()
+        the old ones are out of the view), so it never reaches the new ones."""
+        self._drop_scratch()
         self._release()
         linux.tmpfs(WORK, disk, mode=0o755)
         linux.tmpfs("/tmp", disk, mode=0o1777)
         replay_under_tmp(self.under_tmp)
         self.mounted, self.fresh = disk, True
 
-    def _unmount_scratch(self) -> None:
+    def _drop_scratch(self) -> None:
+        """Take the work dir and /tmp out of the view: unmount them, or, when they hold
+        little, retire them under RETIRED, to be unmounted later with others."""
         if self.mounted is not None:
             for path in (WORK, "/tmp"):
-                linux.umount(path)
+                if self.may_retire and _holds_little(path):
+                    self._retire(path)
+                else:
+                    linux.umount(path)
+            if self.retired >= 2 * RETIRE_JOBS:
+                self._unmount_retired()
         self.mounted, self.fresh = None, False
+
+    def _retire(self, path: str) -> None:
+        if not self.retired:  # a fresh tmpfs under RETIRED, to unmount with all it holds
+            linux.tmpfs(RETIRED, 4096, mode=0o700)
+        grave = f"{RETIRED}/{self.retired}"
+        os.mkdir(grave, 0o700)
+        linux.move(path, grave)
+        self.retired += 1
+
+    def _unmount_retired(self) -> None:
+        """Unmount every retired scratch file system, in one grace period."""
+        if self.retired:
+            linux.umount(RETIRED)
+            self.retired = 0
 
     def _run_step(self, job: Job, step: Step, harness: list[bytes | str | None]) -> StepResult:
         self._settle()
@@ -566,8 +600,8 @@ class Supervisor:
     def _prepare_while_idle(self, ctl: int) -> None:
         """Until the next job arrives on ``ctl``, take what the fork server sends for its
         first step: "clean" once the last step is reaped, then the spare; and once this
-        worker has been idle for ``warm_after_s``, tell the spare to warm up. Whatever is
-        not done when the job comes is waited for by its step, or skipped (the warm-up).
+        worker has been idle for long enough, do its chores (`_idle_chore`). Whatever is not
+        done when the job comes is waited for by its step, or left for later (the chores).
         And the next step's pipes, first: it takes a dozen system calls to make them.
 
         A warm-up takes the copy-on-write faults and cold caches of the preloaded modules'
@@ -578,14 +612,19 @@ class Supervisor:
             self.pipes = _make_pipes(STEP_PIPES)
         if self.channel_pipes is None:
             self.channel_pipes = _make_pipes(CHANNEL_PIPES)
-        warm_at = None if self.warm_after_s is None else time.monotonic() + self.warm_after_s
-        while self.unsettled or self.spare is None or (warm_at is not None and not self.warmed):
+        idle_since = time.monotonic()
+        while True:
+            chore = self._idle_chore(idle_since)
+            busy = self.unsettled or self.spare is None
+            if not (busy or chore):
+                return
             left = None
-            if not (self.unsettled or self.spare is None):  # only the warm-up is left to do
-                assert warm_at is not None
-                left = warm_at - time.monotonic()
+            if not busy:  # only the chores are left to do
+                assert chore is not None
+                due, do = chore
+                left = due - time.monotonic()
                 if left <= 0:
-                    self._warm_spare()
+                    do()
                     continue
             if ctl in select.select([ctl, self.server], [], [], left)[0]:
                 return
@@ -593,6 +632,18 @@ class Supervisor:
                 self._settle()
             elif self.spare is None:
                 self._take_spare()
+
+    def _idle_chore(self, idle_since: float) -> tuple[float, Callable[[], None]] | None:
+        """The next chore of a worker idle since ``idle_since``, and when it is due: unmount
+        the retired scratch file systems, and tell the spare to warm up (`_warm_spare`).
+        Both wait for a pause in the jobs: back to back, they would compete for the CPU with
+        the steps running meanwhile."""
+        chores: list[tuple[float, Callable[[], None]]] = []
+        if self.retired:
+            chores.append((idle_since + UNMOUNT_AFTER_S, self._unmount_retired))
+        if self.warm_after_s is not None and not self.warmed:
+            chores.append((idle_since + self.warm_after_s, self._warm_spare))
+        return min(chores, key=lambda chore: chore[0], default=None)
 
     def _take_spare(self) -> None:
         """The spare the fork server offers once it is confined: at start-up, and after each
@@ -608,6 +659,13 @@ class Supervisor:
         with contextlib.suppress(OSError):
             self.spare[0].send(WARM)
         self.warmed = True
+
+
+def _holds_little(path: str) -> bool:
+    """Whether the file system at ``path`` holds at most RETIRE_BYTES and RETIRE_FILES."""
+    usage = os.statvfs(path)
+    used = (usage.f_blocks - usage.f_bfree) * usage.f_frsize
+    return used <= RETIRE_BYTES and usage.f_files - usage.f_ffree <= RETIRE_FILES
 
 
 def _send_result(fd: int, nonce: bytes, result: RunResult) -> None:
