@@ -87,6 +87,16 @@ class Step:
     env: tuple[tuple[str, str], ...] = ()
     sockets: Literal["kill", "errno"] = "kill"
 
+    def __post_init__(self) -> None:
+        if not (isinstance(self.argv, tuple) and self.argv and all(isinstance(a, str) for a in self.argv)):
+            raise TypeError(f"Step.argv must be a non-empty tuple of str, got {self.argv!r}")
+        if not (isinstance(self.env, tuple) and all(_is_pair_of_str(item) for item in self.env)):
+            raise TypeError(
+                f"Step.env must be a tuple of (name, value) str pairs (tuple(mapping.items())), got {self.env!r}"
+            )
+        if self.sockets not in ("kill", "errno"):
+            raise ValueError(f"Step.sockets must be 'kill' or 'errno', got {self.sockets!r}")
+
     def to_wire(self) -> Wire:
         return (*_values(self)[:2], self.limits and _values(self.limits), *_values(self)[3:])
 
@@ -271,6 +281,10 @@ def _values(obj: object) -> Wire:
     if getter is None:
         getter = _getters[type(obj)] = attrgetter(*_field_names(type(obj)))
     return getter(obj)
+
+
+def _is_pair_of_str(item: object) -> bool:
+    return isinstance(item, tuple) and len(item) == 2 and all(isinstance(part, str) for part in item)
 
 
 def _rebuild(cls: type[_T], values: Wire) -> _T:

@@ -344,6 +344,22 @@ def test_limits_are_validated() -> None:
         Job(steps=(Step(argv=("true",)),), files={"/etc/passwd": b""})
 
 
+@pytest.mark.parametrize(
+    ("fields", "error"),
+    [
+        ({"argv": ["echo", "hi"]}, "argv must be a non-empty tuple of str"),
+        ({"argv": ()}, "argv must be a non-empty tuple of str"),
+        ({"argv": ("echo",), "env": {"N": "1"}}, r"env must be a tuple of \(name, value\) str pairs"),
+        ({"argv": ("echo",), "env": (("N", 1),)}, r"env must be a tuple of \(name, value\) str pairs"),
+        ({"argv": ("echo",), "sockets": "allow"}, "sockets must be 'kill' or 'errno'"),
+    ],
+)
+def test_a_malformed_step_is_refused_where_it_is_made(fields: dict, error: str) -> None:
+    """Not in the worker, where it would look like an infrastructure failure."""
+    with pytest.raises((TypeError, ValueError), match=error):
+        Step(**fields)
+
+
 def test_collected_files_come_back_without_following_links(executor: Executor) -> None:
     script = "printf 'ELF' > out.bin; ln -s /etc/passwd link; mkdir dir; head -c 2000000 /dev/zero > big"
     job = Job(
