@@ -882,6 +882,9 @@ def _read_available(fd: int) -> bytes:
 def main() -> None:
     config = _CONFIG
     ctl, res = config["ctl_fd"], config["res_fd"]
+    if config.get("cpu") is not None:  # (pinned: every process of this worker inherits it)
+        with contextlib.suppress(OSError):  # a CPU the cgroup's cpuset has since withdrawn
+            os.sched_setaffinity(0, {config["cpu"]})
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us

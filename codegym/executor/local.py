@@ -122,6 +122,7 @@ class _WorkerProcess:
             warm_after_s=ex.warm_after_s,
         )
         config["native_fork_server"] = ex.native_fork_server
+        config["cpu"] = ex.cpus[self.index % len(ex.cpus)] if ex.cpus else None
         argv = [sys.executable, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
         with tempfile.TemporaryFile() as log:
@@ -205,6 +206,13 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         warm_after_s: How long a worker waits idle for its next job before its spare runs
             the preloaded modules' ``warm_up()`` (see `Job.preload`); None: never. A job
             that comes sooner (the machine is busy) gets a spare that has not warmed up.
+        pin_workers: Keep each worker, and every process it starts, on one CPU of those
+            this process may use (worker i on the i-th, round robin): a step's hand-offs
+            between its processes then stay on one warm core, and one worker's cleanup
+            (killing the last step, forking the next spare) does not compete with another
+            worker's step. None (the default): pin when there are at least as many workers
+            as such CPUs, so that the pool covers them all evenly (a smaller pool is left
+            to the scheduler, which can spread pools of several processes).
     """
 
     name = "local"
@@ -218,6 +226,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         uid_base: int | None = None,
         native_fork_server: bool = True,
         warm_after_s: float | None = WARM_AFTER_S,
+        pin_workers: bool | None = None,
     ) -> None:
         if sys.platform != "linux":
             raise SandboxError(f"the local backend needs Linux, not {sys.platform}")
@@ -229,6 +238,9 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         if warm_after_s is not None and not 0 <= warm_after_s < math.inf:
             raise ValueError(f"warm_after_s must be a finite number of seconds >= 0 or None, got {warm_after_s}")
         self.warm_after_s = warm_after_s
+        allowed = sorted(os.sched_getaffinity(0))
+        pin = len(allowed) <= self.workers if pin_workers is None else pin_workers
+        self.cpus: tuple[int, ...] = tuple(allowed) if pin else ()  # worker i's: cpus[i % len(cpus)]
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = _view(self.preload)
