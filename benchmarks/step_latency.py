@@ -1,6 +1,6 @@
 """Step latency: how long ``env.step`` takes beyond the submitted program's own run time.
 
-    python benchmarks/step_latency.py [--steps 300] [--pause-ms 20]
+    python benchmarks/step_latency.py [--steps 300] [--pause-ms 20] [--pin-workers]
 
 One env, sequential steps (reset + step, as a single-episode agent would), a trivial
 program with one test, timed two ways:
@@ -18,7 +18,8 @@ code), paced as the steps are: after a pause of the same length, the program's o
 and run also start with cold caches (on a shared 2-core VM, 20 ms is enough for them to
 lose most of what they held), so the paced overhead is compared like with like. The
 overhead is the difference of the medians. Prints, for each way, the median and p95 of the
-step, the program's own time, and the overhead.
+step, the program's own time, and the overhead. ``--pin-workers`` runs the env on a
+``LocalExecutor(pin_workers=True)`` (a machine the pool has to itself) instead of the default.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import time
 import gymnasium as gym
 
 import codegym  # noqa: F401
+from codegym.executor.local import LocalExecutor
 from codegym.task import Task, TaskSet, TestCase
 
 PROGRAM = "def answer():\n    return 42\n"
@@ -90,8 +92,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--pause-ms", type=float, default=20.0, help="the agent's turn before each paced step")
+    parser.add_argument("--pin-workers", action="store_true", help="keep each worker on a CPU of its own")
     args = parser.parse_args()
-    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]))
+    executor = LocalExecutor(pin_workers=True) if args.pin_workers else None
+    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]), executor=executor)
     timed_steps(env, 20, 0.0)  # start the workers, warm every cache
     paced = timed_steps(env, args.steps, args.pause_ms / 1000)
     back_to_back = timed_steps(env, args.steps, 0.0)
@@ -100,6 +104,8 @@ def main() -> None:
     report(f"paced ({args.pause_ms:g} ms of the agent's time before each step):", paced, own_paced)
     report("back to back:", back_to_back, own_time(args.steps, 0.0))
     env.close()
+    if executor is not None:
+        executor.close()
 
 
 if __name__ == "__main__":

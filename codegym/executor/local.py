@@ -210,9 +210,9 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
             this process may use (worker i on the i-th, round robin): a step's hand-offs
             between its processes then stay on one warm core, and one worker's cleanup
             (killing the last step, forking the next spare) does not compete with another
-            worker's step. None (the default): pin when there are at least as many workers
-            as such CPUs, so that the pool covers them all evenly (a smaller pool is left
-            to the scheduler, which can spread pools of several processes).
+            worker's step. For a machine the pool has to itself: a pinned worker cannot
+            move away from a core that something else keeps busy (a trainer thread that
+            spins while it waits for its GPU), and its steps then wait for that core.
     """
 
     name = "local"
@@ -226,7 +226,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         uid_base: int | None = None,
         native_fork_server: bool = True,
         warm_after_s: float | None = WARM_AFTER_S,
-        pin_workers: bool | None = None,
+        pin_workers: bool = False,
     ) -> None:
         if sys.platform != "linux":
             raise SandboxError(f"the local backend needs Linux, not {sys.platform}")
@@ -238,9 +238,8 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         if warm_after_s is not None and not 0 <= warm_after_s < math.inf:
             raise ValueError(f"warm_after_s must be a finite number of seconds >= 0 or None, got {warm_after_s}")
         self.warm_after_s = warm_after_s
-        allowed = sorted(os.sched_getaffinity(0))
-        pin = len(allowed) <= self.workers if pin_workers is None else pin_workers
-        self.cpus: tuple[int, ...] = tuple(allowed) if pin else ()  # worker i's: cpus[i % len(cpus)]
+        # Worker i's CPU is cpus[i % len(cpus)], when pinned.
+        self.cpus: tuple[int, ...] = tuple(sorted(os.sched_getaffinity(0))) if pin_workers else ()
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = _view(self.preload)
