@@ -22,7 +22,9 @@ A_PLUS_B = Task(
     ),
     metadata={"checker": {"kind": "tokens"}},
 )
-LIMITS = Limits(cpu_s=1.0, wall_s=3.0, memory_bytes=256 << 20, processes=16, output_bytes=256 << 10)
+# The memory and output bombs must reach their limit before the CPU one: a JVM or node start
+# takes a good part of a CPU second in a slow hour of a shared 2-core VM.
+LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=256 << 10)
 EXPECTED = {"ok": "OK", "wa": "WA", "ce": "CE", "re": "RE", "tle": "TLE", "mle": "MLE", "ole": "OLE"}
 
 
