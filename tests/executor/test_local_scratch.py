@@ -22,12 +22,12 @@ PLANT = "for path in ('/tmp/secret', '/sandbox/secret'):\n    open(path, 'w').wr
 # What a later submission can see of past jobs' scratch: the retired mounts listed in its
 # mountinfo (a work dir is mounted with mode=755, a /tmp with the default), and what it
 # reads when it reaches for them.
-OBSERVE = """
-import json, os
+OBSERVE = r"""
+import json, os, re
 work = tmp = 0
 for line in open('/proc/self/mountinfo'):
     fields = line.split()
-    if fields[4].startswith('/.retired/'):
+    if re.fullmatch(r'/\.retired/\d+', fields[4]):  # (not what is mounted below them)
         if 'mode=755' in fields[-1].split(','):
             work += 1
         else:
