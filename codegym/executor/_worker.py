@@ -460,6 +460,7 @@ class Supervisor:
         self.mounted, self.fresh = None, False
 
     def _retire(self, path: str) -> None:
+        """Move the file system at ``path`` under RETIRED."""
         if not self.retired:  # a fresh tmpfs under RETIRED, to unmount with all it holds
             linux.tmpfs(RETIRED, 4096, mode=0o700)
         grave = f"{RETIRED}/{self.retired}"
@@ -475,7 +476,7 @@ class Supervisor:
 
     def _run_step(self, job: Job, step: Step, harness: list[bytes | str | None]) -> StepResult:
         self._settle()
-        if self.spare is None:  # (the fork server offers it once it is confined and warm)
+        if self.spare is None:  # (the fork server offers it once it is confined)
             self._take_spare()
         limits = job.limits_of(step)
         oom_before, pids_before = self.cgroup.prepare(limits)
@@ -602,12 +603,7 @@ class Supervisor:
         first step: "clean" once the last step is reaped, then the spare; and once this
         worker has been idle for long enough, do its chores (`_idle_chore`). Whatever is not
         done when the job comes is waited for by its step, or left for later (the chores).
-        And the next step's pipes, first: it takes a dozen system calls to make them.
-
-        A warm-up takes the copy-on-write faults and cold caches of the preloaded modules'
-        first run off the step's path, but it is work: on a busy machine (jobs back to back)
-        it would compete for the CPU with the steps running meanwhile, and delay the very
-        request it was meant to speed up, so only an idle worker's spare warms up."""
+        And the next step's pipes, first: it takes a dozen system calls to make them."""
         if self.pipes is None:
             self.pipes = _make_pipes(STEP_PIPES)
         if self.channel_pipes is None:
@@ -636,8 +632,12 @@ class Supervisor:
     def _idle_chore(self, idle_since: float) -> tuple[float, Callable[[], None]] | None:
         """The next chore of a worker idle since ``idle_since``, and when it is due: unmount
         the retired scratch file systems, and tell the spare to warm up (`_warm_spare`).
-        Both wait for a pause in the jobs: back to back, they would compete for the CPU with
-        the steps running meanwhile."""
+
+        Both wait for a pause in the jobs. An unmount interrupts every CPU for a grace
+        period; a warm-up takes the copy-on-write faults and cold caches of the preloaded
+        modules' first run off the step's path, but is work. Back to back, either would
+        compete for the CPU with the steps running meanwhile (and a warm-up would delay the
+        very request it was meant to speed up)."""
         chores: list[tuple[float, Callable[[], None]]] = []
         if self.retired:
             chores.append((idle_since + UNMOUNT_AFTER_S, self._unmount_retired))
