@@ -19,17 +19,30 @@ PARENT = "codegym"
 
 def detect() -> str:
     """The cgroup version that can enforce memory and pids limits here: "v2", "v1" or
-    "none" (not root, or the controllers are missing)."""
-    if os.geteuid() != 0:
-        return "none"
+    "none" (the controllers are missing, or this process may not write there)."""
+    return detect_with_reason()[0]
+
+
+def detect_with_reason() -> tuple[str, str]:
+    """`detect`'s answer, and why it is "none" (else "")."""
     controllers = f"{ROOT}/cgroup.controllers"
     if os.path.exists(controllers):
         with open(controllers) as handle:
-            available = handle.read().split()
-        return "v2" if {"memory", "pids"} <= set(available) else "none"
-    if os.path.isdir(f"{ROOT}/memory") and os.path.isdir(f"{ROOT}/pids"):
-        return "v1"
-    return "none"
+            available = set(handle.read().split())
+        if not {"memory", "pids"} <= available:
+            return "none", f"the cgroup v2 hierarchy at {ROOT} lacks the memory or pids controller"
+        paths = [ROOT]
+    elif os.path.isdir(f"{ROOT}/memory") and os.path.isdir(f"{ROOT}/pids"):
+        paths = [f"{ROOT}/memory", f"{ROOT}/pids"]
+    else:
+        return "none", f"no cgroup hierarchy with the memory and pids controllers at {ROOT}"
+    for path in paths:
+        if not os.access(path, os.W_OK):
+            return "none", (
+                f"{path} is not writable by uid {os.geteuid()} (mounted read-only, as in a container, "
+                "or not delegated to this user)"
+            )
+    return ("v2" if paths == [ROOT] else "v1"), ""
 
 
 @dataclass(frozen=True)

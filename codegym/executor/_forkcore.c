@@ -8,7 +8,7 @@
  * stack and a few words, and makes the same system calls in the same order as
  * `ForkServer._serve_in_python`, which is its specification and stays the fallback.
  *
- * serve(sock, policy, pids) never returns in the fork server: it returns (fd, policy) in each
+ * serve(sock, policy, pids, own_proc) never returns in the fork server: it returns (fd, policy) in each
  * spare it forks, which then carries on in Python (`ForkServer._be_spare`). Any failure of a
  * system call the loop needs ends the fork server, and with it the worker's pid namespace:
  * the supervisor then reports a fault, and the job runs again on a new worker. One shortcut
@@ -78,9 +78,17 @@ typedef struct {
     int sock; /* ours; the spare holds the other end */
 } spare_t;
 
+/* Whether /proc lists this pid namespace's processes (in the `userns` tier inside a container,
+ * /proc is the container's, bound, and nothing may rely on listing ours). */
+static int own_proc = 1;
+
 /* The status of a child reaped while waiting for others (a spare that died early). */
 static pid_t saved_pid = 0;
 static int saved_status = 0;
+
+/* The largest peak RSS (KiB) among the current step's processes reaped so far (RUSAGE_CHILDREN
+ * would give the largest of every step so far). */
+static long peak_rss = 0;
 
 static _Noreturn void die(const char *what) {
     dprintf(2, "codegym fork server: %s: %s\n", what, strerror(errno));
@@ -200,11 +208,13 @@ static int wait_for(pid_t pid) {
     saved_pid = 0;
     for (;;) {
         int status;
-        pid_t reaped = waitpid(-1, &status, 0);
+        struct rusage usage;
+        pid_t reaped = wait4(-1, &status, 0, &usage);
         if (reaped < 0) {
             if (errno == EINTR) continue;
-            die("waitpid");
+            die("wait4");
         }
+        if (usage.ru_maxrss > peak_rss) peak_rss = usage.ru_maxrss;
         if (reaped == pid) return status;
     }
 }
@@ -234,6 +244,26 @@ static void reap(pid_t *pids, size_t count, pid_t keep) {
         for (size_t i = 0; i < count; i++)
             if (pids[i] == reaped) pids[i] = 0;
     }
+}
+
+/* After a SIGKILL to all, where /proc does not list ours: reap children until none is left.
+ * Every process of the namespace is one, or soon will be (an orphan's parent is pid 1). */
+static void reap_all(void) {
+    for (;;) {
+        int status;
+        if (waitpid(-1, &status, 0) >= 0 || errno == EINTR) continue;
+        if (errno == ECHILD) return;
+        die("waitpid");
+    }
+}
+
+/* After a SIGKILL to all: the processes still to reap, *count of them (none once reap_all
+ * has reaped them all, where /proc cannot list them). */
+static pid_t *killed(size_t *count) {
+    if (own_proc) return processes(count);
+    reap_all();
+    *count = 0;
+    return NULL;
 }
 
 /* Pages to copy into each spare as it is forked: those that the process of the last rehearsal
@@ -385,7 +415,7 @@ static PyObject *start_other(int server, char *data, size_t len, int *fds, int n
     }
     signal_all(SIGKILL);
     size_t count;
-    pid_t *pids = processes(&count);
+    pid_t *pids = killed(&count);
     reap(pids, count, 0);
     free(pids);
     PyObject *child = fork_spare(data, (size_t)(nul - data), spare);
@@ -427,7 +457,7 @@ static PyObject *serve(PyObject *module, PyObject *args) {
     const char *policy;
     Py_ssize_t policy_len;
     (void)module;
-    if (!PyArg_ParseTuple(args, "iy#i:serve", &server, &policy, &policy_len, &pids)) return NULL;
+    if (!PyArg_ParseTuple(args, "iy#ip:serve", &server, &policy, &policy_len, &pids, &own_proc)) return NULL;
     static char request[MAX_REQUEST];
     spare_t spare;
     find_writable();
@@ -437,6 +467,7 @@ static PyObject *serve(PyObject *module, PyObject *args) {
         pid_t keeper = await_keeper(&spare); /* once it has said this, it is confined and waiting */
         struct rusage before, after;
         getrusage(RUSAGE_CHILDREN, &before);
+        peak_rss = 0;
         int offer[2] = {spare.sock, pidfd_open(spare.pid)};
         char kind = SPARE;
         if (send_fds(server, &kind, 1, offer, 2) < 0) die("offer the spare");
@@ -457,22 +488,22 @@ static PyObject *serve(PyObject *module, PyObject *args) {
         getrusage(RUSAGE_CHILDREN, &after);
         int quiet = only_keeper_left(pids, keeper);
         if (!quiet) signal_all(SIGSTOP); /* whatever the step left running stops, and its keeper */
-        send_exit(server, status, cpu_seconds(&before, &after), after.ru_maxrss);
+        send_exit(server, status, cpu_seconds(&before, &after), peak_rss);
         /* Everything dies only once the supervisor is done with the step. */
         char reply[16];
         if (recv_retry(server, reply, sizeof reply) != 1 || (reply[0] != RELEASE && reply[0] != LEARN)) _exit(0);
-        if (reply[0] == LEARN) learn(keeper); /* before the kill */
+        if (reply[0] == LEARN && own_proc) learn(keeper); /* before the kill */
         size_t count = 1;
         pid_t *old = &keeper;
         if (quiet) {
             if (kill(keeper, SIGKILL) < 0 && errno != ESRCH) die("kill the keeper");
         } else {
             signal_all(SIGKILL);
-            old = processes(&count);
+            old = killed(&count);
         }
         child = fork_spare(policy, (size_t)policy_len, &spare); /* after the kill */
         if (child == NULL) reap(old, count, spare.pid); /* while the spare confines itself */
-        if (old != &keeper) free(old);
+        if (old != &keeper) free(old); /* (free(NULL) is nothing) */
         if (child != NULL) return child;
         send_kind(server, CLEAN);
     }
@@ -503,6 +534,9 @@ static pid_t spawn_keeper(void) {
 static const char *confine(long long uid, const struct sock_fprog *program, const char *name, pid_t *keeper) {
     if (prctl(PR_SET_NAME, "codegym-keeper", 0, 0, 0) < 0) return "prctl(PR_SET_NAME)"; /* the keeper's */
     if (setsid() < 0) return "setsid";
+    /* Our /proc files are root's while we are not dumpable (as forked from the fork server),
+     * which a plain user's worker is not. */
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) return "prctl(PR_SET_DUMPABLE)";
     int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
     if (oom < 0) return "open /proc/self/oom_score_adj";
     ssize_t written = write(oom, "1000", 4); /* the OOM killer's first pick */
@@ -595,7 +629,7 @@ static PyObject *learned_pages(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS,
-     "serve(sock, policy, pids) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
+     "serve(sock, policy, pids, own_proc) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
     {"prepare", prepare, METH_VARARGS,
      "prepare(uid, filter, name) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: keep ours)."},
     {"attach", attach, METH_VARARGS,

@@ -1,4 +1,4 @@
-def serve(sock: int, policy: bytes, tasks_fd: int, /) -> tuple[int, bytes]:
+def serve(sock: int, policy: bytes, tasks_fd: int, own_proc: bool, /) -> tuple[int, bytes]:
     """Run the fork server's loop on ``sock`` (``tasks_fd``: the worker cgroup's pids.current,
     or -1); returns ``(fd, policy)`` only in a spare."""
 

@@ -61,6 +61,7 @@ SPARE_POLICY = "kill"  # the sockets policy a spare is confined with ahead of ti
 MAX_FD = 1 << 16
 CONFINED = b"+"  # the first byte a step writes on its setup pipe once it is wholly confined
 KEEPER_NAME = "codegym-keeper"
+SANDBOX_UID = 1000  # the submissions' uid in the nested user namespace of a plain user's worker
 # What the fork server tells the supervisor, one datagram each, by their first byte.
 SPARE = b"s"  # with a spare's socket and pidfd: hand it the next step's request
 STARTED = b"p"  # with the pidfd of a step started for a request sent to the fork server
@@ -112,6 +113,8 @@ class ForkServer:
         *,
         native: bool = True,
         tasks_fd: int = -1,
+        host_proc: str | None = None,
+        nest_user: bool = False,
     ) -> None:
         self.sock = sock
         self.seccomp = seccomp
@@ -121,20 +124,52 @@ class ForkServer:
         self.native = native and FORKCORE_BUILT
         self.tasks_fd = tasks_fd  # the cgroup's pids.current: the C loop's shortcut (see _forkcore.c)
         self.reaped: dict[int, int] = {}  # wait statuses of children not waited for yet
+        self.peak_rss_kb = 0  # the largest of the current step's processes reaped so far
+        # (`userns` tier) the host's /proc, bound where it lets us mount ours, and the only
+        # /proc there is where that is refused (a container masks parts of it).
+        self.host_proc = host_proc
+        self.own_proc = True  # whether /proc lists this namespace's processes
+        self.nest_user = nest_user  # enter a user namespace of our own, as SANDBOX_UID
+
+    def _mount_proc(self) -> None:
+        """/proc of this pid namespace, once for every step: they share the worker's mounts.
+        Where a user namespace may not mount one, the host's stands in: it lists every
+        process of the host's namespace, so then nothing relies on listing ours."""
+        try:
+            linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        except OSError:
+            if self.host_proc is None:
+                raise
+            linux.bind(self.host_proc, "/proc", readonly=False)
+            self.own_proc = False
+        if self.host_proc is not None:
+            linux.umount(self.host_proc)
+
+    def _nest_user(self) -> None:
+        """Become SANDBOX_UID of a user namespace of our own, with no capability: the
+        submissions, forked from us, never run as uid 0 of their namespace (a plain user's
+        worker has no other uid to give them). While we are not dumpable, our /proc files
+        are not ours to write: the maps are written in between."""
+        linux.prctl(linux.PR_SET_DUMPABLE, 1)
+        linux.unshare(linux.CLONE_NEWUSER)
+        linux.write_id_maps("self", f"{SANDBOX_UID} 0 1", f"{SANDBOX_UID} 0 1")
+        linux.drop_capabilities()
+        linux.prctl(linux.PR_SET_DUMPABLE, 0)
 
     def serve(self) -> NoReturn:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         linux.prctl(linux.PR_SET_DUMPABLE, 0)  # its /proc entries stay root's
         linux.set_name("codegym-init")
-        # /proc of this pid namespace, once for every step: they share the worker's mounts.
-        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        self._mount_proc()
+        if self.nest_user:
+            self._nest_user()
         _step_defaults()
         _ready_streams()
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, and the filter, every step inherits
         self.seccomp.install()
         if self.native:
             assert _forkcore is not None
-            fd, policy = _forkcore.serve(self.sock.fileno(), SPARE_POLICY.encode(), self.tasks_fd)  # (in a spare)
+            fd, policy = _forkcore.serve(self.sock.fileno(), SPARE_POLICY.encode(), self.tasks_fd, self.own_proc)
             self._be_spare(fd, policy.decode())
         self._serve_in_python()
 
@@ -145,6 +180,7 @@ class ForkServer:
         while True:
             spare.keeper()  # once it has said this, it is confined and waiting
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            self.peak_rss_kb = 0
             pidfd = os.pidfd_open(spare.pid)
             socket.send_fds(self.sock, [SPARE], [spare.sock.fileno(), pidfd])
             spare.sock.close()
@@ -157,25 +193,39 @@ class ForkServer:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             _signal_all(signal.SIGSTOP)  # whatever the step left running stops, and its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            self.sock.send(EXITED + EXIT.pack(status, cpu, after.ru_maxrss))
+            self.sock.send(EXITED + EXIT.pack(status, cpu, self.peak_rss_kb))
             # The keeper's teardown of the step's address space would slow the supervisor's
             # reply, so everything dies only once the supervisor is done with the step.
             if self.sock.recv(16) not in (RELEASE, LEARN):  # (learning is the C loop's alone)
                 os._exit(0)  # the supervisor is gone
             _signal_all(signal.SIGKILL)
-            old = _processes()
+            old = self._killed()
             spare = self._fork_spare()  # after the kill: nothing old reaches it
             self._reap(old)  # while the spare confines itself
             self.sock.send(CLEAN)
 
     def _wait_for(self, pid: int) -> int:
-        """Reap children (orphans among them) until ``pid`` is reaped; its status."""
+        """Reap children (orphans among them) until ``pid`` is reaped; its status. The
+        largest peak RSS among them is kept in ``peak_rss_kb`` (RUSAGE_CHILDREN's would be
+        the largest of every step so far)."""
         while pid not in self.reaped:
-            reaped, status = os.waitpid(-1, 0)
+            reaped, status, usage = os.wait4(-1, 0)
             self.reaped[reaped] = status
+            self.peak_rss_kb = max(self.peak_rss_kb, usage.ru_maxrss)
         status = self.reaped[pid]
         self.reaped.clear()
         return status
+
+    def _killed(self) -> set[int]:
+        """After a SIGKILL to all: the processes to reap. Where /proc does not list ours,
+        reap them all now: every one is, or is about to be, our child (an orphan's parent
+        is pid 1), so once none is left, all are gone."""
+        if self.own_proc:
+            return _processes()
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                os.waitpid(-1, 0)
+        return set()
 
     def _reap(self, pids: set[int]) -> None:
         """After a SIGKILL to all: reap children until none of ``pids`` is left. What else is
@@ -203,7 +253,7 @@ class ForkServer:
         gone; tell the supervisor its pidfd."""
         policy, _, request = data.partition(b"\0")
         _signal_all(signal.SIGKILL)
-        self._reap(_processes())
+        self._reap(self._killed())
         spare = self._fork_spare(policy.decode())
         spare.keeper()  # (it says so once confined, and needs its socket open for that)
         with contextlib.suppress(OSError):  # if it died, its silent setup pipe tells
@@ -284,21 +334,39 @@ RLIMIT = struct.Struct("=iQQ")  # resource, soft, hard: a request's rlimits as _
 
 
 @functools.lru_cache(maxsize=64)
-def encode_request(argv: tuple[str, ...], env: tuple[tuple[str, str], ...], limits: Limits) -> bytes:
+def encode_request(
+    argv: tuple[str, ...],
+    env: tuple[tuple[str, str], ...],
+    limits: Limits,
+    *,
+    memory_slack: int | None = None,
+    sharing_uid: int = 1,
+) -> bytes:
     """A step's request as the supervisor sends it: its rlimits (a count, then `RLIMIT`
     records), then argv and extra environment in builtins only (marshal), so that the step's
     process decodes it without constructing or importing anything. (Its sockets policy is
     the spare's, or goes to the fork server with it: see `ForkServer._start_other`.) Cached:
-    a worker runs the same few commands under the same limits over and over."""
+    a worker runs the same few commands under the same limits over and over.
+
+    ``memory_slack``: where no cgroup limits memory, each process of the step gets
+    RLIMIT_DATA of its memory limit plus this much (what the warm interpreter it is forked
+    from already holds); None: a cgroup does it. ``sharing_uid``: how many processes besides
+    the step's own count against its RLIMIT_NPROC (its keeper; and the fork server, where it
+    shares the step's uid).
+    """
     cpu = max(1, int(limits.cpu_s + 0.999))
-    rlimits = (
+    nproc = limits.processes + sharing_uid
+    rlimits = [
         (resource.RLIMIT_CPU, cpu, cpu + 1),
         (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
         (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
         (resource.RLIMIT_STACK, limits.stack_bytes, limits.stack_bytes),
         (resource.RLIMIT_CORE, 0, 0),
-        (resource.RLIMIT_NPROC, limits.processes + 1, limits.processes + 1),  # + the keeper
-    )
+        (resource.RLIMIT_NPROC, nproc, nproc),
+    ]
+    if memory_slack is not None:
+        data = limits.memory_bytes + memory_slack
+        rlimits.append((resource.RLIMIT_DATA, data, data))
     header = bytes([len(rlimits)]) + b"".join(RLIMIT.pack(*rlimit) for rlimit in rlimits)
     return header + marshal.dumps((tuple(argv), dict(env)))
 
@@ -459,6 +527,7 @@ def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str) -> int
     `_forkcore.prepare` does the same."""
     linux.set_name(KEEPER_NAME)  # the name the keeper is born with
     os.setsid()
+    linux.prctl(linux.PR_SET_DUMPABLE, 1)  # (else our /proc files are root's, not a plain user's)
     set_oom_score_adj(1000)
     if uid is not None:
         os.setgroups([])

@@ -37,14 +37,25 @@ MS_BIND = 4096
 MS_MOVE = 8192
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_RELATIME = 1 << 21
+MS_STRICTATIME = 1 << 24
 MNT_DETACH = 2
+# A bind's flags that a user namespace locks (it may not loosen them): statvfs bit, mount flag.
+_LOCKED_FLAGS = (
+    (os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+    (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME),
+)  # fmt: skip
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
 PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
+PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_MODE_FILTER = 2
+_CAPABILITY_VERSION_3 = 0x20080522
 
 
 def _check(result: int, what: str) -> None:
@@ -74,11 +85,24 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str = 
     )
 
 
-def bind(source: str, target: str, *, readonly: bool = True) -> None:
-    """Bind ``source`` on ``target``; read-only binds need a second, remounting call."""
-    mount(source, target, None, MS_BIND | MS_REC)
+def bind(source: str, target: str, *, readonly: bool = True, recursive: bool = True) -> None:
+    """Bind ``source`` on ``target``; read-only binds need a second, remounting call, which
+    keeps the flags of the source's mount that a user namespace would not let it drop."""
+    mount(source, target, None, MS_BIND | (MS_REC if recursive else 0))
     if readonly:
-        mount("none", target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | kept_flags(target)
+        mount("none", target, None, flags)
+
+
+def kept_flags(path: str) -> int:
+    """The flags of the mount at ``path`` that a remount must repeat: nosuid, nodev, noexec
+    and its atime mode (in a user namespace, these are locked as the outer mount has them)."""
+    found = os.statvfs(path).f_flag
+    flags = 0
+    for bit, flag in _LOCKED_FLAGS:
+        if found & bit:
+            flags |= flag
+    return flags if flags & (MS_NOATIME | MS_RELATIME) else flags | MS_STRICTATIME
 
 
 def tmpfs(target: str, size_bytes: int, *, mode: int = 0o755, flags: int = 0) -> None:
@@ -152,6 +176,35 @@ def _sigprocmask(how: int, mask: ctypes.c_uint64, old: ctypes.c_uint64 | None) -
     _check(result, "rt_sigprocmask")
 
 
+def write_id_maps(pid: int | str, uid_map: str, gid_map: str) -> None:
+    """Write the uid and gid maps of ``pid``'s user namespace ("self": our own, which then
+    also gives up setgroups, as an unprivileged map requires)."""
+    if pid == "self":
+        _write_file("/proc/self/setgroups", "deny")
+    _write_file(f"/proc/{pid}/uid_map", uid_map)
+    _write_file(f"/proc/{pid}/gid_map", gid_map)
+
+
+def _write_file(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def drop_capabilities() -> None:
+    """Give up every capability, for good: the bounding set, then the effective, permitted
+    and inheritable sets (which clears the ambient one)."""
+    for capability in range(64):
+        if _libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), ctypes.c_ulong(capability), 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    header = struct.pack("=Ii", _CAPABILITY_VERSION_3, 0)
+    data = bytes(24)  # two records of (effective, permitted, inheritable), all zero
+    number = _SYSCALLS["capset"]
+    _check(_libc.syscall(ctypes.c_long(number), header, data), "capset")
+
+
 def sethostname(name: str) -> None:
     data = name.encode()
     _check(_libc.sethostname(data, ctypes.c_size_t(len(data))), "sethostname")
@@ -188,7 +241,9 @@ _TABLES = {
         "move_mount": 429, "open_tree": 428, "fspick": 433, "mount_setattr": 442,
         "lookup_dcookie": 212, "vhangup": 153, "sethostname": 170, "setdomainname": 171,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "clone": 56, "clone3": 435, "socket": 41, "rt_sigprocmask": 14,
+        "clone": 56, "clone3": 435, "socket": 41, "rt_sigprocmask": 14, "capset": 126,
+        "prlimit64": 302, "setpriority": 141, "sched_setaffinity": 203, "sched_setscheduler": 144,
+        "sched_setparam": 142, "sched_setattr": 314, "ioprio_set": 251,
     },
     "aarch64": {
         "ptrace": 117, "mount": 40, "umount2": 39, "pivot_root": 41, "unshare": 97,
@@ -203,6 +258,8 @@ _TABLES = {
         "mount_setattr": 442, "lookup_dcookie": 18, "vhangup": 58, "sethostname": 161,
         "setdomainname": 162, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "clone": 220, "clone3": 435, "socket": 198, "rt_sigprocmask": 135,
+        "capset": 91, "prlimit64": 261, "setpriority": 140, "sched_setaffinity": 122,
+        "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274, "ioprio_set": 30,
     },
 }  # fmt: skip
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
@@ -214,6 +271,7 @@ _RET_ERRNO = 0x00050000
 _RET_ALLOW = 0x7FFF0000
 _ENOSYS = 38
 _EACCES = 13
+_EPERM = 1
 _AF_UNIX = 1
 _X32_SYSCALL_BIT = 0x40000000
 
@@ -225,6 +283,14 @@ _RET_K = 0x06
 _OFFSET_NR = 0
 _OFFSET_ARCH = 4
 _OFFSET_ARG0_LOW = 16  # args[0], low 32 bits on a little-endian machine
+_OFFSET_ARG1_LOW = 24
+# Calls that act on another process named by pid (args[0]); refused (EPERM) for pid 1, the
+# fork server, which in the `userns` tier may share the submission's user: it must not be
+# able to lower its limits or its priority, or move it to a busy CPU.
+PID_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr")
+# (which, who) calls: refused for every process of a user (which == for_user), and for pid 1.
+WHO_CALLS = {"setpriority": (0, 2), "ioprio_set": (1, 3)}  # name: (which: a process, which: a user)
+FORK_SERVER_PID = 1
 
 
 Ops = list[tuple[int, int, int, int]]  # sock_filter records: code, jt, jf, k
@@ -245,6 +311,7 @@ def seccomp_program() -> bytes:
     for name in UNSUPPORTED:
         ops.append((_JEQ_K, 0, 1, table[name]))
         ops.append((_RET_K, 0, 0, _RET_ERRNO | _ENOSYS))
+    ops += _other_process_rules(table)
     # clone(flags, ...): refuse any namespace flag.
     ops.append((_JEQ_K, 0, 3, table["clone"]))
     ops.append((_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW))
@@ -252,6 +319,34 @@ def seccomp_program() -> bytes:
     ops.append((_RET_K, 0, 0, _RET_KILL_PROCESS))
     ops.append((_RET_K, 0, 0, _RET_ALLOW))
     return _assemble(ops)
+
+
+def _other_process_rules(table: dict[str, int]) -> Ops:
+    """Refuse `PID_CALLS` and `WHO_CALLS` aimed at the fork server or at a whole user.
+    Each rule loads arguments, so it ends by loading the syscall number again."""
+    deny = (_RET_K, 0, 0, _RET_ERRNO | _EPERM)
+    reload = (_LD_W_ABS, 0, 0, _OFFSET_NR)
+    ops: Ops = []
+    for name in PID_CALLS:
+        ops += [
+            (_JEQ_K, 0, 4, table[name]),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW),
+            (_JEQ_K, 0, 1, FORK_SERVER_PID),
+            deny,
+            reload,
+        ]
+    for name, (a_process, a_user) in WHO_CALLS.items():
+        ops += [
+            (_JEQ_K, 0, 7, table[name]),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW),  # which
+            (_JEQ_K, 3, 0, a_user),  # to the refusal
+            (_JEQ_K, 0, 3, a_process),  # to the reload
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG1_LOW),  # who
+            (_JEQ_K, 0, 1, FORK_SERVER_PID),
+            deny,
+            reload,
+        ]
+    return ops
 
 
 def socket_program(sockets: str) -> bytes:

@@ -46,6 +46,8 @@ def worker_config(
     etc: Mapping[str, str],
     cgroup: Mapping[str, Any],
     warm_after_s: float | None = WARM_AFTER_S,
+    isolation: str = "full",
+    user_map: str = "identity",
 ) -> dict[str, Any]:
     """Everything ``_worker.py`` reads from its command line, for the host and containers alike.
 
@@ -61,6 +63,9 @@ def worker_config(
         etc: Generated ``/etc`` files by name.
         cgroup: ``{"version", "paths"}`` of the cgroup it puts its submissions in.
         warm_after_s: How long it stays idle before its spare warms up (None: never).
+        isolation: Its tier ("full" or "userns"; see `codegym.executor.isolation`).
+        user_map: In "userns": "identity" (root maps every uid) or "single" (a plain
+            user's own uid alone).
     """
     return {
         **view,
@@ -73,4 +78,6 @@ def worker_config(
         "etc": dict(etc),
         "cgroup": {"version": cgroup["version"], "paths": cgroup["paths"]},
         "warm_after_s": warm_after_s,
+        "isolation": isolation,
+        "user_map": user_map,
     }

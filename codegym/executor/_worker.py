@@ -81,6 +81,7 @@ from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, St
 from codegym.executor.channel import READ_SIZE, Channel  # noqa: E402
 
 HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
+MLE_RSS_FRACTION = 0.75  # without a cgroup: a failed step that held this much of its memory is MLE
 TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
 # Past jobs' scratch file systems, moved out of the view to be unmounted together (root only):
 # each unmount waits out an RCU grace period, which interrupts every CPU. A worker holds those
@@ -91,6 +92,9 @@ RETIRE_JOBS = 8
 RETIRE_BYTES = 1 << 20
 RETIRE_FILES = 256
 UNMOUNT_AFTER_S = 0.01
+# In the `userns` tier: the host's /proc, bound (under a root-only folder) until the fork server
+# has mounted its own, which a user namespace may do only while a whole /proc is in view.
+HOST_PROC = "/.host-proc/proc"
 # Which end of each of a step's pipes is ours, the write end (True) or the read end: stdin,
 # stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
 STEP_PIPES = (True, False, False, False)
@@ -98,6 +102,57 @@ CHANNEL_PIPES = (False, True)
 
 
 # --- the worker's one-time isolation ----------------------------------------------------
+
+
+def enter_user_namespace(user_map: str) -> None:
+    """The `userns` tier's first step: become root of a new user namespace, then pid 1 of a
+    new pid namespace it owns (so that, later, the supervisor may return to that one after
+    making the fork server's). The process that called this stays behind as the parent of
+    the rest, closes everything and only waits to pass on its exit.
+
+    ``user_map``: "identity" (we are root: every uid maps to itself, written by a helper
+    child still outside, since a map of more than our own uid takes CAP_SETUID out there) or
+    "single" (a plain user: our uid alone, as root of the namespace).
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    if user_map == "identity":
+        helper = _map_writer(os.getpid())
+        linux.unshare(linux.CLONE_NEWUSER)
+        os.write(helper[1], b"go")
+        os.close(helper[1])
+        _, status = os.waitpid(helper[0], 0)
+        if status != 0:
+            raise OSError(f"could not write the identity uid and gid maps (wait status {status})")
+    else:
+        linux.unshare(linux.CLONE_NEWUSER)
+        linux.write_id_maps("self", f"0 {uid} 1", f"0 {gid} 1")
+    linux.unshare(linux.CLONE_NEWPID)
+    child = os.fork()
+    if child:
+        os.closerange(3, 1 << 16)
+        linux.set_name("codegym-userns")
+        status = os.waitpid(child, 0)[1]
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _map_writer(target: int) -> tuple[int, int]:
+    """A child that, told to, writes identity uid and gid maps for ``target``'s new user
+    namespace. Returns its pid and the descriptor to tell it on."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(write)
+            if os.read(read, 2) == b"go":
+                whole = "0 0 4294967295"
+                linux.write_id_maps(target, whole, whole)
+                code = 0
+        finally:
+            os._exit(code)
+    os.close(read)
+    return pid, write
 
 
 def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -117,6 +172,13 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
     for name in (".cg", RETIRED[1:]):
         os.chmod(f"{root}/{name}", 0o700)
     os.chmod(f"{root}/tmp", 0o1777)
+    if config["isolation"] == "userns":
+        os.makedirs(f"{root}{HOST_PROC}")
+        os.chmod(f"{root}{os.path.dirname(HOST_PROC)}", 0o700)
+        try:  # (a whole /proc: it lets the fork server mount its own)
+            linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False, recursive=False)
+        except OSError:  # parts of it are masked (a container): bind them with it
+            linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False)
     for name, target in config["symlinks"]:
         os.symlink(target, f"{root}/{name}")
     for source, target in config["binds"]:
@@ -328,7 +390,12 @@ class Supervisor:
         self.pipes: list[tuple[int, int]] | None = None
         self.channel_pipes: list[tuple[int, int]] | None = None
         self.unclosed: list[int] = []  # descriptors of the job's steps, closed after its reply
-        self._take_spare()  # the fork server's first
+        self._take_spare()  # the fork server's first (which has mounted /proc by then)
+        # Without a cgroup, memory is limited per process by RLIMIT_DATA, above what the warm
+        # interpreter a step is forked from already holds; and the fork server shares the
+        # steps' uid where it nests them in a user namespace of its own.
+        self.memory_slack = config["data_size"] if cgroup.version == "none" else None
+        self.sharing_uid = 2 if config["user_map"] == "single" and config["isolation"] == "userns" else 1
 
     def serve(self, ctl: int, res: int) -> None:
         while True:
@@ -402,6 +469,7 @@ class Supervisor:
             harness_error=error if isinstance(error, str) else None,
             backend="local",
             cgroup=self.cgroup.version,
+            isolation=self.config["isolation"],
             files=files,
         )
 
@@ -489,7 +557,9 @@ class Supervisor:
             (to_harness_r, to_harness_w), (to_submission_r, to_submission_w) = channel_pipes
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        request = encode_request(step.argv, step.env, limits)
+        request = encode_request(
+            step.argv, step.env, limits, memory_slack=self.memory_slack, sharing_uid=self.sharing_uid
+        )
         pidfd = self._start(request, step.sockets, child_fds)
         # Of the step's ends, only the channel's must close now: the harness has to see the
         # step's end of it close, and its writes fail once the step is gone. The others wait
@@ -524,6 +594,8 @@ class Supervisor:
         code = os.waitstatus_to_exitcode(exit_.status)
         exit_code, sig = (code, None) if code >= 0 else (None, -code)
         limit = pump.limit or _limit_from(sig, cpu, limits, oom_after > oom_before)
+        if limit is None and self.memory_slack is not None and _spent_its_memory(exit_code, sig, exit_.max_rss_kb, limits):
+            limit = "memory"
         if limit is None and pids_after > pids_before and exit_code != 0:
             limit = "processes"
         return StepResult(
@@ -860,6 +932,23 @@ class _Pump:
         return True
 
 
+def _spent_its_memory(exit_code: int | None, sig: int | None, max_rss_kb: int, limits: Limits) -> bool:
+    """Without a cgroup, whether a step ran out of memory: it failed (RLIMIT_DATA fails an
+    allocation; runtimes then raise, abort or crash) after one of its processes had held
+    MLE_RSS_FRACTION of its limit. A single allocation over the limit fails before it holds
+    anything, and the step fails as its runtime reports that (Python: MemoryError, RE)."""
+    failed = sig is not None or exit_code != 0
+    return failed and max_rss_kb * 1024 >= MLE_RSS_FRACTION * limits.memory_bytes
+
+
+def _data_size(status_fd: int) -> int:
+    """The data segment (VmData) of the process whose /proc status ``status_fd`` reads,
+    rounded up to 16 MiB."""
+    text = os.pread(status_fd, 1 << 16, 0).decode()
+    kib = next(int(line.split()[1]) for line in text.splitlines() if line.startswith("VmData:"))
+    return -(-kib * 1024 // (16 << 20)) * (16 << 20)
+
+
 def _limit_from(sig: int | None, cpu: float, limits: Limits, oom: bool) -> LimitName | None:
     if oom:
         return "memory"
@@ -887,10 +976,14 @@ def main() -> None:
             os.sched_setaffinity(0, {config["cpu"]})
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        userns = config["isolation"] == "userns"
+        if userns:
+            enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = linux.SeccompFilter(linux.seccomp_program())
         sockets = {policy: linux.SeccompFilter(linux.socket_program(policy)) for policy in ("kill", "errno")}
         own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
+        status = os.open("/proc/self/status", os.O_RDONLY)  # (the supervisor is not in the next /proc)
         under_tmp = build_view(config)
         for module in config["preload"]:
             importlib.import_module(module)
@@ -900,6 +993,8 @@ def main() -> None:
         native = config.get("native_fork_server", True) and FORKCORE_BUILT
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
+        config["data_size"] = _data_size(status)  # what a step forked from here starts with
+        os.close(status)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         linux.unshare(linux.CLONE_NEWPID)
         if os.fork() == 0:  # pid 1 of the submissions' pid namespace
@@ -908,7 +1003,8 @@ def main() -> None:
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
             server = ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"]), native=native,
-                                tasks_fd=cgroup.tasks_fd())  # fmt: skip
+                                tasks_fd=cgroup.tasks_fd(), host_proc=HOST_PROC if userns else None,
+                                nest_user=userns and config["user_map"] == "single")  # fmt: skip
             server.serve()
         theirs.close()
         # Threads must share our pid namespace: undo the unshare for later children.

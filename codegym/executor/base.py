@@ -236,7 +236,9 @@ class RunResult:
             the submission).
         backend: Name of the backend that ran it.
         cgroup: Which cgroup version enforced memory and process limits ("v1", "v2",
-            "none").
+            "none": rlimits did, per process).
+        isolation: The local sandbox's tier that ran it ("full", "userns" or "container";
+            see `codegym.executor.isolation`).
         attempts: How many times the job was started (more than one after a retried
             infrastructure fault).
         files: The job's ``collect`` paths that existed as regular files, with contents.
@@ -247,6 +249,7 @@ class RunResult:
     harness_error: str | None = None
     backend: str = "local"
     cgroup: str = "none"
+    isolation: str = "full"
     attempts: int = 1
     files: Mapping[str, bytes] = field(default_factory=dict)
 

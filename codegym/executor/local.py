@@ -24,6 +24,8 @@ from typing import Any
 
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
+from codegym.executor import isolation as _isolation
+from codegym.executor._forkserver import SANDBOX_UID
 from codegym.executor._pool import WorkerFault, WorkerPool, request
 from codegym.executor._view import WARM_AFTER_S, toolchain, worker_config
 from codegym.executor._wire import FrameReader
@@ -38,6 +40,7 @@ ETC_ALLOWLIST = (
     "java-17-openjdk", "ssl", "R",
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
+DEBUG_ENV = "CODEGYM_DEBUG"  # set: a worker that cannot start shows its traceback
 
 
 def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:
@@ -55,16 +58,16 @@ def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:
     return packages
 
 
-def _view(preload: tuple[str, ...]) -> dict[str, Any]:
-    """What the worker binds into its file system view, and what it hides."""
+def _view(preload: tuple[str, ...], prefix: str, version: tuple[int, int]) -> dict[str, Any]:
+    """What the worker binds into its file system view, and what it hides (``prefix`` and
+    ``version``: those of the interpreter it runs)."""
     packages = _package_paths(("codegym.executor._worker", *preload))
     package_dirs = sorted({p for paths in packages.values() for p in paths})
     symlinks, binds = toolchain(ETC_ALLOWLIST)
     masks = []
-    prefix = os.path.realpath(sys.base_prefix)
-    if not prefix.startswith("/usr/"):
+    if not prefix.startswith("/usr/") and prefix != "/usr":
         binds.append((prefix, prefix))
-        site = f"{prefix}/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+        site = f"{prefix}/lib/python{version[0]}.{version[1]}/site-packages"
         if os.path.isdir(site):
             masks.append(site)
     top_package_dirs = [d for d in package_dirs if not any(d.startswith(o + "/") for o in package_dirs)]
@@ -79,7 +82,7 @@ def _view(preload: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _etc_files(uid: int | None) -> dict[str, str]:
-    user = uid if uid is not None else 0
+    user = uid if uid is not None else SANDBOX_UID
     return {
         "passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{user}:{user}:sandbox:/sandbox:/bin/sh\n"
         "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
@@ -97,9 +100,10 @@ class _WorkerProcess:
         self.index = index
         self.process: subprocess.Popen[bytes] | None = None
         self.generation = -1
-        self.uid = executor.uid_base + index if os.geteuid() == 0 else None
+        self.uid = executor.uid_base + index if executor.distinct_uids else None
         self.cgroup = _cgroup.WorkerCgroup.create(executor.cgroup_version, f"{os.getpid()}.{executor.serial}.{index}")
         self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-")
+        os.chmod(self.root, 0o755)  # (empty: the worker mounts its view on it, maybe as another user)
         self.ctl = -1
         self.reader: FrameReader | None = None
         self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
@@ -120,10 +124,12 @@ class _WorkerProcess:
             etc=_etc_files(self.uid),
             cgroup={"version": self.cgroup.version, "paths": self.cgroup.paths},
             warm_after_s=ex.warm_after_s,
+            isolation=ex.isolation,
+            user_map=ex.report.user_map,
         )
         config["native_fork_server"] = ex.native_fork_server
         config["cpu"] = ex.cpus[self.index % len(ex.cpus)] if ex.cpus else None
-        argv = [sys.executable, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
+        argv = [*ex.launcher, ex.python, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
         with tempfile.TemporaryFile() as log:
             self.process = subprocess.Popen(
@@ -140,12 +146,10 @@ class _WorkerProcess:
                 log.seek(0)
                 self.stop()
                 raise SandboxError(f"local worker {self.index} failed to start: {e}\n{log.read().decode()}") from e
-        if kind != "ready":
-            self.stop()
-            raise SandboxError(
-                f"local worker {self.index} could not build its sandbox:\n{info}\n"
-                "The local backend needs Linux, root (or a container that grants CAP_SYS_ADMIN)."
-            )
+            if kind != "ready":
+                self.stop()
+                log.seek(0)
+                raise SandboxError(_start_failure(self.index, ex.isolation, str(info), log.read().decode()))
         self.generation = ex.generation
         self.fork_server = info["fork_server"]
         self.rehearsed = info["rehearsed"]
@@ -191,6 +195,24 @@ class _WorkerProcess:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def _start_failure(index: int, tier: str, trace: str, log: str) -> str:
+    """A worker's failure to build its sandbox, in plain words: its last error, what to do,
+    and the traceback (with what the worker's processes wrote) only when asked for
+    (``$CODEGYM_DEBUG``)."""
+    trace = f"{trace}\n{log}".strip()
+    logger.debug("local worker %d could not build its %s sandbox:\n%s", index, tier, trace)
+    lines = [line for line in trace.strip().splitlines() if line.strip()]
+    last = lines[-1] if lines else "(no message)"
+    message = (
+        f"local worker {index} could not build its {tier!r} sandbox: {last}\n"
+        "Run `codegym doctor` to see which isolation tiers this machine allows and what would "
+        f"enable the others; LocalExecutor(isolation=...) or ${_isolation.ENV_VAR} picks one."
+    )
+    if os.environ.get(DEBUG_ENV):
+        return f"{message}\n\nThe worker's traceback:\n{trace}"
+    return f"{message} Set {DEBUG_ENV}=1 to see the worker's traceback."
+
+
 class LocalExecutor(WorkerPool["_WorkerProcess"]):
     """Runs jobs in warm sandboxed workers on this machine.
 
@@ -213,6 +235,15 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
             worker's step. For a machine the pool has to itself: a pinned worker cannot
             move away from a core that something else keeps busy (a trainer thread that
             spins while it waits for its GPU), and its steps then wait for that core.
+        isolation: The sandbox's tier (`codegym.executor.isolation`): "full", "userns",
+            "container", or "auto" (None: ``$CODEGYM_ISOLATION``, else "auto"), the strongest
+            this machine allows. A named tier that is not available raises `SandboxError`,
+            which says why and what would enable it.
+        launcher: A command the workers are started through, such as ``("setpriv",
+            "--reuid=1001", ...)``: to run them with fewer privileges than this process has.
+            The machine is probed through it too.
+        python: The interpreter the workers run (default: this one). It must be reachable
+            by whoever ``launcher`` makes them.
     """
 
     name = "local"
@@ -227,6 +258,9 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         native_fork_server: bool = True,
         warm_after_s: float | None = WARM_AFTER_S,
         pin_workers: bool = False,
+        isolation: str | None = None,
+        launcher: Iterable[str] = (),
+        python: str | None = None,
     ) -> None:
         if sys.platform != "linux":
             raise SandboxError(f"the local backend needs Linux, not {sys.platform}")
@@ -240,11 +274,18 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         self.warm_after_s = warm_after_s
         # Worker i's CPU is cpus[i % len(cpus)], when pinned.
         self.cpus: tuple[int, ...] = tuple(sorted(os.sched_getaffinity(0))) if pin_workers else ()
+        self.launcher = tuple(launcher)
+        self.python = python or sys.executable
+        self.report = _isolation.probe(python, self.launcher)
+        self.isolation: _isolation.Tier = _isolation.choose(isolation, self.report)
+        # Each worker's submissions get a uid of their own, unless a plain user's worker has
+        # only its own (they then run as SANDBOX_UID of a nested user namespace).
+        self.distinct_uids = self.isolation != "userns" or self.report.user_map == "identity"
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
-        self.view = _view(self.preload)
+        self.view = self._view()
         self.generation = 0
-        self.cgroup_version = _cgroup.detect()
+        self.cgroup_version = self.report.cgroup
         self._init_pool()
         _cgroup.reap_stale()
 
@@ -253,14 +294,24 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         """The cgroup version enforcing memory and process limits ("v1", "v2" or "none")."""
         return self.cgroup_version
 
+    def submission_uids(self) -> set[int]:
+        """The host uids submissions run as (a plain user's own, in `userns`)."""
+        if self.distinct_uids:
+            return super().submission_uids()
+        return {int(self.report.facts["euid"])}
+
     def ensure_preloaded(self, modules: Iterable[str]) -> None:
         """Make workers import ``modules``; running workers restart at their next job."""
         missing = [m for m in modules if m not in self.preload]
         if missing:
             with self._lock:
                 self.preload = (*self.preload, *missing)
-                self.view = _view(self.preload)
+                self.view = self._view()
                 self.generation += 1
+
+    def _view(self) -> dict[str, Any]:
+        facts = self.report.facts
+        return _view(self.preload, facts["python_prefix"], tuple(facts["python_version"]))  # type: ignore[arg-type]
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (for monitoring and fault-injection tests)."""
