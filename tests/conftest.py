@@ -10,9 +10,12 @@ session that no container and no Ray process of theirs survived.
 from __future__ import annotations
 
 import os
+import stat
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +42,87 @@ def local_python_executor() -> Iterator[LocalExecutor]:
 @pytest.fixture(scope="session")
 def executor(local_executor: LocalExecutor) -> LocalExecutor:
     return local_executor
+
+
+# The sandbox tiers that the attack suites and the executor contract suite run under, each
+# made on this machine: "full" (this process: root), "userns-root" (root without
+# CAP_SYS_ADMIN: workers started through setpriv with it dropped from every capability set)
+# and "userns-user" (a plain user made here, running Debian's python3, which it can reach).
+TIERS = ("full", "userns-root", "userns-user")
+PLAIN_USER = "codegym-test"
+PLAIN_PYTHON = "/usr/bin/python3"
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="session", name="tier_options")
+def tier_options_fixture() -> Callable[[str], dict[str, Any]]:
+    """`tier_options`, for conftests below that make executors of their own."""
+    return tier_options
+
+
+def tier_options(tier: str) -> dict[str, Any]:
+    """`LocalExecutor` options that run its workers in ``tier`` (skips a tier this suite's
+    user cannot make)."""
+    if os.geteuid() != 0:  # a plain user already: only their own tier can be had
+        if tier != "userns-user":
+            pytest.skip(f"the {tier} tier is made from root; this suite runs as uid {os.geteuid()}")
+        return {"isolation": "userns"}
+    if tier == "full":
+        return {"isolation": "full"}
+    if tier == "userns-root":
+        drop = "-sys_admin"
+        return {"isolation": "userns", "launcher": ("setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", "--")}
+    user = _plain_user()
+    launcher = ("setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
+                "--bounding-set=-all", "--")  # fmt: skip
+    return {"isolation": "userns", "launcher": launcher, "python": PLAIN_PYTHON}
+
+
+def _plain_user() -> str:
+    """A system user without privileges, made once; and a way for it to this checkout."""
+    if subprocess.run(["id", PLAIN_USER], capture_output=True, check=False).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PLAIN_USER],
+                       check=True, capture_output=True)  # fmt: skip
+    _let_everyone_through(REPO)
+    return PLAIN_USER
+
+
+_OPENED: list[tuple[Path, int]] = []  # folders `_let_everyone_through` changed, and their modes
+
+
+def _let_everyone_through(path: str) -> None:
+    """Give every folder above ``path`` the search bit for others (a checkout under /root,
+    mode 0700, is out of a plain user's reach), as a shared cluster's home folders have it,
+    until the session ends. The checkout's own files keep their modes (readable by all)."""
+    for parent in Path(path).parents:
+        mode = parent.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            _OPENED.append((parent, mode))
+            os.chmod(parent, mode | stat.S_IXOTH)
+
+
+@pytest.fixture(scope="session")
+def tier_executors() -> Iterator[Callable[[str], LocalExecutor]]:
+    """``get(tier)``: the session's local executor of ``tier`` (one of TIERS), made on first use."""
+    made: dict[str, LocalExecutor] = {}
+
+    def get(tier: str) -> LocalExecutor:
+        if tier not in made:
+            made[tier] = LocalExecutor(workers=2, preload=PRELOAD, **tier_options(tier))
+        return made[tier]
+
+    yield get
+    for executor in made.values():
+        executor.close()
+    while _OPENED:
+        folder, mode = _OPENED.pop()
+        os.chmod(folder, stat.S_IMODE(mode))
+
+
+@pytest.fixture(scope="module", params=TIERS)
+def tiered_executor(request: pytest.FixtureRequest, tier_executors: Callable[[str], LocalExecutor]) -> LocalExecutor:
+    """The local executor of each tier in turn (the tier is in the test's id)."""
+    return tier_executors(request.param)
 
 
 @pytest.fixture(scope="session")
@@ -135,6 +219,8 @@ def sandbox_processes(executor: Executor) -> list[int]:
                 continue
             if "Uid" not in status or int(status["Uid"].split()[0]) not in uids or _dying(status, flags):
                 continue
+            if not _in_a_step_namespace(status):  # (a plain user's worker shares their uid)
+                continue
             if status["Name"].strip() in ("codegym-spare", "codegym-keeper"):  # (it names the keeper)
                 idle.setdefault(int(status["PPid"]), []).append(int(name))
             else:
@@ -143,6 +229,13 @@ def sandbox_processes(executor: Executor) -> list[int]:
         if len(pids) > 2 or _name(parent) != "codegym-init":  # the spare and its keeper
             found += pids
     return found
+
+
+def _in_a_step_namespace(status: dict[str, str]) -> bool:
+    """Whether a process lives in a nested pid namespace and is not its pid 1: a step's
+    process, not a worker's supervisor or fork server."""
+    nspid = status.get("NSpid", "").split()
+    return len(nspid) >= 2 and nspid[-1] != "1"
 
 
 PF_EXITING = 0x4

@@ -36,6 +36,8 @@ def main() -> None:
     sys.modules["solution"] = sys.modules["__main__"] = module
     try:
         exec(code, module.__dict__)
+    except MemoryError:
+        raise  # the process ends, as any runtime's does when memory runs out (see _serve)
     except Exception as e:
         channel.send(codec.encode({"kind": "load_error", **_describe(e)}))
         return
@@ -68,6 +70,10 @@ def _serve(channel: Channel, module: types.ModuleType) -> None:
             data = codec.encode(reply)
         except codec.NotPlain as e:
             data = codec.encode({"kind": "not_plain", "message": str(e)})
+        except MemoryError:
+            # Ends the process: where rlimits rather than a cgroup limit memory, a step that
+            # fails after holding most of its limit is what the sandbox reports as MLE.
+            raise
         except Exception as e:
             data = codec.encode({"kind": "raise", **_describe(e)})
         channel.send(data)

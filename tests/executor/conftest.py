@@ -1,7 +1,9 @@
 """The executor contract suite runs every test over every backend: ``executor`` here is the
 session's local, docker or ray executor, and `fresh` builds a private one of the same kind
 (for tests that kill its workers). "local-python" is the local backend with its fork
-servers' loop in Python, the fallback where the C loop is not built."""
+servers' loop in Python, the fallback where the C loop is not built; "local-userns-root" and
+"local-userns-user" are the local backend in the other isolation tiers this machine can make
+(see ``TIERS`` in ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from codegym.executor.base import Executor
 BACKENDS = (
     "local",
     "local-python",
+    "local-userns-root",
+    "local-userns-user",
     pytest.param("docker", marks=pytest.mark.docker),
     "ray",
 )  # -m "not docker" skips docker
@@ -27,6 +31,8 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def executor(backend: str, request: pytest.FixtureRequest) -> Executor:
+    if backend.startswith("local-userns"):
+        return request.getfixturevalue("tier_executors")(backend.removeprefix("local-"))
     return request.getfixturevalue(f"{backend.replace('-', '_')}_executor")
 
 
@@ -35,10 +41,12 @@ def fresh(backend: str, request: pytest.FixtureRequest) -> Callable[..., Executo
     """``fresh(retries=...)``: a new one-worker executor of the backend under test."""
 
     def make(**options: Any) -> Executor:
-        if backend in ("local", "local-python"):
+        if backend.startswith("local"):
             from codegym.executor.local import LocalExecutor
 
-            return LocalExecutor(workers=1, native_fork_server=backend == "local", **options)
+            tier = {"local": "full", "local-python": "full"}.get(backend, backend.removeprefix("local-"))
+            options = {**request.getfixturevalue("tier_options")(tier), **options}
+            return LocalExecutor(workers=1, native_fork_server=backend != "local-python", **options)
         if backend == "docker":
             from codegym.executor.docker import DockerExecutor
 

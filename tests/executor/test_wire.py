@@ -52,6 +52,7 @@ RESULT = RunResult(
     harness_error="trace",
     backend="docker",
     cgroup="v2",
+    isolation="userns",
     attempts=2,
     files={"a.out": b"\x7fELF"},
 )
