@@ -99,7 +99,13 @@ def main() -> None:
     from codegym.executor._wire import write_frame
 
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    connection.connect(config["socket"])
+    try:
+        connection.connect(config["socket"])
+    except PermissionError as e:  # the executor opens the socket to this uid: a security module's denial?
+        raise SystemExit(
+            f"cannot connect to the executor's socket {config['socket']}: {e}. Connecting takes search permission "
+            f"on its directory and write permission on it for uid {os.getuid()} here, which has no CAP_DAC_OVERRIDE"
+        ) from e
     fd = connection.detach()
     try:
         from codegym.executor import _linux as linux

@@ -16,8 +16,18 @@ container and each job drops to its own uid, as on the local backend).
 The executor talks to each worker over a unix socket in a host directory bound into the
 container, so the daemon must run on this machine (use the ``ray`` backend to spread work
 over machines). Containers are labelled with their owner (host, pid and start time of the
-process); they are removed on `close`, at interpreter exit, and, after a crash of the owner,
-by the reaper that every new `DockerExecutor` runs first.
+process) and its uid; they are removed on `close`, at interpreter exit, and, after a crash of
+the owner, by the reaper that every new `DockerExecutor` runs first.
+
+The caller need not be root. A member of the ``docker`` group uses the system daemon: the
+container's root is then another user to the caller (and has no ``CAP_DAC_OVERRIDE``), so
+codegym's source must be world-readable and the socket is opened to it, the executor checking
+that whoever connects is the container's init (`_ContainerWorker._accept`). With rootless
+Docker (``$XDG_RUNTIME_DIR/docker.sock``, tried when the system socket does not answer) the
+container's root is the caller itself and its other uids map to the caller's subordinate uids,
+so submissions run as uids below 65536 there (`MAPPED_UID_FLOOR`), and bound files owned by
+users other than the caller show up as ``nobody`` in the container. Starting ``dockerd``
+(`start_daemon`) and building images (``images.build_image``) still need root.
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ import os
 import secrets
 import shutil
 import socket
+import stat
+import struct
 import subprocess
 import tempfile
 import time
@@ -37,7 +49,7 @@ from typing import Any
 
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor import images
-from codegym.executor._pool import WorkerFault, WorkerPool, request
+from codegym.executor._pool import POOLS_PER_PROCESS, UIDS_PER_POOL, WorkerFault, WorkerPool, request
 from codegym.executor._wire import FrameReader
 from codegym.executor.base import Job, RunResult
 from codegym.executor.local import ETC_ALLOWLIST, _etc_files, _package_paths
@@ -48,6 +60,8 @@ CONTAINER_SCRIPT = str(Path(__file__).with_name("_container.py"))
 WORKER_SCRIPT = str(Path(__file__).with_name("_worker.py"))
 OWNER_LABEL = "codegym.owner"
 EXECUTOR_LABEL = "codegym.executor"  # tells apart the executors of one process
+USER_LABEL = "codegym.uid"  # the owner's uid: only root and the owner judge whether it lives
+SYSTEM_SOCKET = "/var/run/docker.sock"
 # What building the per-job sandbox inside the container needs, and nothing else:
 # SYS_ADMIN (namespaces, mounts, pivot_root), SETUID/SETGID (drop to the job's uid),
 # CHOWN (hand the job its files), KILL (pid 1 of a job kills what the job left behind).
@@ -55,6 +69,16 @@ CAPABILITIES = ("SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL")
 START_TIMEOUT_S = 60.0
 DAEMON_TIMEOUT_S = 30.0
 MEMORY_HEADROOM = 256 << 20  # the worker's own processes, above the largest job
+# Where the daemon maps the container's uids (rootless, userns-remap), container uids 1-65535
+# are the usual subordinate range: submissions take a block of 256 (one per worker) there.
+MAPPED_UID_FLOOR = 1000
+MAPPED_UID_CEILING = 65536
+# The socket directory and socket when the container's root is another user than the caller:
+# connect(2) needs search permission on the directory and write permission on the socket,
+# nothing more. The path is no secret (every bound unix socket is listed in /proc/net/unix),
+# so the executor also checks who connected (`_ContainerWorker._accept`).
+OPEN_DIRECTORY_MODE = 0o711
+OPEN_SOCKET_MODE = 0o622
 # The container's own seccomp profile: the local sandbox's deny-list, less the calls the
 # worker makes to build each job's namespaces (jobs get the full deny-list on top of this).
 WORKER_SYSCALLS = ("mount", "umount2", "pivot_root", "unshare", "setns", "sethostname")
@@ -111,15 +135,74 @@ def owner_alive(label: str) -> bool:
     return _start_time(int(pid)) == started
 
 
-def connect(base_url: str | None = None) -> Any:
-    """A docker client that has answered a ping, or `SandboxError`."""
-    docker = _docker()
-    where = base_url or os.environ.get("DOCKER_HOST") or "the default socket"
+def daemon_addresses(base_url: str | None = None) -> list[str]:
+    """Where `connect` looks for the daemon, in order: ``base_url``, else ``$DOCKER_HOST``,
+    else the system daemon's socket and then the caller's rootless daemon's
+    (``$XDG_RUNTIME_DIR/docker.sock``, ``/run/user/<uid>`` when that variable is unset)."""
+    if base_url:
+        return [base_url]
+    if os.environ.get("DOCKER_HOST"):
+        return [os.environ["DOCKER_HOST"]]
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    return [f"unix://{SYSTEM_SOCKET}", f"unix://{runtime}/docker.sock"]
+
+
+def _socket_problem(address: str) -> str | None:
+    """Why this process cannot use the unix socket at ``address`` (None: it may)."""
+    import grp
+
+    path = address.removeprefix("unix://")
+    if path == address:
+        return None
     try:
-        client = docker.DockerClient(base_url=base_url, timeout=60) if base_url else docker.from_env(timeout=60)
-        client.ping()
-    except Exception as e:
-        raise SandboxError(f"cannot reach the Docker daemon at {where}: {e}") from e
+        info = os.stat(path)
+    except OSError:
+        return "no such socket"
+    if os.access(path, os.R_OK | os.W_OK):
+        return None
+    try:
+        group = grp.getgrgid(info.st_gid).gr_name
+    except KeyError:
+        group = str(info.st_gid)
+    return (
+        f"permission denied: the socket is mode {stat.S_IMODE(info.st_mode):o}, group {group}; "
+        f"join that group (sudo usermod -aG {group} $USER, then log in again)"
+    )
+
+
+def _reach(base_url: str | None = None) -> tuple[Any, list[str]]:
+    """A client of the first of `daemon_addresses` that answers a ping (None when none does),
+    and why each address before it failed."""
+    docker = _docker()
+    failures = []
+    for address in daemon_addresses(base_url):
+        problem = _socket_problem(address)
+        if problem is None:
+            # from_env also reads $DOCKER_TLS_VERIFY and $DOCKER_CERT_PATH, which go with $DOCKER_HOST
+            from_env = not base_url and address == os.environ.get("DOCKER_HOST")
+            client = None
+            try:
+                client = docker.from_env(timeout=60) if from_env else docker.DockerClient(base_url=address, timeout=60)
+                client.ping()
+                return client, failures
+            except Exception as e:  # the SDK's and requests' errors alike
+                problem = str(e)
+                if client is not None:
+                    client.close()
+        failures.append(f"{address} ({problem})")
+    return None, failures
+
+
+def connect(base_url: str | None = None) -> Any:
+    """A docker client that has answered a ping, or `SandboxError` naming every address tried
+    (see `daemon_addresses`) and why each failed."""
+    client, failures = _reach(base_url)
+    if client is None:
+        raise SandboxError(
+            f"cannot reach the Docker daemon: tried {'; '.join(failures)}. Start it (as root: systemctl start "
+            "docker, or codegym.executor.docker.start_daemon()), start your rootless one (systemctl --user start "
+            "docker), or point DOCKER_HOST at a running one"
+        )
     return client
 
 
@@ -132,18 +215,26 @@ def daemon_answers(base_url: str | None = None) -> bool:
 
 
 def start_daemon(log_path: str | None = None, timeout_s: float = DAEMON_TIMEOUT_S) -> subprocess.Popen[bytes] | None:
-    """Start ``dockerd`` on the default socket unless a daemon already answers.
+    """Start ``dockerd`` on the system socket unless a daemon already answers (see `connect`).
 
     Returns the daemon's process when this call started it (stop it with `stop_daemon`),
     None when one was running. The daemon runs without bridge networking: codegym's
-    containers have no network at all.
+    containers have no network at all. Only root starts one: any other caller gets a
+    `SandboxError` saying what to ask for.
     """
-    if daemon_answers():
+    client, failures = _reach()
+    if client is not None:
+        client.close()
         return None
+    if os.geteuid() != 0:
+        raise SandboxError(
+            f"no Docker daemon answers (tried {'; '.join(failures)}), and codegym starts dockerd only as root, "
+            f"which this process (uid {os.geteuid()}) is not: ask an administrator to start it (systemctl start "
+            "docker) and to add you to its group, or set up rootless Docker (dockerd-rootless-setuptool.sh "
+            "install, then systemctl --user start docker)"
+        )
     if shutil.which("dockerd") is None:
         raise SandboxError("no Docker daemon answers and dockerd is not installed (apt-get install docker.io)")
-    if os.geteuid() != 0:
-        raise SandboxError("no Docker daemon answers, and starting dockerd needs root")
     log_path = log_path or os.path.join(tempfile.gettempdir(), "codegym-dockerd.log")
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
@@ -182,9 +273,17 @@ def codegym_containers(client: Any) -> list[Any]:
 
 
 def reap(client: Any) -> int:
-    """Remove the containers of codegym processes that died without removing them."""
+    """Remove the containers of codegym processes that died without removing them.
+
+    Root judges every container; another user only those of its own uid: where ``/proc`` is
+    mounted with ``hidepid``, the processes of other users look dead to it. Containers
+    without a `USER_LABEL` were started by root (older codegym ran only as root).
+    """
     removed = 0
+    me = os.geteuid()
     for container in codegym_containers(client):
+        if me != 0 and container.labels.get(USER_LABEL, "0") != str(me):
+            continue
         if not owner_alive(container.labels.get(OWNER_LABEL, "")):
             _remove(container)
             removed += 1
@@ -195,6 +294,44 @@ def _remove(container: Any) -> None:
     docker = _docker()
     with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
         container.remove(force=True)
+
+
+def container_root(client: Any) -> tuple[int, int] | None:
+    """The host uid and gid that the root of ``client``'s containers runs as: root's under a
+    system daemon, the caller's under its rootless daemon, None (a subordinate uid) where the
+    daemon remaps user namespaces."""
+    options = " ".join(client.info().get("SecurityOptions") or [])
+    if "name=rootless" in options:
+        return os.getuid(), os.getgid()
+    if "name=userns" in options:
+        return None
+    return 0, 0
+
+
+def mapped_uid_base(serial: int) -> int:
+    """The first submission uid of pool ``serial`` of this process where the daemon maps the
+    container's uids: a block of `MAPPED_UID_FLOOR`..`MAPPED_UID_CEILING` (few enough blocks
+    that two processes may share one; pass ``uid_base`` to choose)."""
+    blocks = (MAPPED_UID_CEILING - MAPPED_UID_FLOOR) // UIDS_PER_POOL
+    return MAPPED_UID_FLOOR + (os.getpid() * POOLS_PER_PROCESS + serial) % blocks * UIDS_PER_POOL
+
+
+def unreadable(top: str, root: tuple[int, int] | None) -> str | None:
+    """The first directory, Python source or extension module under ``top`` that the
+    containers' root (host uid and gid ``root``, None for a uid of no host user) cannot read:
+    it has no CAP_DAC_OVERRIDE, so only the permission bits count."""
+    for parent, subdirs, files in os.walk(top):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]  # python -B skips what it cannot read
+        wanted = [(parent, 0o5)] + [(os.path.join(parent, f), 0o4) for f in files if f.endswith((".py", ".so"))]
+        for path, bits in wanted:
+            try:
+                info = os.stat(path)
+            except OSError:  # a dangling link: nothing to import there
+                continue
+            shift = 6 if root and info.st_uid == root[0] else 3 if root and info.st_gid == root[1] else 0
+            if (info.st_mode >> shift) & bits != bits:
+                return path
+    return None
 
 
 class _ContainerWorker:
@@ -211,7 +348,9 @@ class _ContainerWorker:
         self.host_pid: int | None = None
         self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
         self.rehearsed: list[str] = []  # the preloaded modules whose rehearsal it ran
-        self.directory = tempfile.mkdtemp(prefix=f"codegym-docker-{index}-")
+        self.directory = tempfile.mkdtemp(prefix=f"codegym-docker-{index}-")  # 0700
+        if executor.open_socket:
+            os.chmod(self.directory, OPEN_DIRECTORY_MODE)
 
     def start(self) -> None:
         ex = self.executor
@@ -221,7 +360,9 @@ class _ContainerWorker:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             listener.bind(path)
-            listener.listen(1)
+            if ex.open_socket:
+                os.chmod(path, OPEN_SOCKET_MODE)
+            listener.listen(8)  # room for strangers' connections, which _accept refuses
             self.container = ex.start_container(self.index, self.directory, self._config())
             self.connection = self._accept(listener, time.monotonic() + START_TIMEOUT_S)
         finally:
@@ -264,9 +405,27 @@ class _ContainerWorker:
                 if self._exited():
                     raise WorkerFault(f"the container exited before connecting:\n{self._logs()}") from None
                 continue
+            if self.executor.open_socket and not self._from_init(connection):
+                connection.close()
+                continue
             connection.setblocking(True)
             return connection
         raise WorkerFault(f"the container did not connect within {START_TIMEOUT_S:.0f} s:\n{self._logs()}")
+
+    def _from_init(self, connection: socket.socket) -> bool:
+        """Whether ``connection`` came from the container's init (the kernel's word for the
+        peer's pid): an open socket admits any local user, who must not pose as the worker."""
+        size = struct.calcsize("3i")
+        pid, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size))
+        try:
+            self.container.reload()
+        except Exception as e:  # gone, or the daemon is
+            raise WorkerFault(f"cannot look up the container that should connect: {e}") from e
+        init = self.container.attrs["State"]["Pid"]
+        if pid != init:
+            logger.warning("refused a connection from pid %d (uid %d): container %s's init is pid %s",
+                           pid, uid, self.container.name, init)  # fmt: skip
+        return pid == init
 
     def _exited(self) -> bool:
         docker = _docker()
@@ -321,12 +480,22 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         image: The name of an `images.RECIPES` entry; built on first use when missing.
         retries: How often a job is retried after an infrastructure fault (a container that
             died, a daemon that went away) before `SandboxError` is raised.
-        base_url: The daemon's address (default: ``$DOCKER_HOST`` or the local socket).
+        base_url: The daemon's address (default: ``$DOCKER_HOST``, else the system daemon's
+            socket, else the rootless daemon's; see `daemon_addresses`).
         memory_bytes: The largest memory limit a job may ask for; each container's memory
             limit (swap included) is this plus the worker's headroom.
         processes: The container's pids limit (jobs get their own, smaller one).
         build: Build a missing image (else raise `SandboxError`).
-        uid_base: First of the unprivileged uids submissions run as (one per container).
+        uid_base: First of the unprivileged uids submissions run as (one per container),
+            inside the container: a block of 256 past 2,000,000 by default, one below 65536
+            where the daemon maps the container's uids (rootless Docker, userns-remap).
+
+    Attributes:
+        container_root: The host uid and gid the containers' root runs as: root's under a
+            system daemon, the caller's under its rootless one, None under userns-remap (a
+            subordinate uid).
+        open_socket: Whether the containers' root is another user than this process, so that
+            the socket directory is opened to other users (and whoever connects is checked).
     """
 
     name = "docker"
@@ -352,12 +521,17 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         self.processes = processes
         self._claim_uids(uid_base)
         self.client = connect(base_url)
+        self.container_root = container_root(self.client)
+        self.open_socket = self.container_root is None or self.container_root[0] != os.geteuid()
+        if uid_base is None and self.container_root != (0, 0):
+            self.uid_base = mapped_uid_base(self.serial)
         self.image = images.ensure(self.client, images.recipe(image), build=build)
         self.owner = owner_label()
         reap(self.client)
         self.preload: tuple[str, ...] = ()
         self.packages: dict[str, list[str]] = {}
         self.package_dirs: list[str] = []
+        self._readable: set[str] = set()  # package directories the containers' root can read
         self.generation = 0
         self.cgroup_version = "unknown"
         self._init_pool()
@@ -369,10 +543,27 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         return self.cgroup_version
 
     def _set_preload(self, preload: tuple[str, ...]) -> None:
-        self.preload = preload
-        self.packages = _package_paths(("codegym.executor._worker", *preload))
-        dirs = sorted({p for paths in self.packages.values() for p in paths})
-        self.package_dirs = [d for d in dirs if not any(d.startswith(o + "/") for o in dirs)]
+        packages = _package_paths(("codegym.executor._worker", *preload))
+        dirs = sorted({p for paths in packages.values() for p in paths})
+        package_dirs = [d for d in dirs if not any(d.startswith(o + "/") for o in dirs)]
+        self._check_readable(package_dirs)
+        self.preload, self.packages, self.package_dirs = preload, packages, package_dirs
+
+    def _check_readable(self, directories: list[str]) -> None:
+        """Raise `SandboxError` unless the containers' root can import from ``directories``."""
+        for top in directories:
+            if top in self._readable:
+                continue
+            path = unreadable(top, self.container_root)
+            if path is not None:
+                info = os.stat(path)
+                who = "a subordinate uid" if self.container_root is None else f"host uid {self.container_root[0]}"
+                raise SandboxError(
+                    f"the docker backend's containers cannot read {path} (mode {stat.S_IMODE(info.st_mode):o}, "
+                    f"owner {info.st_uid}:{info.st_gid}): their root runs as {who}, without CAP_DAC_OVERRIDE. "
+                    f"Make it readable to all (chmod -R a+rX {top}), or install it where every user can read it"
+                )
+            self._readable.add(top)
 
     def ensure_preloaded(self, modules: Iterable[str]) -> None:
         """Make workers import ``modules``; running containers restart at their next job."""
@@ -395,7 +586,7 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
                 self.image,
                 ["/usr/bin/python3", "-s", "-S", "-B", "-P", CONTAINER_SCRIPT, json.dumps(config)],
                 name=f"codegym-{os.getpid()}-{self.serial}-{index}-{secrets.token_hex(3)}",
-                labels={OWNER_LABEL: self.owner, EXECUTOR_LABEL: str(self.serial)},
+                labels={OWNER_LABEL: self.owner, EXECUTOR_LABEL: str(self.serial), USER_LABEL: str(os.geteuid())},
                 detach=True,
                 network_mode="none",
                 read_only=True,

@@ -109,6 +109,12 @@ def ensure(client: Any, spec: Recipe, *, build: bool = True, log: Callable[[str]
 
 def build_image(client: Any, spec: Recipe, *, log: Callable[[str], None] | None = None) -> str:
     """Bootstrap ``spec``'s root file system and import it as ``spec.tag``."""
+    if os.geteuid() != 0:  # debootstrap chroots and makes device nodes
+        raise SandboxError(
+            f"docker image {spec.tag} is missing, and building it (debootstrap) needs root: ask an administrator "
+            f"to run `python -m codegym.executor.images build {spec.name}` against the same daemon (for a "
+            f"rootless daemon, then `docker save {spec.tag} | docker load` into it)"
+        )
     if shutil.which("debootstrap") is None:
         raise SandboxError("building docker images needs debootstrap (apt-get install debootstrap)")
     started = time.monotonic()

@@ -116,33 +116,37 @@ def _environment(home: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def docker_user(docker_daemon: Any) -> Iterator[DockerUser]:
-    """``codegym-test`` (created when missing) in the ``docker`` group, which may use the
-    system daemon's socket: the daemon sets its group to ``docker`` when that group exists as
-    it starts; one started before is given it here for the test, and then given back."""
+    """``codegym-test`` (created when missing) in the ``docker`` group for the module, which
+    may use the system daemon's socket: the daemon gives its socket that group when the group
+    exists as it starts; one started before gets it here. Both are given back afterwards (a
+    member of the docker group is as good as root)."""
+    from codegym.executor.docker import SYSTEM_SOCKET
+
     if os.geteuid() != 0:
         pytest.skip("making a user and adding it to the docker group needs root")
+    if os.environ.get("DOCKER_HOST") or not os.path.exists(SYSTEM_SOCKET):
+        pytest.skip(f"the session's daemon is not on {SYSTEM_SOCKET}, which the test gives the docker group")
     subprocess.run(["groupadd", "-f", GROUP], check=True)
     try:
         pwd.getpwnam(USER)
     except KeyError:
         subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
+    member = USER in grp.getgrnam(GROUP).gr_mem
     subprocess.run(["usermod", "-aG", GROUP, USER], check=True)
-    from codegym.executor.docker import SYSTEM_SOCKET
-
-    if os.environ.get("DOCKER_HOST") or not os.path.exists(SYSTEM_SOCKET):
-        pytest.skip(f"the session's daemon is not on {SYSTEM_SOCKET}, which the test gives the docker group")
     before = os.stat(SYSTEM_SOCKET)
     os.chown(SYSTEM_SOCKET, -1, grp.getgrnam(GROUP).gr_gid)
     os.chmod(SYSTEM_SOCKET, stat.S_IMODE(before.st_mode) | 0o060)
     home = tempfile.mkdtemp(prefix="codegym-user-")
-    uid = pwd.getpwnam(USER).pw_uid
-    os.chown(home, uid, pwd.getpwnam(USER).pw_gid)
+    user = pwd.getpwnam(USER)
+    os.chown(home, user.pw_uid, user.pw_gid)
     try:
-        yield DockerUser(USER, uid, _python_for(USER, home), sysconfig.get_paths()["purelib"], home)
+        yield DockerUser(USER, user.pw_uid, _python_for(USER, home), sysconfig.get_paths()["purelib"], home)
     finally:
         os.chown(SYSTEM_SOCKET, -1, before.st_gid)
         os.chmod(SYSTEM_SOCKET, stat.S_IMODE(before.st_mode))
         shutil.rmtree(home, ignore_errors=True)
+        if not member:
+            subprocess.run(["gpasswd", "--delete", USER, GROUP], check=True, capture_output=True)
 
 
 def _python_for(user: str, home: str) -> str:
