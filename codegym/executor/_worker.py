@@ -557,9 +557,8 @@ class Supervisor:
             (to_harness_r, to_harness_w), (to_submission_r, to_submission_w) = channel_pipes
         child_fds = [stdin_r, out_w, err_w, setup_w] + ([to_submission_r, to_harness_w] if step.channel else [])
         started = time.monotonic()
-        request = encode_request(
-            step.argv, step.env, limits, memory_slack=self.memory_slack, sharing_uid=self.sharing_uid
-        )
+        slack = None if self.memory_slack is None else self.memory_slack + step.memory_slack_bytes
+        request = encode_request(step.argv, step.env, limits, memory_slack=slack, sharing_uid=self.sharing_uid)
         pidfd = self._start(request, step.sockets, child_fds)
         # Of the step's ends, only the channel's must close now: the harness has to see the
         # step's end of it close, and its writes fail once the step is gone. The others wait

@@ -77,6 +77,11 @@ class Step:
         sockets: What creating a non-AF_UNIX socket does: ``"kill"`` the step (reported as a
             denied syscall) or fail with ``"errno"`` (for runtimes that probe at start-up).
             There is no network to reach either way.
+        memory_slack_bytes: Where no cgroup limits memory (the `userns` tier as a plain
+            user), RLIMIT_DATA limits each process instead, and it counts memory that is
+            mapped but never touched: a JVM's committed heap, every thread's stack. A runtime
+            that maps much of that gets this much more (a cgroup counts only what is used,
+            and ignores it).
     """
 
     argv: tuple[str, ...]
@@ -86,6 +91,7 @@ class Step:
     stop_on_failure: bool = True
     env: tuple[tuple[str, str], ...] = ()
     sockets: Literal["kill", "errno"] = "kill"
+    memory_slack_bytes: int = 0
 
     def __post_init__(self) -> None:
         if not (isinstance(self.argv, tuple) and self.argv and all(isinstance(a, str) for a in self.argv)):
@@ -96,6 +102,8 @@ class Step:
             )
         if self.sockets not in ("kill", "errno"):
             raise ValueError(f"Step.sockets must be 'kill' or 'errno', got {self.sockets!r}")
+        if not (isinstance(self.memory_slack_bytes, int) and self.memory_slack_bytes >= 0):
+            raise ValueError(f"Step.memory_slack_bytes must be an int >= 0, got {self.memory_slack_bytes!r}")
 
     def to_wire(self) -> Wire:
         return (*_values(self)[:2], self.limits and _values(self.limits), *_values(self)[3:])

@@ -109,6 +109,7 @@ class StdioProgramEnv(CodeEnv):
                     limits=compile_limits,
                     env=tuple(language.env.items()),
                     sockets=language.sockets,
+                    memory_slack_bytes=language.memory_slack_mib << 20,
                 )
             )
         steps += [
@@ -117,6 +118,7 @@ class StdioProgramEnv(CodeEnv):
                 stdin=(t.code or "").encode(),
                 env=tuple(language.env.items()),
                 sockets=language.sockets,
+                memory_slack_bytes=language.memory_slack_mib << 20,
             )
             for t in task.tests
         ]

@@ -13,7 +13,7 @@ from codegym.error import DependencyNotInstalled, TaskFormatError
 from codegym.grade import Diagnostic
 
 TABLE = Path(__file__).with_name("languages.yaml")
-FIELDS = {"file", "compile", "run", "version", "artifacts", "diagnostics", "processes", "env", "sockets"}
+FIELDS = {"file", "compile", "run", "version", "artifacts", "diagnostics", "processes", "env", "sockets", "memory_slack_mib"}
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Language:
     processes: int | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     sockets: Literal["kill", "errno"] = "kill"
+    memory_slack_mib: int = 0  # see `Step.memory_slack_bytes`
 
     def parse_diagnostics(self, output: str) -> tuple[Diagnostic, ...]:
         """Compiler output -> structured diagnostics (file, line, column, severity, code)."""
@@ -71,6 +72,7 @@ def _language(name: str, entry: Mapping[str, Any]) -> Language:
         processes=entry.get("processes"),
         env={str(k): str(v) for k, v in entry.get("env", {}).items()},
         sockets=entry.get("sockets", "kill"),
+        memory_slack_mib=int(entry.get("memory_slack_mib", 0)),
     )
 
 

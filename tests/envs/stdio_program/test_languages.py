@@ -7,6 +7,7 @@ import pytest
 from codegym.envs.stdio_program.languages import languages
 
 from codegym.executor import Limits
+from codegym.executor.local import LocalExecutor
 from codegym.task import Task, TaskSet, TestCase
 
 from .programs import PROGRAMS
@@ -28,6 +29,12 @@ LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, out
 EXPECTED = {"ok": "OK", "wa": "WA", "ce": "CE", "re": "RE", "tle": "TLE", "mle": "MLE", "ole": "OLE"}
 
 
+@pytest.fixture(scope="module")
+def executor(tiered_executor: LocalExecutor) -> LocalExecutor:
+    """Each sandbox tier the suite can make here in turn (see ``tests/conftest.py``)."""
+    return tiered_executor
+
+
 def test_every_configured_language_has_programs() -> None:
     assert set(PROGRAMS) == set(languages()) and len(languages()) >= 12
 
@@ -45,4 +52,9 @@ def test_language_end_to_end(executor, language: str) -> None:
         assert reward == (1.0 if kind == "ok" else 0.0), (kind, info["grade"].message)
         if kind == "ce":
             assert info["grade"].diagnostics and info["grade"].diagnostics[0].line, info["grade"].feedback()
-    assert statuses == EXPECTED, {k: (v, EXPECTED[k]) for k, v in statuses.items() if v != EXPECTED[k]}
+    expected = dict(EXPECTED)
+    if executor.cgroup == "none":
+        # Without a cgroup, RLIMIT_DATA fails the 1 GiB allocation of these programs at once:
+        # each ends as its runtime reports that (documented), with reward 0 all the same.
+        expected["mle"] = statuses["mle"] if statuses["mle"] in ("MLE", "RE") else "MLE or RE"
+    assert statuses == expected, {k: (v, expected[k]) for k, v in statuses.items() if v != expected[k]}
