@@ -120,9 +120,15 @@ def tier_executors() -> Iterator[Callable[[str], LocalExecutor]]:
 
 
 @pytest.fixture(scope="module", params=TIERS)
-def tiered_executor(request: pytest.FixtureRequest, tier_executors: Callable[[str], LocalExecutor]) -> LocalExecutor:
-    """The local executor of each tier in turn (the tier is in the test's id)."""
-    return tier_executors(request.param)
+def tier(request: pytest.FixtureRequest) -> str:
+    """Each of TIERS in turn (the tier is in the test's id)."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def tiered_executor(tier: str, tier_executors: Callable[[str], LocalExecutor]) -> LocalExecutor:
+    """The session's local executor of each tier in turn."""
+    return tier_executors(tier)
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,42 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from codegym.envs.triton_kernel.env import TritonKernelEnv
+from codegym.envs.triton_kernel.sandbox import TritonExecutor, shared_executor
 
 from codegym.grade import Status
 
 from .conftest import submit
+
+
+@pytest.fixture(scope="module")
+def executor(tier: str, tier_options: Callable[[str], dict[str, Any]]) -> Iterator[TritonExecutor]:
+    """The family's executor in each sandbox tier the suite can make here (see
+    ``tests/conftest.py``): the shared one in "full", one of its own in the others."""
+    if tier == "full":
+        yield shared_executor(interpret=True)
+        return
+    with TritonExecutor(workers=1, interpret=True, **tier_options(tier)) as executor:
+        yield executor  # type: ignore[misc]
+
+
+@pytest.fixture(scope="module")
+def make_env(executor: TritonExecutor) -> Callable[..., TritonKernelEnv]:
+    """CPU envs on the module's executor."""
+
+    def make(**kwargs: Any) -> TritonKernelEnv:
+        return TritonKernelEnv(device="cpu", executor=executor, **kwargs)
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def cpu_env(make_env: Callable[..., TritonKernelEnv]) -> TritonKernelEnv:
+    return make_env()
 
 TASK = "codegym-triton/vector_add"
 HEAD = "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n\n"
@@ -242,13 +271,11 @@ def test_a_hung_forward_is_stopped_at_its_limit(make_env) -> None:
     assert time.monotonic() - started < 4.0 + 5.0
 
 
-def test_nothing_of_a_submission_outlives_its_evaluation(make_env, processes_left_by) -> None:
-    from codegym.envs.triton_kernel.sandbox import shared_executor
-
+def test_nothing_of_a_submission_outlives_its_evaluation(make_env, executor, processes_left_by) -> None:
     code, _ = UNCHECKED_CHEATS["extra-thread"]
     reward, observation, info = submit(make_env(static_checks=False), TASK, code)
     assert info["grade"].status is Status.HACK
     deadline = time.monotonic() + 5.0
-    while processes_left_by(shared_executor(interpret=True)) and time.monotonic() < deadline:
+    while processes_left_by(executor) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert processes_left_by(shared_executor(interpret=True)) == []
+    assert processes_left_by(executor) == []

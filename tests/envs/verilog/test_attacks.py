@@ -14,8 +14,15 @@ from codegym.envs.verilog.env import VerilogEnv
 from codegym.envs.verilog.gate import GateReport
 
 from codegym.executor import Limits
+from codegym.executor.local import LocalExecutor
 from codegym.grade import Grade, Status
 from codegym.task import Task
+
+
+@pytest.fixture(scope="module")
+def executor(tiered_executor: LocalExecutor) -> LocalExecutor:
+    """Each sandbox tier the suite can make here in turn (see ``tests/conftest.py``)."""
+    return tiered_executor
 
 MUX2 = "codegym-verilog/mux2"
 HEADER = "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
