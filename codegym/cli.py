@@ -1,4 +1,5 @@
-"""The ``codegym`` command: list envs and task sets, score sample files, run a demo."""
+"""The ``codegym`` command: list envs and task sets, score sample files, run a demo, and check
+what sandbox this machine allows (``doctor``)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     score.add_argument("--out", type=Path, help="where to write per-sample results (default: SAMPLES_results.jsonl)")
     demo = commands.add_parser("demo", help="score HumanEval's canonical solutions and broken variants of them")
     demo.add_argument("--out", type=Path, default=Path("codegym_demo_samples.jsonl"))
+    doctor = commands.add_parser(
+        "doctor", help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them"
+    )
+    doctor.add_argument(
+        "--isolation", help="a tier to try instead of the strongest available (full, userns, container)"
+    )
     args = parser.parse_args(argv)
     if args.command == "list":
         return _list()
+    if args.command == "doctor":
+        return _doctor(args.isolation)
     if args.command == "demo":
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", "1,2", None)
@@ -59,6 +68,28 @@ def _list() -> int:
         family = env_id.removeprefix("codegym/").rsplit("-v", 1)[0]
         print(f"{env_id:28} tasks: {TASK_SETS.get(family, 'see the env docstring')}")
     return 0
+
+
+def _doctor(requested: str | None) -> int:
+    """Print the isolation probe's report, then start a worker in the chosen tier and run a
+    program in it: a tier is only reported as working once it has run something."""
+    from codegym.error import SandboxError
+    from codegym.executor import Job, Step
+    from codegym.executor.isolation import probe
+    from codegym.executor.local import LocalExecutor
+
+    print(probe().render())
+    print()
+    try:
+        with LocalExecutor(workers=1, isolation=requested) as executor:
+            result = executor.run(Job(files={"check.py": b"print(6 * 7)"}, steps=(Step(("python", "check.py")),)))
+    except SandboxError as e:
+        print(f"the sandbox does not run here: {e}")
+        return 1
+    ran = result.steps[0].stdout == b"42\n"
+    verdict = "ok" if ran else "FAILED"
+    print(f"ran a program in the {result.isolation!r} tier (limits by cgroup {result.cgroup}): {verdict}")
+    return 0 if ran else 1
 
 
 def _score(samples: Path, env_id: str, tasks: str | None, ks: str, out: Path | None) -> int:

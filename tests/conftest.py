@@ -46,9 +46,10 @@ def executor(local_executor: LocalExecutor) -> LocalExecutor:
 
 # The sandbox tiers that the attack suites and the executor contract suite run under, each
 # made on this machine: "full" (this process: root), "userns-root" (root without
-# CAP_SYS_ADMIN: workers started through setpriv with it dropped from every capability set)
-# and "userns-user" (a plain user made here, running Debian's python3, which it can reach).
-TIERS = ("full", "userns-root", "userns-user")
+# CAP_SYS_ADMIN: workers started through setpriv with it dropped from every capability set),
+# "userns-user" (a plain user made here, running Debian's python3, which it can reach) and
+# "container" (root, without namespaces: what a container that forbids them leaves).
+TIERS = ("full", "userns-root", "userns-user", "container")
 PLAIN_USER = "codegym-test"
 PLAIN_PYTHON = "/usr/bin/python3"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,7 +69,9 @@ def tier_options(tier: str) -> dict[str, Any]:
             pytest.skip(f"the {tier} tier is made from root; this suite runs as uid {os.geteuid()}")
         return {"isolation": "userns"}
     if tier == "full":
-        return {"isolation": "full"}
+        return {"isolation": tier}
+    if tier == "container":  # (its submissions' uid reaches the interpreter in place: not under /root)
+        return {"isolation": tier, "python": PLAIN_PYTHON}
     if tier == "userns-root":
         drop = "-sys_admin"
         return {"isolation": "userns", "launcher": ("setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", "--")}
@@ -212,6 +215,7 @@ def sandbox_processes(executor: Executor) -> list[int]:
     pending) and dying ones (SIGKILL pending, exiting, zombies) are not counted.
     """
     uids = executor.submission_uids()  # type: ignore[attr-defined]
+    shared_uid = not getattr(executor, "distinct_uids", True)
     found: list[int] = []
     idle: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
@@ -225,7 +229,7 @@ def sandbox_processes(executor: Executor) -> list[int]:
                 continue
             if "Uid" not in status or int(status["Uid"].split()[0]) not in uids or _dying(status, flags):
                 continue
-            if not _in_a_step_namespace(status):  # (a plain user's worker shares their uid)
+            if shared_uid and not _in_a_step_namespace(status):  # (a plain user's worker shares it)
                 continue
             if status["Name"].strip() in ("codegym-spare", "codegym-keeper"):  # (it names the keeper)
                 idle.setdefault(int(status["PPid"]), []).append(int(name))

@@ -8,7 +8,7 @@
  * stack and a few words, and makes the same system calls in the same order as
  * `ForkServer._serve_in_python`, which is its specification and stays the fallback.
  *
- * serve(sock, policy, pids, own_proc) never returns in the fork server: it returns (fd, policy) in each
+ * serve(sock, policy, pids, own_proc, signal_uid, work) never returns in the fork server: it returns (fd, policy) in each
  * spare it forks, which then carries on in Python (`ForkServer._be_spare`). Any failure of a
  * system call the loop needs ends the fork server, and with it the worker's pid namespace:
  * the supervisor then reports a fault, and the job runs again on a new worker. One shortcut
@@ -69,7 +69,7 @@
 #define MAX_REQUEST (1 << 16)
 #define MAX_FDS 8
 #define CONFINED '+'     /* the first byte a step writes on its setup pipe once it is confined */
-#define WORK "/sandbox"
+#define MAX_PATH 4096
 #define HIGH_FD 100      /* where the setup pipe moves, out of the step's way */
 #define RLIMIT_SIZE 20   /* struct "=iQQ": resource, soft, hard (see encode_request) */
 
@@ -81,6 +81,11 @@ typedef struct {
 /* Whether /proc lists this pid namespace's processes (in the `userns` tier inside a container,
  * /proc is the container's, bound, and nothing may rely on listing ours). */
 static int own_proc = 1;
+
+/* The folder a step runs in (the worker's view's /sandbox; its own folder in the `container`
+ * tier), and the uid to signal all steps' processes as there (-1: as pid 1 of our namespace). */
+static char work_dir[MAX_PATH] = "/sandbox";
+static long long signal_uid = -1;
 
 /* The status of a child reaped while waiting for others (a spare that died early). */
 static pid_t saved_pid = 0;
@@ -170,9 +175,27 @@ static int pidfd_open(pid_t pid) {
     return fd;
 }
 
-/* As pid 1: send sig to every other process of the namespace. */
+/* Send sig to every process of the steps: as pid 1, every other process of the namespace. In
+ * the `container` tier (no namespace of ours, and we are the container's root), every process
+ * of the submissions' uid, from a child that takes that uid (kill(-1) spares the sender). */
 static void signal_all(int sig) {
-    if (kill(-1, sig) < 0 && errno != ESRCH) die("kill");
+    if (signal_uid < 0) {
+        if (kill(-1, sig) < 0 && errno != ESRCH) die("kill");
+        return;
+    }
+    pid_t helper = fork();
+    if (helper < 0) die("fork");
+    if (helper == 0) {
+        if (setgroups(0, NULL) < 0 || setgid((gid_t)signal_uid) < 0 || setuid((uid_t)signal_uid) < 0) _exit(1);
+        _exit(kill(-1, sig) < 0 && errno != ESRCH ? 1 : 0);
+    }
+    int status;
+    while (waitpid(helper, &status, 0) < 0)
+        if (errno != EINTR) die("waitpid (the signalling helper)");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        errno = EPERM;
+        die("signal the submissions' uid");
+    }
 }
 
 /* As pid 1: every other process of the namespace, zombies included; *count of them. */
@@ -454,10 +477,16 @@ static void send_exit(int server, int status, double cpu, long max_rss) {
 
 static PyObject *serve(PyObject *module, PyObject *args) {
     int server, pids;
-    const char *policy;
+    const char *policy, *work;
     Py_ssize_t policy_len;
     (void)module;
-    if (!PyArg_ParseTuple(args, "iy#ip:serve", &server, &policy, &policy_len, &pids, &own_proc)) return NULL;
+    if (!PyArg_ParseTuple(args, "iy#ipLs:serve", &server, &policy, &policy_len, &pids, &own_proc, &signal_uid, &work))
+        return NULL;
+    if (strlen(work) >= sizeof work_dir) {
+        PyErr_SetString(PyExc_ValueError, "the work folder's path is too long");
+        return NULL;
+    }
+    strcpy(work_dir, work);
     static char request[MAX_REQUEST];
     spare_t spare;
     find_writable();
@@ -615,7 +644,7 @@ static PyObject *attach(PyObject *module, PyObject *args) {
         if (setrlimit(resource, &limit) < 0) refuse(setup, "setrlimit");
         if (prlimit(keeper, resource, &limit, NULL) < 0) refuse(setup, "prlimit (the keeper)");
     }
-    if (chdir(WORK) < 0) refuse(setup, "chdir");
+    if (chdir(work_dir) < 0) refuse(setup, "chdir");
     char confined = CONFINED;
     if (write(setup, &confined, 1) != 1) _exit(127);
     return Py_BuildValue("(y#i)", data + header, (Py_ssize_t)(len - (ssize_t)header), setup);
@@ -629,7 +658,7 @@ static PyObject *learned_pages(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS,
-     "serve(sock, policy, pids, own_proc) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
+     "serve(sock, policy, pids, own_proc, signal_uid, work) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
     {"prepare", prepare, METH_VARARGS,
      "prepare(uid, filter, name) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: keep ours)."},
     {"attach", attach, METH_VARARGS,

@@ -1,6 +1,8 @@
-def serve(sock: int, policy: bytes, tasks_fd: int, own_proc: bool, /) -> tuple[int, bytes]:
+def serve(sock: int, policy: bytes, tasks_fd: int, own_proc: bool, signal_uid: int, work: str, /) -> tuple[int, bytes]:
     """Run the fork server's loop on ``sock`` (``tasks_fd``: the worker cgroup's pids.current,
-    or -1); returns ``(fd, policy)`` only in a spare."""
+    or -1; ``own_proc``: /proc lists this pid namespace; ``signal_uid``: signal the steps'
+    processes as this uid, not as pid 1 (-1); ``work``: the steps' folder); returns
+    ``(fd, policy)`` only in a spare."""
 
 def attach(sock: int, keeper: int, /) -> tuple[bytes, int] | None:
     """In a spare: take the step's request on ``sock`` and confine the step as

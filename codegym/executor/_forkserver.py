@@ -44,7 +44,7 @@ except ImportError:  # not built (no C compiler at install): the same steps in P
     _forkcore = None
 FORKCORE_BUILT = _forkcore is not None
 
-WORK = "/sandbox"
+WORK = "/sandbox"  # the job's work dir in a worker's view (its own folder in the `container` tier)
 CANDIDATE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": WORK,
@@ -115,6 +115,7 @@ class ForkServer:
         tasks_fd: int = -1,
         host_proc: str | None = None,
         nest_user: bool = False,
+        paths: Paths | None = None,
     ) -> None:
         self.sock = sock
         self.seccomp = seccomp
@@ -130,6 +131,10 @@ class ForkServer:
         self.host_proc = host_proc
         self.own_proc = True  # whether /proc lists this namespace's processes
         self.nest_user = nest_user  # enter a user namespace of our own, as SANDBOX_UID
+        # (`container` tier) no namespaces: the folders a step may use, under Landlock
+        self.paths = paths
+        self.work = paths.work if paths else WORK
+        self.env = dict(CANDIDATE_ENV, HOME=self.work, TMPDIR=paths.tmp) if paths else CANDIDATE_ENV
 
     def _mount_proc(self) -> None:
         """/proc of this pid namespace, once for every step: they share the worker's mounts.
@@ -160,16 +165,27 @@ class ForkServer:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         linux.prctl(linux.PR_SET_DUMPABLE, 0)  # its /proc entries stay root's
         linux.set_name("codegym-init")
-        self._mount_proc()
+        if self.paths is None:
+            self._mount_proc()
+        else:  # no pid namespace: what a step leaves behind is still ours to reap
+            linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+            self.own_proc = False
         if self.nest_user:
             self._nest_user()
-        _step_defaults()
+        _step_defaults(self.env)
+        if "tempfile" in sys.modules:  # (a preloaded module may have fixed it, for the worker's view)
+            sys.modules["tempfile"].tempdir = self.env["TMPDIR"]  # type: ignore[attr-defined]
         _ready_streams()
-        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, and the filter, every step inherits
+        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, the filter and Landlock, every step inherits
         self.seccomp.install()
+        if self.paths is not None:
+            linux.landlock(self.paths.readable, [self.paths.work, self.paths.tmp])
         if self.native:
             assert _forkcore is not None
-            fd, policy = _forkcore.serve(self.sock.fileno(), SPARE_POLICY.encode(), self.tasks_fd, self.own_proc)
+            signal_uid = -1 if self.paths is None or self.uid is None else self.uid
+            fd, policy = _forkcore.serve(
+                self.sock.fileno(), SPARE_POLICY.encode(), self.tasks_fd, self.own_proc, signal_uid, self.work
+            )
             self._be_spare(fd, policy.decode())
         self._serve_in_python()
 
@@ -191,14 +207,14 @@ class ForkServer:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 status = self._wait_for(self._start_other(*request))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            _signal_all(signal.SIGSTOP)  # whatever the step left running stops, and its keeper
+            self._signal_all(signal.SIGSTOP)  # whatever the step left running stops, and its keeper
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             self.sock.send(EXITED + EXIT.pack(status, cpu, self.peak_rss_kb))
             # The keeper's teardown of the step's address space would slow the supervisor's
             # reply, so everything dies only once the supervisor is done with the step.
             if self.sock.recv(16) not in (RELEASE, LEARN):  # (learning is the C loop's alone)
                 os._exit(0)  # the supervisor is gone
-            _signal_all(signal.SIGKILL)
+            self._signal_all(signal.SIGKILL)
             old = self._killed()
             spare = self._fork_spare()  # after the kill: nothing old reaches it
             self._reap(old)  # while the spare confines itself
@@ -215,6 +231,27 @@ class ForkServer:
         status = self.reaped[pid]
         self.reaped.clear()
         return status
+
+    def _signal_all(self, sig: int) -> None:
+        """Send ``sig`` to every process of the steps: as pid 1, every other process of the
+        namespace; in the `container` tier (no namespace of ours, and we are the container's
+        root), every process of the submissions' uid, from a child that takes that uid."""
+        if self.paths is None or self.uid is None:
+            _signal_all(sig)
+            return
+        helper = os.fork()
+        if helper == 0:
+            code = 1
+            try:
+                os.setgroups([])
+                os.setgid(self.uid)
+                os.setuid(self.uid)
+                _signal_all(sig)  # (all of that uid but the helper itself)
+                code = 0
+            finally:
+                os._exit(code)
+        if os.waitstatus_to_exitcode(os.waitpid(helper, 0)[1]) != 0:
+            raise OSError(f"could not signal the processes of uid {self.uid}")
 
     def _killed(self) -> set[int]:
         """After a SIGKILL to all: the processes to reap. Where /proc does not list ours,
@@ -252,7 +289,7 @@ class ForkServer:
         ``policy NUL request``) in a spare forked for it, once the unused spare's keeper is
         gone; tell the supervisor its pidfd."""
         policy, _, request = data.partition(b"\0")
-        _signal_all(signal.SIGKILL)
+        self._signal_all(signal.SIGKILL)
         self._reap(self._killed())
         spare = self._fork_spare(policy.decode())
         spare.keeper()  # (it says so once confined, and needs its socket open for that)
@@ -286,7 +323,9 @@ class ForkServer:
         """In a spare just forked, with only ``fd`` (its socket) and /dev/null on 0-2 open."""
         try:
             sock = spare_socket(fd)
-            Submission.wait_as_spare(sock, self.sockets[policy], self.uid, self.warm_ups, native=self.native)
+            Submission.wait_as_spare(
+                sock, self.sockets[policy], self.uid, self.warm_ups, native=self.native, work=self.work
+            )
         finally:
             os._exit(127)  # never back into the fork server's loop
 
@@ -327,6 +366,16 @@ def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:
     """
     found = (getattr(sys.modules[name], "warm_up", None) for name in modules)
     return tuple(function for function in found if callable(function))
+
+
+@dataclass(frozen=True)
+class Paths:
+    """The `container` tier's folders: a step works in ``work`` and ``tmp`` (its TMPDIR),
+    which it may change, and may read and execute what is ``readable``; nothing else."""
+
+    work: str
+    tmp: str
+    readable: list[str]
 
 
 Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...]]
@@ -398,7 +447,7 @@ class Submission:
 
     def __init__(self, argv: tuple[str, ...], extra_env: dict[str, str]) -> None:
         self.argv = argv
-        self.extra_env = extra_env
+        self.extra_env = _in_temp_dir(extra_env)
 
     @staticmethod
     def wait_as_spare(
@@ -408,12 +457,14 @@ class Submission:
         warm_ups: tuple[WarmUp, ...],
         *,
         native: bool,
+        work: str = WORK,
     ) -> NoReturn:
         """Confine this process ahead of its request, then wait for the request and run it;
         each WARM that comes first, run the ``warm_ups`` (the supervisor sends it once the
         worker has been idle a while). A failure of either is reported on the request's
         setup pipe. ``native``: confine it and take the request with `_forkcore.prepare`
-        and `_forkcore.attach`, which do what `_prepare` and `attach` do."""
+        and `_forkcore.attach`, which do what `_prepare` and `attach` do. ``work``: the
+        folder the step runs in."""
         keeper = -1
         try:
             if native:
@@ -428,7 +479,7 @@ class Submission:
             sock.send(str(keeper).encode())  # "confined", and which process not to wait for
         except BaseException:
             os._exit(126)
-        while (request := Submission._wait_for_request(sock, keeper, failure, native=native)) is None:
+        while (request := Submission._wait_for_request(sock, keeper, failure, native=native, work=work)) is None:
             if failure is None:
                 try:
                     for warm_up in warm_ups:
@@ -440,12 +491,12 @@ class Submission:
 
     @staticmethod
     def _wait_for_request(
-        sock: socket.socket, keeper: int, failure: str | None, *, native: bool
+        sock: socket.socket, keeper: int, failure: str | None, *, native: bool, work: str
     ) -> tuple[tuple[str, ...], dict[str, str], int] | None:
         """The step's argv, environment and setup pipe once its request has come and it is
         wholly confined (or ``failure`` reported); None for a WARM."""
         if not native or failure is not None:
-            return Submission._take_request(sock, keeper, failure)
+            return Submission._take_request(sock, keeper, failure, work)
         assert _forkcore is not None
         taken = _forkcore.attach(sock.fileno(), keeper)  # (it exits on any failure)
         if taken is None:
@@ -460,7 +511,7 @@ class Submission:
 
     @staticmethod
     def _take_request(
-        sock: socket.socket, keeper: int, failure: str | None
+        sock: socket.socket, keeper: int, failure: str | None, work: str
     ) -> tuple[tuple[str, ...], dict[str, str], int] | None:
         """`_forkcore.attach` in Python: wait for the request, then confine the step for it
         (or report ``failure``, the spare's own); its argv, environment and setup pipe, or
@@ -479,7 +530,7 @@ class Submission:
             if failure is not None:
                 raise RuntimeError(f"the step's process could not be confined:\n{failure}")
             argv, extra_env, rlimits = decode_request(data)
-            setup_w = attach(fds, keeper, rlimits)
+            setup_w = attach(fds, keeper, rlimits, work)
         except BaseException:
             os.write(setup_w, traceback.format_exc().encode())
             os._exit(127)
@@ -494,13 +545,13 @@ class Submission:
             _run_python(self.argv, self.extra_env)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # exec keeps what Python ignores
         try:
-            os.execvpe(self.argv[0], self.argv, dict(CANDIDATE_ENV, **self.extra_env))
+            os.execvpe(self.argv[0], self.argv, dict(os.environ, **self.extra_env))  # (the fork server's)
         except OSError as e:
             os.write(setup_w, f"cannot execute {self.argv[0]!r}: {e}".encode())
         os._exit(127)
 
 
-def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...]) -> int:
+def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...], work: str = WORK) -> int:
     """Wire the step's descriptors, apply its limits (to its keeper too: it shares our
     memory, so it is confined as we are), enter the work dir. Returns the setup pipe's new
     descriptor. (`_forkcore.attach` does the same, and takes the request too.)"""
@@ -515,7 +566,7 @@ def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...
     for which, soft, hard in rlimits:
         resource.setrlimit(which, (soft, hard))
         resource.prlimit(keeper, which, (soft, hard))
-    os.chdir(WORK)
+    os.chdir(work)
     return setup_w
 
 
@@ -556,7 +607,7 @@ def _move_high(fd: int, at_least: int) -> int:
     return high
 
 
-def _step_defaults() -> None:
+def _step_defaults(env: dict[str, str]) -> None:
     """What every step's process inherits from the fork server: the base environment, no
     blocked signal, and every signal's default disposition, whatever the process that
     started the worker ignored (a shell's background job ignores SIGINT and SIGQUIT). Unlike
@@ -564,7 +615,7 @@ def _step_defaults() -> None:
     (SIGPIPE stays ignored for Python steps, as in any interpreter, and is restored before
     an exec)."""
     os.environ.clear()
-    os.environ.update(CANDIDATE_ENV)
+    os.environ.update(env)
     for sig in signal.valid_signals():
         if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGPIPE):
             with contextlib.suppress(OSError, ValueError):  # (those the C library keeps)
@@ -593,6 +644,14 @@ def _ready_streams() -> None:
         os.close(original)
 
 
+def _in_temp_dir(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with a leading ``$TMPDIR`` of a value made the step's temp dir (see `Step.env`)."""
+    if not any(value.startswith("$TMPDIR") for value in env.values()):
+        return env
+    tmp = os.environ["TMPDIR"]
+    return {name: tmp + value[7:] if value.startswith("$TMPDIR") else value for name, value in env.items()}
+
+
 def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
     """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
     if extra_env:  # (update() of an empty dict still walks the Mapping ABCs)
@@ -604,7 +663,7 @@ def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
             sys.modules[argv[2]].main()
         else:
             sys.argv = list(argv[1:])
-            _run_script(os.path.join(WORK, argv[1]))
+            _run_script(os.path.abspath(argv[1]))  # (the work dir is the current one)
     except SystemExit as e:
         code = _exit_code(e.code)
     except BaseException:

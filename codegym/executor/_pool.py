@@ -26,12 +26,16 @@ from codegym.executor.base import Executor, Job, RunResult
 logger = logging.getLogger(__name__)
 
 # Each pool's submissions run as uids of a block of their own (RLIMIT_NPROC counts a uid's
-# processes across namespaces, so two workers sharing a uid could starve each other's forks):
-# a block per (process id mod 1e6, pool number mod 8), the same for every backend.
+# processes across namespaces, so two workers sharing a uid could starve each other's forks,
+# and in the `container` tier a uid's processes are what a step's end kills): a block per
+# (process id mod 1e6, a slot no other live pool of this process holds), the same for every
+# backend. (16 slots of 256 uids per process stay below 2**32.)
 UID_FLOOR = 2_000_000
 UIDS_PER_POOL = 256
-POOLS_PER_PROCESS = 8
+POOLS_PER_PROCESS = 16
 _serials = itertools.count()
+_slots_in_use: set[int] = set()
+_slots_lock = threading.Lock()
 DEADLINE_MARGIN_S = 10.0  # past the job's wall limits, a silent worker is taken for dead
 
 
@@ -90,7 +94,19 @@ class WorkerPool(Executor, Generic[W]):
         if self.workers > UIDS_PER_POOL:
             raise ValueError(f"at most {UIDS_PER_POOL} workers per pool, got {self.workers}")
         self.serial = next(_serials)
-        block = (os.getpid() % 1_000_000) * POOLS_PER_PROCESS + self.serial % POOLS_PER_PROCESS
+        slot = 0
+        if uid_base is None:
+            with _slots_lock:
+                free = sorted(set(range(POOLS_PER_PROCESS)) - _slots_in_use)
+                if not free:
+                    raise SandboxError(
+                        f"at most {POOLS_PER_PROCESS} worker pools may be open at once in one process; close one first"
+                    )
+                slot = free[0]
+                _slots_in_use.add(slot)
+            # Given back at close, or when a pool that never finished its constructor is gone.
+            self._release_slot = weakref.finalize(self, _release, slot)
+        block = (os.getpid() % 1_000_000) * POOLS_PER_PROCESS + slot
         self.uid_base = uid_base or UID_FLOOR + block * UIDS_PER_POOL
 
     def _init_pool(self) -> None:
@@ -184,8 +200,15 @@ class WorkerPool(Executor, Generic[W]):
             self._threads.shutdown(wait=True, cancel_futures=True)
         for worker in self._pool:
             worker.destroy()
+        if hasattr(self, "_release_slot"):
+            self._release_slot()
         _live.discard(self)
         return True
+
+
+def _release(slot: int) -> None:
+    with _slots_lock:
+        _slots_in_use.discard(slot)
 
 
 _live: weakref.WeakSet[WorkerPool] = weakref.WeakSet()

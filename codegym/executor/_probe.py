@@ -9,7 +9,6 @@ happens in a forked child that exits at once, so nothing of it outlives the prob
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import sys
@@ -17,8 +16,8 @@ from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import _cgroup  # noqa: E402
-import _linux as linux  # noqa: E402
+import _cgroup
+import _linux as linux
 
 CAPABILITIES = {"chown": 0, "dac_override": 1, "kill": 5, "setgid": 6, "setuid": 7, "sys_admin": 21}
 SYSCTLS = (
@@ -26,8 +25,6 @@ SYSCTLS = (
     "/proc/sys/kernel/unprivileged_userns_clone",
     "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 )
-_LANDLOCK_CREATE_RULESET = 444  # the same number on x86_64 and aarch64
-_LANDLOCK_CREATE_RULESET_VERSION = 1
 
 
 def _status() -> dict[str, str]:
@@ -79,7 +76,7 @@ def in_child(attempt: Callable[[], str]) -> tuple[bool, str]:
         os.close(read)
         try:
             message, code = "1" + attempt(), 0
-        except BaseException as e:  # noqa: BLE001  (whatever it is, it is the answer)
+        except BaseException as e:
             message, code = "0" + (str(e) or type(e).__name__), 1
         os.write(write, message.encode()[:4000])
         os._exit(code)
@@ -121,15 +118,6 @@ def _seccomp() -> str:
     return "installed"
 
 
-def landlock_abi() -> int:
-    """The Landlock ABI version this kernel offers (0: none)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    version = libc.syscall(
-        ctypes.c_long(_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION)
-    )
-    return max(0, int(version))
-
-
 def probe() -> dict[str, object]:
     caps = capabilities()
     cgroup_version, cgroup_reason = _cgroup.detect_with_reason()
@@ -149,7 +137,7 @@ def probe() -> dict[str, object]:
         "namespaces": {"ok": plain, "detail": plain_why},
         "user_namespace": {"ok": userns, "detail": userns_why},
         "seccomp": {"ok": seccomp, "detail": seccomp_why},
-        "landlock_abi": landlock_abi(),
+        "landlock_abi": linux.landlock_abi(),
     }
 
 

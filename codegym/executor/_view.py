@@ -53,7 +53,8 @@ def worker_config(
 
     Args:
         view: ``packages``, ``symlinks``, ``binds``, ``masks``, ``hide`` (and optional
-            ``devices``) of the file system view.
+            ``devices``, and ``python_path``: folders of the view to append to the worker's
+            ``sys.path`` before it imports ``preload``) of the file system view.
         index: The worker's number in its pool.
         preload: Modules it imports before its first job.
         ctl_fd: Descriptor it reads jobs from.

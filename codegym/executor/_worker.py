@@ -47,6 +47,7 @@ import functools  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import select  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import stat  # noqa: E402
@@ -71,6 +72,7 @@ from codegym.executor._forkserver import (  # noqa: E402
     WARM,
     WORK,
     ForkServer,
+    Paths,
     encode_request,
     set_oom_score_adj,
     spare_socket,
@@ -136,6 +138,45 @@ def enter_user_namespace(user_map: str) -> None:
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def container_paths(config: dict[str, Any]) -> Paths:
+    """The `container` tier has no namespace, so no view of its own: a step works in folders
+    of the worker's own (``work``, and ``tmp`` for its TMPDIR: both under ``config["root"]``,
+    emptied between jobs, never removed, for Landlock's rules hold on to them), and may read
+    and execute what the view would have shown, but codegym's own folders and the runtime's
+    site-packages."""
+    root = config["root"]
+    work, tmp = f"{root}/work", f"{root}/tmp"
+    for folder in (work, tmp):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        _empty(folder)  # (what a worker that died before us left)
+        if config["uid"] is not None:
+            os.chown(folder, config["uid"], config["uid"])
+    hidden = set(config["hide"])
+    readable = [source for source, target in config["binds"] if target not in hidden]
+    readable = [path for source in readable for path in _without(source, config["masks"])]
+    devices = ("null", "zero", "full", "random", "urandom", *config.get("devices", ()))
+    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices), "/proc"])
+
+
+def _without(folder: str, masked: list[str]) -> list[str]:
+    """``folder``, or, where a masked path lies inside it, every entry of it but that one
+    (descending as far as needed), and the folders descended through, to be listed only
+    (marked by a trailing "/"): Landlock grants whole hierarchies."""
+    inside = [path for path in masked if path.startswith(folder + "/")]
+    if folder in masked:
+        return []
+    if not inside or not os.path.isdir(folder):
+        return [folder]
+    entries = sorted(os.listdir(folder))
+    return [f"{folder}/", *(path for entry in entries for path in _without(f"{folder}/{entry}", inside))]
+
+
+def _in_initial_user_namespace() -> bool:
+    """Whether this process is in the host's user namespace (whose map is the whole range)."""
+    with open("/proc/self/uid_map") as handle:
+        return handle.read().split() == ["0", "0", "4294967295"]
+
+
 def _map_writer(target: int) -> tuple[int, int]:
     """A child that, told to, writes identity uid and gid maps for ``target``'s new user
     namespace. Returns its pid and the descriptor to tell it on."""
@@ -172,7 +213,7 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
     for name in (".cg", RETIRED[1:]):
         os.chmod(f"{root}/{name}", 0o700)
     os.chmod(f"{root}/tmp", 0o1777)
-    if config["isolation"] == "userns":
+    if config["keep_host_proc"]:
         os.makedirs(f"{root}{HOST_PROC}")
         os.chmod(f"{root}{os.path.dirname(HOST_PROC)}", 0o700)
         try:  # (a whole /proc: it lets the fork server mount its own)
@@ -255,13 +296,20 @@ class Cgroup:
     """
 
     version: str
+    # Its folders by controller name (``memory``/``pids``, or ``unified``), where there is no
+    # view to bind them into (the `container` tier); else under /.cg. There, the fork server
+    # forks as the step ends (to signal the steps' uid: it has no namespace to signal), so
+    # the pids controller would refuse it: processes are limited by RLIMIT_NPROC instead, as
+    # exactly (the steps' uid is theirs alone).
+    folders: dict[str, str] | None = None
     baseline: int = 0
     written: dict[tuple[str, str], str] = field(default_factory=dict)  # by (controller, file)
     last_counters: tuple[int, int] | None = None
     fds: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def _path(self, controller: str, name: str) -> str:
-        return f"/.cg/{'unified' if self.version == 'v2' else controller}/{name}"
+        key = "unified" if self.version == "v2" else controller
+        return f"{self.folders[key] if self.folders else f'/.cg/{key}'}/{name}"
 
     # Raw descriptors kept open, not io objects: these run several times per step, on its
     # critical path. A cgroup file answers each read at offset 0 afresh.
@@ -317,7 +365,8 @@ class Cgroup:
             self._write("memory", "memory.max_usage_in_bytes", "0", always=True)
         else:
             self._write("memory", "memory.swap.max", "0")
-        self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
+        if self.folders is None:  # (in `container`, RLIMIT_NPROC on the steps' own uid does it: see below)
+            self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
         return self.last_counters or self.counters()
 
     def lift(self) -> None:
@@ -368,9 +417,18 @@ class Supervisor:
     it reports what happened, with the harness's output when the job has one."""
 
     def __init__(
-        self, config: dict[str, Any], cgroup: Cgroup, server: socket.socket, under_tmp: list[tuple[str | None, str]]
+        self,
+        config: dict[str, Any],
+        cgroup: Cgroup,
+        server: socket.socket,
+        under_tmp: list[tuple[str | None, str]],
+        paths: Paths | None = None,
     ) -> None:
         self.config = config
+        # The job's folders: file systems mounted for each job in the view; in the
+        # `container` tier, folders of the worker's own, emptied between jobs.
+        self.paths = paths
+        self.work, self.tmp = (paths.work, paths.tmp) if paths else (WORK, "/tmp")
         self.cgroup = cgroup
         self.server = server
         self.uid: int | None = config["uid"]
@@ -459,7 +517,7 @@ class Supervisor:
             failed = step.stop_on_failure and not result.ok
         if job.collect:
             self._settle()  # no process of the job can still write what is read
-        files = _collect(job)
+        files = _collect(job, self.work)
         output, error = harness
         if job.harness is not None and output is None and error is None:
             error = "the harness never ran: the step it talks to was skipped"
@@ -480,13 +538,13 @@ class Supervisor:
         if not (self.fresh and self.mounted == disk):  # none mounted ahead, or of another size
             self._fresh_scratch(disk)
         self.fresh = False
-        made = {WORK}  # the directories, which the submission's uid gets to own (its files too)
+        made = {self.work}  # the directories, which the submission's uid gets to own (its files too)
         for relative, content in job.files.items():
-            path = os.path.join(WORK, relative)
+            path = os.path.join(self.work, relative)
             directory = os.path.dirname(path)
             if directory not in made:
                 os.makedirs(directory, exist_ok=True)
-                while directory not in made and directory.startswith(WORK):  # (Job keeps paths in)
+                while directory not in made and directory.startswith(self.work):  # (Job keeps paths in)
                     made.add(directory)
                     directory = os.path.dirname(directory)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if relative in job.executables else 0o644)
@@ -509,15 +567,19 @@ class Supervisor:
         the old ones are out of the view), so it never reaches the new ones."""
         self._drop_scratch()
         self._release()
-        linux.tmpfs(WORK, disk, mode=0o755)
-        linux.tmpfs("/tmp", disk, mode=0o1777)
-        replay_under_tmp(self.under_tmp)
+        if self.paths is None:
+            linux.tmpfs(WORK, disk, mode=0o755)
+            linux.tmpfs("/tmp", disk, mode=0o1777)
+            replay_under_tmp(self.under_tmp)
         self.mounted, self.fresh = disk, True
 
     def _drop_scratch(self) -> None:
         """Take the work dir and /tmp out of the view: unmount them, or, when they hold
         little, retire them under RETIRED, to be unmounted later with others."""
-        if self.mounted is not None:
+        if self.mounted is not None and self.paths is not None:
+            for folder in (self.work, self.tmp):
+                _empty(folder)  # (what wrote there is stopped, and dies next)
+        elif self.mounted is not None:
             for path in (WORK, "/tmp"):
                 if self.may_retire and _holds_little(path):
                     self._retire(path)
@@ -593,7 +655,11 @@ class Supervisor:
         code = os.waitstatus_to_exitcode(exit_.status)
         exit_code, sig = (code, None) if code >= 0 else (None, -code)
         limit = pump.limit or _limit_from(sig, cpu, limits, oom_after > oom_before)
-        if limit is None and self.memory_slack is not None and _spent_its_memory(exit_code, sig, exit_.max_rss_kb, limits):
+        if (
+            limit is None
+            and self.memory_slack is not None
+            and _spent_its_memory(exit_code, sig, exit_.max_rss_kb, limits)
+        ):
             limit = "memory"
         if limit is None and pids_after > pids_before and exit_code != 0:
             limit = "processes"
@@ -753,19 +819,28 @@ def _make_pipes(ours_write: tuple[bool, ...]) -> list[tuple[int, int]]:
     return pipes
 
 
-def _collect(job: Job) -> dict[str, bytes]:
+def _empty(folder: str) -> None:
+    """Remove what is in ``folder`` (never through a link: rmtree works by descriptors)."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def _collect(job: Job, work: str) -> dict[str, bytes]:
     """The job's ``collect`` files: regular files only, never through a link, size-capped."""
     if not job.collect:
         return {}
     cap = max(job.limits_of(step).file_size_bytes for step in job.steps)
     files = {}
-    names = os.listdir(WORK)
+    names = os.listdir(work)
     wanted = [
         name for pattern in job.collect for name in (fnmatch.filter(names, pattern) if "*" in pattern else [pattern])
     ]
     for relative in wanted:
         try:
-            fd = os.open(os.path.join(WORK, relative), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = os.open(os.path.join(work, relative), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
@@ -975,42 +1050,50 @@ def main() -> None:
             os.sched_setaffinity(0, {config["cpu"]})
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        userns = config["isolation"] == "userns"
+        tier = config["isolation"]
+        userns = tier == "userns"
+        # Outside the initial user namespace (ours, or the one a rootless container runs in),
+        # the fork server may mount its /proc only while a whole one is in view.
+        config["keep_host_proc"] = userns or (tier == "full" and not _in_initial_user_namespace())
         if userns:
             enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = linux.SeccompFilter(linux.seccomp_program())
         sockets = {policy: linux.SeccompFilter(linux.socket_program(policy)) for policy in ("kill", "errno")}
-        own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves the view
         status = os.open("/proc/self/status", os.O_RDONLY)  # (the supervisor is not in the next /proc)
-        under_tmp = build_view(config)
+        paths = container_paths(config) if tier == "container" else None
+        own_pid_namespace = None if paths else os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves
+        under_tmp = [] if paths else build_view(config)
+        sys.path += [path for path in config.get("python_path", ()) if path not in sys.path]
         for module in config["preload"]:
             importlib.import_module(module)
-        for path in config["hide"]:  # codegym's own files (task data among them) leave the view
+        for path in [] if paths else config["hide"]:  # codegym's own files (task data among them) leave the view
             mask(path, path, under_tmp)
-        cgroup = Cgroup(config["cgroup"]["version"])
+        cgroup = Cgroup(config["cgroup"]["version"], config["cgroup"]["paths"] if paths else None)
         native = config.get("native_fork_server", True) and FORKCORE_BUILT
         gc.collect()
         gc.freeze()  # forked children would otherwise dirty every page on their first collection
         config["data_size"] = _data_size(status)  # what a step forked from here starts with
         os.close(status)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        linux.unshare(linux.CLONE_NEWPID)
-        if os.fork() == 0:  # pid 1 of the submissions' pid namespace
+        if own_pid_namespace is not None:
+            linux.unshare(linux.CLONE_NEWPID)
+        if os.fork() == 0:  # pid 1 of the submissions' pid namespace (in `container`: their subreaper)
             ours.close()
-            for fd in (ctl, res, own_pid_namespace):
+            for fd in (ctl, res, *([] if own_pid_namespace is None else [own_pid_namespace])):
                 os.close(fd)
             cgroup.join()  # the fork server and its submissions, not the supervisor
             server = ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"]), native=native,
-                                tasks_fd=cgroup.tasks_fd(), host_proc=HOST_PROC if userns else None,
-                                nest_user=userns and config["user_map"] == "single")  # fmt: skip
+                                tasks_fd=cgroup.tasks_fd(), host_proc=HOST_PROC if config["keep_host_proc"] else None,
+                                nest_user=userns and config["user_map"] == "single", paths=paths)  # fmt: skip
             server.serve()
         theirs.close()
-        # Threads must share our pid namespace: undo the unshare for later children.
-        linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
-        os.close(own_pid_namespace)
+        if own_pid_namespace is not None:
+            # Threads must share our pid namespace: undo the unshare for later children.
+            linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
+            os.close(own_pid_namespace)
         linux.set_name("codegym-super")
-        supervisor = Supervisor(config, cgroup, ours, under_tmp)
+        supervisor = Supervisor(config, cgroup, ours, under_tmp, paths)
         rehearsed = supervisor.rehearse(config["preload"])
         info = {"pid": os.getpid(), "fork_server": "native" if native else "python", "rehearsed": rehearsed}
         write_frame(res, ("ready", info))

@@ -73,7 +73,8 @@ class Step:
         limits: Limits for this step; the job's when None.
         channel: Connect fds 3 (read) and 4 (write) to the job's `Harness`.
         stop_on_failure: Skip the remaining steps when this one fails (a compile step).
-        env: Extra environment variables.
+        env: Extra environment variables. A value that starts with ``$TMPDIR`` names a path
+            in the step's temp dir (``/tmp``, or its own in the `container` tier).
         sockets: What creating a non-AF_UNIX socket does: ``"kill"`` the step (reported as a
             denied syscall) or fail with ``"errno"`` (for runtimes that probe at start-up).
             There is no network to reach either way.

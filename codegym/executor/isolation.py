@@ -169,9 +169,11 @@ def _userns_fix(facts: Mapping[str, Any]) -> str:
 
 def _container(facts: Mapping[str, Any]) -> TierCheck:
     caps = facts["capabilities"]
-    if facts["euid"] != 0 or not (caps["setuid"] and caps["setgid"]):
+    needed = ("setuid", "setgid", "chown", "dac_override")
+    if facts["euid"] != 0 or not all(caps[name] for name in needed):
         return TierCheck(
-            "container", False, "needs root with CAP_SETUID and CAP_SETGID, to run submissions as another uid",
+            "container", False, "needs root with CAP_SETUID, CAP_SETGID, CAP_CHOWN and CAP_DAC_OVERRIDE (a "
+            "container's default root), to run submissions as another uid and clean up after them",
             "run as root in the container (the default user of most images)",
         )  # fmt: skip
     if not facts["seccomp"]["ok"]:
@@ -200,7 +202,9 @@ def probe(python: str | None = None, launcher: tuple[str, ...] = ()) -> Isolatio
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SandboxError(f"could not probe this machine's isolation ({' '.join(argv)}): {e}") from e
     if done.returncode != 0:
-        raise SandboxError(f"the isolation probe failed (exit {done.returncode}):\n{done.stderr.decode(errors='replace')}")
+        raise SandboxError(
+            f"the isolation probe failed (exit {done.returncode}):\n{done.stderr.decode(errors='replace')}"
+        )
     return report_from(json.loads(done.stdout))
 
 
@@ -214,7 +218,9 @@ def choose(requested: str | None, report: IsolationReport) -> Tier:
         raise ValueError(f"{source} must be one of {', '.join(CHOICES)}; got {wanted!r}")
     if wanted == "auto":
         if report.best is None:
-            raise SandboxError(f"the local sandbox cannot run here: no isolation tier is available.\n\n{report.render()}")
+            raise SandboxError(
+                f"the local sandbox cannot run here: no isolation tier is available.\n\n{report.render()}"
+            )
         return report.best
     check = report.check(wanted)
     if not check.available:

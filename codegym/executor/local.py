@@ -14,6 +14,7 @@ import logging
 import math
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from codegym.error import SandboxError
 from codegym.executor import _cgroup
 from codegym.executor import isolation as _isolation
 from codegym.executor._forkserver import SANDBOX_UID
-from codegym.executor._pool import WorkerFault, WorkerPool, request
+from codegym.executor._pool import UIDS_PER_POOL, WorkerFault, WorkerPool, request
 from codegym.executor._view import WARM_AFTER_S, toolchain, worker_config
 from codegym.executor._wire import FrameReader
 from codegym.executor.base import Job, RunResult
@@ -101,8 +102,9 @@ class _WorkerProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.generation = -1
         self.uid = executor.uid_base + index if executor.distinct_uids else None
+        self.starts = 0
         self.cgroup = _cgroup.WorkerCgroup.create(executor.cgroup_version, f"{os.getpid()}.{executor.serial}.{index}")
-        self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-")
+        self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-", dir=_scratch_parent(executor.isolation))
         os.chmod(self.root, 0o755)  # (empty: the worker mounts its view on it, maybe as another user)
         self.ctl = -1
         self.reader: FrameReader | None = None
@@ -111,6 +113,12 @@ class _WorkerProcess:
 
     def start(self) -> None:
         ex = self.executor
+        if ex.isolation == "container" and self.uid is not None:
+            # A new uid for each start: where a worker died, what its steps left was killed,
+            # but their zombies are the container's init's to reap, which may never happen
+            # (without --init), and they count against their uid's RLIMIT_NPROC.
+            self.uid = ex.uid_base + (self.index + ex.workers * self.starts) % UIDS_PER_POOL
+        self.starts += 1
         ctl_r, ctl_w = os.pipe()
         res_r, res_w = os.pipe()
         config = worker_config(
@@ -175,6 +183,11 @@ class _WorkerProcess:
             raise WorkerFault("the worker's pipe closed (it died)") from e
 
     def stop(self) -> None:
+        self._stop_worker()
+        if self.executor.isolation == "container" and self.uid is not None:
+            _kill_every_process_of(self.uid)
+
+    def _stop_worker(self) -> None:
         if self.ctl >= 0:
             with contextlib.suppress(OSError):
                 os.close(self.ctl)
@@ -193,6 +206,36 @@ class _WorkerProcess:
         self.stop()
         self.cgroup.remove()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _kill_every_process_of(uid: int) -> None:
+    """SIGKILL every process of ``uid``: in the `container` tier, where no pid namespace
+    dies with a worker, what its steps left must not outlive it. (A shell's kill -1 as that
+    uid reaches every process of it but itself.)"""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(["sh", "-c", "kill -9 -1"], user=uid, group=uid, extra_groups=[], timeout=10, check=False)
+
+
+def _check_reachable(prefix: str) -> None:
+    """In the `container` tier, submissions run as another uid in the worker's own file
+    system (no view is built for them): the interpreter must be reachable by other users."""
+    for folder in [*reversed(Path(prefix).parents), Path(prefix)]:
+        if not folder.stat().st_mode & stat.S_IXOTH:
+            raise SandboxError(
+                f"isolation 'container' runs submissions as another uid, which cannot reach this Python "
+                f"({prefix}): {folder} is mode {stat.S_IMODE(folder.stat().st_mode):o}. Use an interpreter "
+                "other users can read (LocalExecutor(python=...), such as /usr/bin/python3 with codegym "
+                f"installed for it), or give {folder} the search bit for others (chmod o+x)."
+            )
+
+
+def _scratch_parent(tier: str) -> str | None:
+    """Where a worker's folder goes: the temp dir, or in the `container` tier, where the
+    steps' files live in it, /dev/shm when it is a size-limited tmpfs (a container's is
+    64 MiB), so that they never fill the disk."""
+    if tier == "container" and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        return "/dev/shm"
+    return None
 
 
 def _start_failure(index: int, tier: str, trace: str, log: str) -> str:
@@ -281,6 +324,8 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         # Each worker's submissions get a uid of their own, unless a plain user's worker has
         # only its own (they then run as SANDBOX_UID of a nested user namespace).
         self.distinct_uids = self.isolation != "userns" or self.report.user_map == "identity"
+        if self.isolation == "container":
+            _check_reachable(self.report.facts["python_prefix"])
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = self._view()
@@ -295,7 +340,10 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         return self.cgroup_version
 
     def submission_uids(self) -> set[int]:
-        """The host uids submissions run as (a plain user's own, in `userns`)."""
+        """The host uids submissions run as (a plain user's own, in `userns`; in `container`,
+        any of the pool's block: a restarted worker takes a new one)."""
+        if self.isolation == "container":
+            return set(range(self.uid_base, self.uid_base + UIDS_PER_POOL))
         if self.distinct_uids:
             return super().submission_uids()
         return {int(self.report.facts["euid"])}

@@ -16,14 +16,13 @@ from codegym.envs.python_function import codec
 
 from codegym.executor.channel import READ_SIZE, Channel, ChannelClosed
 
-SOLUTION = "/sandbox/solution.py"
-FILENAME = "solution.py"
+FILENAME = "solution.py"  # in the step's work dir, its current one (where it is, varies by tier)
 MAX_MESSAGE = 2000
 
 
 def main() -> None:
     channel = Channel(3, 4, blocking=True)  # (the step's ends of its pipes block)
-    source = _read(SOLUTION).decode("utf-8", errors="replace")
+    source = _read(FILENAME).decode("utf-8", errors="replace")
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as e:

@@ -23,7 +23,6 @@ from typing import Any
 
 from codegym.envs.python_function import codec
 
-WORK = "/sandbox"
 MAX_EVENTS = 20_000
 MAX_REPR = 200
 MAX_EDITS = 3
@@ -162,13 +161,13 @@ def _by_history(
 
 
 def main() -> None:
-    with open(f"{WORK}/call.json") as handle:
+    with open("call.json") as handle:
         spec = json.load(handle)
     args, kwargs = codec.decode(spec["args"].encode())
-    candidate, candidate_result, first_line = trace(f"{WORK}/candidate.py", spec["entry"], args, kwargs)
-    reference, reference_result, _ = trace(f"{WORK}/reference.py", spec["entry"], args, kwargs)
+    candidate, candidate_result, first_line = trace("candidate.py", spec["entry"], args, kwargs)
+    reference, reference_result, _ = trace("reference.py", spec["entry"], args, kwargs)
     layout = similar_layout(
-        function_lines(f"{WORK}/candidate.py", spec["entry"]), function_lines(f"{WORK}/reference.py", spec["entry"])
+        function_lines("candidate.py", spec["entry"]), function_lines("reference.py", spec["entry"])
     )
     found = divergence(candidate, reference, candidate_result, reference_result, same_layout=layout)
     if found is not None:

@@ -13,7 +13,18 @@ from codegym.error import DependencyNotInstalled, TaskFormatError
 from codegym.grade import Diagnostic
 
 TABLE = Path(__file__).with_name("languages.yaml")
-FIELDS = {"file", "compile", "run", "version", "artifacts", "diagnostics", "processes", "env", "sockets", "memory_slack_mib"}
+FIELDS = {
+    "file",
+    "compile",
+    "run",
+    "version",
+    "artifacts",
+    "diagnostics",
+    "processes",
+    "env",
+    "sockets",
+    "memory_slack_mib",
+}
 
 
 @dataclass(frozen=True)

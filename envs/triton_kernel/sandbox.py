@@ -3,21 +3,17 @@
 Torch and triton take seconds to import, so they are imported once per warm worker, and
 only by this family's workers: the shared default executor of the other families stays
 light. The workers run without ``site``; `TritonExecutor` binds the directories holding
-torch, triton and numpy read-only into the sandbox view (with a file listing them, which
-`sitepath` reads) and, on a GPU machine, the NVIDIA device nodes.
+torch, triton and numpy read-only into the sandbox view and onto the workers' ``sys.path``
+and, on a GPU machine, the NVIDIA device nodes.
 """
 
 from __future__ import annotations
 
 import glob
 import importlib.util
-import json
 import os
-import tempfile
 from collections.abc import Iterable
 from typing import Any
-
-from codegym.envs.triton_kernel.sitepath import PATHS_FILE
 
 from codegym.error import DependencyNotInstalled
 from codegym.executor.local import LocalExecutor
@@ -78,10 +74,6 @@ class TritonExecutor(LocalExecutor):
     ) -> None:
         self.interpret = interpret
         self._paths = site_directories()
-        handle, self._paths_file = tempfile.mkstemp(prefix="codegym-triton-paths-", suffix=".json")
-        with os.fdopen(handle, "w") as out:
-            json.dump(self._paths, out)
-        os.chmod(self._paths_file, 0o644)
         super().__init__(workers, preload=(*runtime(interpret=interpret), *preload), **kwargs)
         self._extend_view()
 
@@ -93,14 +85,13 @@ class TritonExecutor(LocalExecutor):
 
     def _extend_view(self) -> None:
         binds = [(path, path) for path in self._paths]
-        binds.append((self._paths_file, PATHS_FILE))
         devices = [] if self.interpret else gpu_devices()
-        self.view = {**self.view, "binds": [*self.view["binds"], *binds], "devices": devices}
-
-    def close(self) -> None:
-        super().close()
-        if os.path.exists(self._paths_file):
-            os.unlink(self._paths_file)
+        self.view = {
+            **self.view,
+            "binds": [*self.view["binds"], *binds],
+            "devices": devices,
+            "python_path": self._paths,
+        }
 
 
 def shared_executor(*, interpret: bool) -> TritonExecutor:

@@ -2,7 +2,7 @@
 session's local, docker or ray executor, and `fresh` builds a private one of the same kind
 (for tests that kill its workers). "local-python" is the local backend with its fork
 servers' loop in Python, the fallback where the C loop is not built; "local-userns-root" and
-"local-userns-user" are the local backend in the other isolation tiers this machine can make
+"local-userns-user" and "local-container" are the local backend in the other isolation tiers this machine can make
 (see ``TIERS`` in ``tests/conftest.py``)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ BACKENDS = (
     "local-python",
     "local-userns-root",
     "local-userns-user",
+    "local-container",
     pytest.param("docker", marks=pytest.mark.docker),
     "ray",
 )  # -m "not docker" skips docker
@@ -31,7 +32,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def executor(backend: str, request: pytest.FixtureRequest) -> Executor:
-    if backend.startswith("local-userns"):
+    if backend.startswith(("local-userns", "local-container")):
         return request.getfixturevalue("tier_executors")(backend.removeprefix("local-"))
     return request.getfixturevalue(f"{backend.replace('-', '_')}_executor")
 

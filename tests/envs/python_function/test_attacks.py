@@ -39,7 +39,8 @@ ATTACKS = {
     "fork-bomb": ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", "TLE"),
     "output-flood": ("while True:\n    print('All tests passed! ' * 100)\n", "OLE"),
     "fd-exhaustion": ("handles = [open('/dev/null') for _ in range(100000)]\n", "RE"),
-    "huge-file": ("open('/tmp/big', 'wb').write(b'x' * (8 << 20))\n", "OLE"),
+    "huge-file": ("open('big', 'wb').write(b'x' * (8 << 20))\n", "OLE"),
+    "huge-temp-file": ("import tempfile\ntempfile.TemporaryFile().write(b'x' * (8 << 20))\n", "OLE"),
     "network": ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\n", "SEC"),
     "namespace-escape": ("import ctypes\nctypes.CDLL(None).unshare(0x20000)\n", "SEC"),
     "read-host-files": (
@@ -154,8 +155,17 @@ def test_attack_earns_nothing(env: gym.Env, leftovers, name: str) -> None:
 
 
 def test_state_does_not_carry_into_the_next_episode(env: gym.Env) -> None:
-    plant = "for p in ['/tmp/x', '/sandbox/x']:\n    open(p, 'w').write('3')\ndef add(a, b):\n    return a + b\n"
-    use = "import os\ndef add(a, b):\n    return int(open('/tmp/x').read()) if os.path.exists('/tmp/x') else None\n"
+    # (the step's temp dir is /tmp but in the `container` tier, where /tmp is the container's
+    # and out of its reach: there TMPDIR names its own)
+    places = "import os, tempfile\nPLACES = ['x', tempfile.gettempdir() + '/x', '/tmp/x', '/sandbox/x', os.path.expanduser('~/x')]\n"
+    plant = places + (
+        "for p in PLACES:\n    try:\n        open(p, 'w').write('3')\n    except OSError:\n        pass\n"
+        "def add(a, b):\n    return a + b\n"
+    )
+    use = (
+        places
+        + "def add(a, b):\n    found = [p for p in PLACES if os.path.exists(p)]\n    return int(open(found[0]).read()) if found else None\n"
+    )
     for _ in range(4):
         assert submit(env, plant)[0] == 1.0
     reward, info = submit(env, use)

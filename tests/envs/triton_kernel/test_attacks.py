@@ -46,6 +46,7 @@ def make_env(executor: TritonExecutor) -> Callable[..., TritonKernelEnv]:
 def cpu_env(make_env: Callable[..., TritonKernelEnv]) -> TritonKernelEnv:
     return make_env()
 
+
 TASK = "codegym-triton/vector_add"
 HEAD = "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n\n"
 KERNEL = """@triton.jit

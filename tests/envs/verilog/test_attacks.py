@@ -24,6 +24,7 @@ def executor(tiered_executor: LocalExecutor) -> LocalExecutor:
     """Each sandbox tier the suite can make here in turn (see ``tests/conftest.py``)."""
     return tiered_executor
 
+
 MUX2 = "codegym-verilog/mux2"
 HEADER = "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
 RIGHT = "  assign y = sel ? b : a;\n"
