@@ -1,6 +1,7 @@
 """Step latency: how long ``env.step`` takes beyond the submitted program's own run time.
 
     python benchmarks/step_latency.py [--steps 300] [--pause-ms 20] [--pin-workers]
+                                      [--isolation userns container] [--as-user NAME]
 
 One env, sequential steps (reset + step, as a single-episode agent would), a trivial
 program with one test, timed two ways:
@@ -20,6 +21,13 @@ lose most of what they held), so the paced overhead is compared like with like. 
 overhead is the difference of the medians. Prints, for each way, the median and p95 of the
 step, the program's own time, and the overhead. ``--pin-workers`` runs the env on a
 ``LocalExecutor(pin_workers=True)`` (a machine the pool has to itself) instead of the default.
+
+``--isolation TIER ...`` measures the sandbox's other isolation tiers side by side with
+"full" (the baseline, measured in the same run): the steps of each are taken in turns of 50,
+round robin over the tiers, so that a drift of the machine's speed falls on all alike, and
+the overhead of each is printed with its ratio to full's. ``--as-user NAME`` runs the
+"userns" tier's workers as that plain user (through setpriv, with Debian's python3), as on a
+cluster; as root, "userns" is root's own (an identity-mapped user namespace).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import gymnasium as gym
 
@@ -88,12 +97,67 @@ def report(title: str, latencies: list[float], own: list[float]) -> None:
     print(f"  step overhead  : median {median:.2f} ms, p95 {p95:.2f} ms")
 
 
+TURN = 50  # steps of one tier before the next tier's turn
+
+
+def executor_for(tier: str, user: str | None) -> LocalExecutor:
+    if tier == "userns" and user:
+        launcher = ("setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all",
+                    "--bounding-set=-all", "--")  # fmt: skip
+        return LocalExecutor(isolation=tier, launcher=launcher, python="/usr/bin/python3")
+    python = "/usr/bin/python3" if tier == "container" else None  # (its steps' uid must reach it)
+    return LocalExecutor(isolation=tier, python=python)
+
+
+def in_turns(
+    envs: dict[str, gym.Env], steps: int, measure: Callable[[gym.Env, int], list[float]]
+) -> dict[str, list[float]]:
+    """``steps`` of each env's, taken in turns of TURN, round robin."""
+    found: dict[str, list[float]] = {name: [] for name in envs}
+    while any(len(v) < steps for v in found.values()):
+        for name, env in envs.items():
+            found[name] += measure(env, min(TURN, steps - len(found[name])))
+    return found
+
+
+def compare_tiers(tiers: list[str], args: argparse.Namespace) -> None:
+    executors = {tier: executor_for(tier, args.as_user) for tier in ["full", *tiers]}
+    envs = {
+        tier: gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]), executor=executors[tier])
+        for tier in executors
+    }
+    for tier, executor in executors.items():
+        timed_steps(envs[tier], 20, 0.0)
+        print(f"{tier}: {executor.isolation} tier, cgroup {executor.cgroup}, user map {executor.report.user_map}")
+    pause = args.pause_ms / 1000
+    for title, wait in (
+        (f"paced ({args.pause_ms:g} ms of the agent's time before each step)", pause),
+        ("back to back", 0.0),
+    ):
+        latencies = in_turns(envs, args.steps, lambda env, n, wait=wait: timed_steps(env, n, wait))
+        own = statistics.median(own_time(args.steps, wait))
+        overhead = {tier: statistics.median(values) - own for tier, values in latencies.items()}
+        print(f"{title}: {args.steps} steps per tier, program's own {own * 1000:.3f} ms")
+        for tier, values in latencies.items():
+            p95 = percentile(values, 0.95) - own
+            median, ratio = overhead[tier] * 1000, overhead[tier] / overhead["full"]
+            print(f"  {tier:10}: step overhead median {median:.2f} ms, p95 {p95 * 1000:.2f} ms, {ratio:.2f}x full")
+    for tier, env in envs.items():
+        env.close()
+        executors[tier].close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--pause-ms", type=float, default=20.0, help="the agent's turn before each paced step")
     parser.add_argument("--pin-workers", action="store_true", help="keep each worker on a CPU of its own")
+    parser.add_argument("--isolation", nargs="+", choices=("userns", "container"), help="tiers to compare with full")
+    parser.add_argument("--as-user", help="run the userns tier's workers as this plain user")
     args = parser.parse_args()
+    if args.isolation:
+        compare_tiers(args.isolation, args)
+        return
     executor = LocalExecutor(pin_workers=True) if args.pin_workers else None
     env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]), executor=executor)
     timed_steps(env, 20, 0.0)  # start the workers, warm every cache

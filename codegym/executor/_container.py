@@ -82,6 +82,21 @@ def setup_cgroup(linux: types.ModuleType) -> dict[str, object]:
         return {"version": "none", "paths": {}, "reason": str(e)}
 
 
+def choose_tier(cgroup: dict[str, object]) -> tuple[str, str]:
+    """The strongest sandbox tier this container allows (see `codegym.executor.isolation`),
+    and the user namespace's uid map: `full` where the executor granted what it takes (and
+    the job cgroup could be had), else what a probe of the container finds."""
+    from codegym.executor import _probe
+    from codegym.executor.isolation import report_from
+
+    report = report_from(
+        {**_probe.probe(), "cgroup": {"version": cgroup["version"], "reason": cgroup.get("reason", "")}}
+    )
+    if report.best is None:
+        raise OSError(f"no sandbox tier can run in this container:\n{report.render()}")
+    return report.best, report.user_map
+
+
 def describe_view(config: dict[str, object]) -> dict[str, object]:
     """The image's toolchain as the worker's read-only view (what ``local._view`` does on
     the host), plus codegym's source directories, hidden again after the preload."""
@@ -111,6 +126,7 @@ def main() -> None:
         from codegym.executor import _linux as linux
 
         cgroup = setup_cgroup(linux)
+        tier, user_map = choose_tier(cgroup)
         write_frame(fd, ("cgroup", cgroup))
         results = os.dup(fd)  # the worker closes its two ends separately
         from codegym.executor._view import worker_config
@@ -125,6 +141,8 @@ def main() -> None:
             uid=config["uid"],
             etc=config["etc"],
             cgroup=cgroup,
+            isolation=tier,
+            user_map=user_map,
         )
         os.set_inheritable(fd, True)
         os.set_inheritable(results, True)

@@ -66,6 +66,8 @@ SYSTEM_SOCKET = "/var/run/docker.sock"
 # SYS_ADMIN (namespaces, mounts, pivot_root), SETUID/SETGID (drop to the job's uid),
 # CHOWN (hand the job its files), KILL (pid 1 of a job kills what the job left behind).
 CAPABILITIES = ("SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL")
+SECURITY = ("codegym", "default", "unconfined-seccomp")  # see DockerExecutor
+SCRATCH = "256m"  # the tmpfs of a container's worker folder
 START_TIMEOUT_S = 60.0
 DAEMON_TIMEOUT_S = 30.0
 MEMORY_HEADROOM = 256 << 20  # the worker's own processes, above the largest job
@@ -489,6 +491,15 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         uid_base: First of the unprivileged uids submissions run as (one per container),
             inside the container: a block of 256 past 2,000,000 by default, one below 65536
             where the daemon maps the container's uids (rootless Docker, userns-remap).
+        security: What the containers are allowed. "codegym" (the default): every capability
+            dropped but the five that building the full sandbox inside takes, and a seccomp
+            profile that allows its namespace and mount calls, so the worker builds the
+            `full` tier. "default": Docker's own defaults, as a plain ``docker run`` (or a
+            Kubernetes pod) has them: its default capabilities and seccomp profile, which
+            refuses namespaces, so the worker runs the `container` tier.
+            "unconfined-seccomp": Docker's default capabilities without its seccomp profile
+            (``--security-opt seccomp=unconfined``): the `userns` tier. Each worker probes
+            its container and says which tier ran (`RunResult.isolation`).
 
     Attributes:
         container_root: The host uid and gid the containers' root runs as: root's under a
@@ -512,7 +523,11 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         processes: int = 256,
         build: bool = True,
         uid_base: int | None = None,
+        security: str = "codegym",
     ) -> None:
+        if security not in SECURITY:
+            raise ValueError(f"security must be one of {', '.join(SECURITY)}, got {security!r}")
+        self.security = security
         self.workers = workers or os.cpu_count() or 1
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -590,11 +605,11 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
                 detach=True,
                 network_mode="none",
                 read_only=True,
-                tmpfs={"/run": "rw,nosuid,nodev,size=16m,mode=755"},
+                # (in the `container` tier, no tmpfs is mounted per job: the steps' folders live
+                # in the worker's own, which this bounds)
+                tmpfs={"/run": "rw,nosuid,nodev,size=16m,mode=755", "/codegym/root": f"rw,nosuid,nodev,size={SCRATCH}"},
                 volumes=volumes,
-                security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
-                cap_drop=["ALL"],
-                cap_add=list(CAPABILITIES),
+                **self._privileges(),
                 pids_limit=self.processes,
                 mem_limit=memory,
                 memswap_limit=memory,
@@ -607,6 +622,16 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
             raise WorkerFault(f"docker could not start a container: {e}") from e
         except Exception as e:  # the daemon went away: requests' connection errors
             raise WorkerFault(f"the Docker daemon did not answer: {e}") from e
+
+    def _privileges(self) -> dict[str, Any]:
+        """The containers' capabilities and seccomp profile (see ``security``)."""
+        if self.security == "codegym":
+            return {
+                "security_opt": ["no-new-privileges", f"seccomp={seccomp_profile()}"],
+                "cap_drop": ["ALL"],
+                "cap_add": list(CAPABILITIES),
+            }
+        return {"security_opt": ["seccomp=unconfined"]} if self.security == "unconfined-seccomp" else {}
 
     def worker_pids(self) -> list[int]:
         """Host pids of the containers' init processes (for monitoring and fault tests)."""

@@ -34,12 +34,13 @@ FAST = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=128 << 20, processes=8, output
               file_size_bytes=1 << 20, disk_bytes=8 << 20)  # fmt: skip
 
 
-# A step's own processes besides itself: those of its uid (its keeper; in a pid namespace, the
-# fork server is not of that uid, and in the `container` tier, which has none, the host's
-# processes are in /proc too, but none of them has a submission's uid).
+# A step's own processes besides itself: those of its uid but pid 1 (its keeper; in a pid
+# namespace, the fork server is pid 1, of that uid in a plain user's `userns`; in the
+# `container` tier, which has none, the host's processes are in /proc too, but none of them
+# has a submission's uid).
 MINE = (
     "import os\n"
-    "MINE = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()"
+    "MINE = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())"
     " and os.stat(f'/proc/{p}').st_uid == os.getuid()]\n"
 )
 
