@@ -50,6 +50,12 @@ def executor(local_executor: LocalExecutor) -> LocalExecutor:
 # "userns-user" (a plain user made here, running Debian's python3, which it can reach) and
 # "container" (root, without namespaces: what a container that forbids them leaves).
 TIERS = ("full", "userns-root", "userns-user", "container")
+# And inside real containers of a Docker engine with its default privileges: "docker-default"
+# (a plain `docker run`: the `container` tier inside) and "docker-unconfined" (with
+# --security-opt seccomp=unconfined: `userns` inside). The docker backend's image holds
+# Python only: the families that need other toolchains run in TIERS alone.
+DOCKER_TIERS = {"docker-default": "default", "docker-unconfined": "unconfined-seccomp"}
+ALL_TIERS = (*TIERS, *(pytest.param(tier, marks=pytest.mark.docker) for tier in DOCKER_TIERS))
 PLAIN_USER = "codegym-test"
 PLAIN_PYTHON = "/usr/bin/python3"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,12 +111,18 @@ def _let_everyone_through(path: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def tier_executors() -> Iterator[Callable[[str], LocalExecutor]]:
-    """``get(tier)``: the session's local executor of ``tier`` (one of TIERS), made on first use."""
-    made: dict[str, LocalExecutor] = {}
+def tier_executors(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Executor]]:
+    """``get(tier)``: the session's executor of ``tier`` (one of TIERS or DOCKER_TIERS), made
+    on first use."""
+    made: dict[str, Executor] = {}
 
-    def get(tier: str) -> LocalExecutor:
-        if tier not in made:
+    def get(tier: str) -> Executor:
+        if tier not in made and tier in DOCKER_TIERS:
+            from codegym.executor.docker import DockerExecutor
+
+            request.getfixturevalue("docker_daemon")
+            made[tier] = DockerExecutor(workers=2, preload=PRELOAD, security=DOCKER_TIERS[tier])
+        elif tier not in made:
             made[tier] = LocalExecutor(workers=2, preload=PRELOAD, **tier_options(tier))
         return made[tier]
 
@@ -132,6 +144,12 @@ def tier(request: pytest.FixtureRequest) -> str:
 def tiered_executor(tier: str, tier_executors: Callable[[str], LocalExecutor]) -> LocalExecutor:
     """The session's local executor of each tier in turn."""
     return tier_executors(tier)
+
+
+@pytest.fixture(scope="module", params=ALL_TIERS)
+def any_tiered_executor(request: pytest.FixtureRequest, tier_executors: Callable[[str], Executor]) -> Executor:
+    """The session's executor of each tier in turn, in real Docker containers too."""
+    return tier_executors(request.param)
 
 
 @pytest.fixture(scope="session")

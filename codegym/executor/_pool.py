@@ -28,11 +28,12 @@ logger = logging.getLogger(__name__)
 # Each pool's submissions run as uids of a block of their own (RLIMIT_NPROC counts a uid's
 # processes across namespaces, so two workers sharing a uid could starve each other's forks,
 # and in the `container` tier a uid's processes are what a step's end kills): a block per
-# (process id mod 1e6, a slot no other live pool of this process holds), the same for every
-# backend. (16 slots of 256 uids per process stay below 2**32.)
+# (process id mod 200,000, a slot no other live pool of this process holds), the same for
+# every backend. (32 slots of 512 uids per process stay below 2**32.)
 UID_FLOOR = 2_000_000
-UIDS_PER_POOL = 256
-POOLS_PER_PROCESS = 16
+UIDS_PER_POOL = 512
+POOLS_PER_PROCESS = 32
+PID_MODULUS = 200_000
 _serials = itertools.count()
 _slots_in_use: set[int] = set()
 _slots_lock = threading.Lock()
@@ -106,7 +107,7 @@ class WorkerPool(Executor, Generic[W]):
                 _slots_in_use.add(slot)
             # Given back at close, or when a pool that never finished its constructor is gone.
             self._release_slot = weakref.finalize(self, _release, slot)
-        block = (os.getpid() % 1_000_000) * POOLS_PER_PROCESS + slot
+        block = (os.getpid() % PID_MODULUS) * POOLS_PER_PROCESS + slot
         self.uid_base = uid_base or UID_FLOOR + block * UIDS_PER_POOL
 
     def _init_pool(self) -> None:

@@ -489,7 +489,7 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         processes: The container's pids limit (jobs get their own, smaller one).
         build: Build a missing image (else raise `SandboxError`).
         uid_base: First of the unprivileged uids submissions run as (one per container),
-            inside the container: a block of 256 past 2,000,000 by default, one below 65536
+            inside the container: a block of 512 past 2,000,000 by default, one below 65536
             where the daemon maps the container's uids (rootless Docker, userns-remap).
         security: What the containers are allowed. "codegym" (the default): every capability
             dropped but the five that building the full sandbox inside takes, and a seccomp

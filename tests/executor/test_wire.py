@@ -22,6 +22,7 @@ JOB = Job(
             stop_on_failure=False,
             env=(("K", "V"),),
             sockets="errno",
+            memory_slack_bytes=1 << 20,
         ),
         Step(argv=("true",)),
     ),

@@ -10,8 +10,7 @@ import gymnasium as gym
 import pytest
 
 import codegym  # noqa: F401  (registers the envs)
-from codegym.executor import Limits
-from codegym.executor.local import LocalExecutor
+from codegym.executor import Executor, Job, Limits, Step
 from codegym.task import Task, TaskSet, TestCase
 
 LIMITS = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=128 << 20, processes=8, output_bytes=64 << 10,
@@ -109,23 +108,30 @@ ATTACKS = {
 
 
 @pytest.fixture(scope="module")
-def executor(tiered_executor: LocalExecutor) -> LocalExecutor:
-    """Each sandbox tier the suite can make here in turn (see ``tests/conftest.py``)."""
-    return tiered_executor
+def executor(any_tiered_executor: Executor) -> Executor:
+    """Each sandbox tier the suite can make here in turn, in Docker containers too (see
+    ``tests/conftest.py``)."""
+    return any_tiered_executor
 
 
-def expected(name: str, executor: LocalExecutor) -> str:
-    """The status an attack earns. Without a cgroup (a plain user's `userns`), memory is
-    limited per process by RLIMIT_DATA: a single allocation over the limit fails at once and
-    the program ends as its runtime reports it (MemoryError: RE); growing into the limit is
-    MLE in every tier."""
-    if name == "memory-bomb" and executor.cgroup == "none":
+def expected(name: str, cgroup: str) -> str:
+    """The status an attack earns. Without a cgroup (a plain user's `userns`, a container's
+    tiers), memory is limited per process by RLIMIT_DATA: a single allocation over the limit
+    fails at once and the program ends as its runtime reports it (MemoryError: RE); growing
+    into the limit is MLE in every tier."""
+    if name == "memory-bomb" and cgroup == "none":
         return "RE"
     return ATTACKS[name][1]
 
 
 @pytest.fixture(scope="module")
-def env(executor: LocalExecutor) -> Iterator[gym.Env]:
+def cgroup(executor: Executor) -> str:
+    """The cgroup version that limits the tier's steps ("none": rlimits do)."""
+    return executor.run(Job(steps=(Step(argv=("true",)),))).cgroup
+
+
+@pytest.fixture(scope="module")
+def env(executor: Executor) -> Iterator[gym.Env]:
     env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([TASK]), limits=LIMITS, executor=executor)
     yield env
     env.close()
@@ -144,8 +150,8 @@ def test_the_task_is_solvable(env: gym.Env) -> None:
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_attack_earns_nothing(env: gym.Env, leftovers, name: str) -> None:
-    source, status = ATTACKS[name][0], expected(name, env.unwrapped.executor)
+def test_attack_earns_nothing(env: gym.Env, cgroup: str, leftovers, name: str) -> None:
+    source, status = ATTACKS[name][0], expected(name, cgroup)
     started = time.monotonic()
     reward, info = submit(env, source)
     assert time.monotonic() - started < LIMITS.wall_s + MARGIN_S
