@@ -117,12 +117,9 @@ def tier_executors(request: pytest.FixtureRequest) -> Iterator[Callable[[str], E
     made: dict[str, Executor] = {}
 
     def get(tier: str) -> Executor:
-        if tier not in made and tier in DOCKER_TIERS:
-            from codegym.executor.docker import DockerExecutor
-
-            request.getfixturevalue("docker_daemon")
-            made[tier] = DockerExecutor(workers=2, preload=PRELOAD, security=DOCKER_TIERS[tier])
-        elif tier not in made:
+        if tier in DOCKER_TIERS:  # (closed before the daemon's fixture checks for leftovers)
+            return request.getfixturevalue("docker_tier_executors")(tier)
+        if tier not in made:
             made[tier] = LocalExecutor(workers=2, preload=PRELOAD, **tier_options(tier))
         return made[tier]
 
@@ -132,6 +129,23 @@ def tier_executors(request: pytest.FixtureRequest) -> Iterator[Callable[[str], E
     while _OPENED:
         folder, mode = _OPENED.pop()
         os.chmod(folder, stat.S_IMODE(mode))
+
+
+@pytest.fixture(scope="session")
+def docker_tier_executors(docker_daemon: Any) -> Iterator[Callable[[str], Executor]]:
+    """``get(tier)``: the session's docker executor of one of DOCKER_TIERS, made on first use."""
+    from codegym.executor.docker import DockerExecutor
+
+    made: dict[str, Executor] = {}
+
+    def get(tier: str) -> Executor:
+        if tier not in made:
+            made[tier] = DockerExecutor(workers=2, preload=PRELOAD, security=DOCKER_TIERS[tier])
+        return made[tier]
+
+    yield get
+    for executor in made.values():
+        executor.close()
 
 
 @pytest.fixture(scope="module", params=TIERS)

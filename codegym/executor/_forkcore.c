@@ -559,6 +559,20 @@ static pid_t spawn_keeper(void) {
     return pid;
 }
 
+/* In the `container` tier, where the fork server's helpers take the steps' uid to signal them:
+ * a Landlock domain of the step's own (ABI 6), out of which it can signal nothing, nor reach
+ * an abstract unix socket, so that no helper can be stopped or killed on its way. (An older
+ * kernel refuses the ruleset: then the helpers are exposed for the few calls they make.) */
+static void scope_signals(void) {
+    struct {
+        uint64_t fs, net, scoped;
+    } attr = {0, 0, 3}; /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL */
+    int ruleset = (int)syscall(444 /* landlock_create_ruleset */, &attr, sizeof attr, 0);
+    if (ruleset < 0) return;
+    (void)syscall(446 /* landlock_restrict_self */, ruleset, 0);
+    close(ruleset);
+}
+
 /* The first of prepare's steps that fails, or NULL; errno says why. */
 static const char *confine(long long uid, const struct sock_fprog *program, const char *name, pid_t *keeper) {
     if (prctl(PR_SET_NAME, "codegym-keeper", 0, 0, 0) < 0) return "prctl(PR_SET_NAME)"; /* the keeper's */
@@ -577,6 +591,7 @@ static const char *confine(long long uid, const struct sock_fprog *program, cons
         return "setgroups, setgid, setuid";
     if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) return "prctl(PR_SET_DUMPABLE)"; /* setuid reset it */
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0) < 0) return "seccomp";
+    if (signal_uid >= 0) scope_signals();
     *keeper = spawn_keeper();
     if (*keeper < 0) return "clone(CLONE_VM)";
     if (prctl(PR_SET_NAME, name, 0, 0, 0) < 0) return "prctl(PR_SET_NAME)";

@@ -324,7 +324,13 @@ class ForkServer:
         try:
             sock = spare_socket(fd)
             Submission.wait_as_spare(
-                sock, self.sockets[policy], self.uid, self.warm_ups, native=self.native, work=self.work
+                sock,
+                self.sockets[policy],
+                self.uid,
+                self.warm_ups,
+                native=self.native,
+                work=self.work,
+                scoped=self.paths is not None,
             )
         finally:
             os._exit(127)  # never back into the fork server's loop
@@ -458,20 +464,21 @@ class Submission:
         *,
         native: bool,
         work: str = WORK,
+        scoped: bool = False,
     ) -> NoReturn:
         """Confine this process ahead of its request, then wait for the request and run it;
         each WARM that comes first, run the ``warm_ups`` (the supervisor sends it once the
         worker has been idle a while). A failure of either is reported on the request's
         setup pipe. ``native``: confine it and take the request with `_forkcore.prepare`
         and `_forkcore.attach`, which do what `_prepare` and `attach` do. ``work``: the
-        folder the step runs in."""
+        folder the step runs in; ``scoped``: the `container` tier (see `_prepare`)."""
         keeper = -1
         try:
             if native:
                 assert _forkcore is not None
                 keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare")
             else:
-                keeper = _prepare(uid, sockets, name="codegym-spare")
+                keeper = _prepare(uid, sockets, name="codegym-spare", scoped=scoped)
             failure = None
         except BaseException:
             failure = traceback.format_exc()
@@ -570,7 +577,7 @@ def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...
     return setup_w
 
 
-def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str) -> int:
+def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str, scoped: bool = False) -> int:
     """The half of confinement that needs no request: session, uid, the sockets policy's
     filter (no_new_privs and the deny list come from the fork server); then the keeper of
     our address space, confined as we are. Returns the keeper's pid. (No parent-death
@@ -586,6 +593,8 @@ def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str) -> int
         os.setuid(uid)
     linux.prctl(linux.PR_SET_DUMPABLE, 1)  # after setuid, which resets it
     sockets.install()
+    if scoped:  # the fork server's helpers take our uid to signal us: none of them is ours to signal
+        linux.landlock_scope()
     keeper = linux.spawn_address_space_keeper()
     linux.set_name(name)
     return keeper

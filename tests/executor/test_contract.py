@@ -34,14 +34,21 @@ FAST = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=128 << 20, processes=8, output
               file_size_bytes=1 << 20, disk_bytes=8 << 20)  # fmt: skip
 
 
-# A step's own processes besides itself: those of its uid but pid 1 (its keeper; in a pid
-# namespace, the fork server is pid 1, of that uid in a plain user's `userns`; in the
-# `container` tier, which has none, the host's processes are in /proc too, but none of them
-# has a submission's uid).
+# A step's own processes besides itself, as /proc names them: those of its uid but pid 1 (its
+# keeper; in a pid namespace, the fork server is pid 1, of that uid in a plain user's
+# `userns`; in the `container` tier, which has none, the host's processes are in /proc too,
+# but none of them has a submission's uid). Where /proc is not the step's pid namespace's
+# (`userns` in a container, which binds the container's), its numbers are not the step's:
+# `inner` gives a process's pid as the step knows it, to signal it by.
 MINE = (
     "import os\n"
-    "MINE = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())"
-    " and os.stat(f'/proc/{p}').st_uid == os.getuid()]\n"
+    "ME = os.readlink('/proc/self')\n"
+    "def owner(p):\n"
+    "    try:\n        return os.stat(f'/proc/{p}').st_uid\n"
+    "    except OSError:\n        return None  # (gone since it was listed)\n"
+    "MINE = [p for p in os.listdir('/proc') if p.isdigit() and p not in ('1', ME) and owner(p) == os.getuid()]\n"
+    "def inner(p):\n"
+    "    return int(next(l for l in open(f'/proc/{p}/status') if l.startswith('NSpid:')).split()[-1])\n"
 )
 
 
@@ -110,17 +117,20 @@ def test_not_root_and_confined(executor: Executor) -> None:
         "print(' '.join(open(f'/proc/{p}/comm').read().strip() for p in MINE))\n"
         "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]\n"
         "print(' '.join(open(f'/proc/{p}/comm').read().strip() for p in others))\n"
+        "print(open('/proc/1/comm').read().strip() == 'codegym-init')\n"
     )
     result = python(executor, source)
     out = result.steps[0].stdout.decode().splitlines()
     uid, gid = map(int, out[0].split())
     assert uid != 0 and gid != 0
     assert out[1].split("|") == ["CapEff: 0000000000000000", "NoNewPrivs: 1", "Seccomp: 2"]
-    # Of its uid, besides itself, only the keeper of its address space; and in a pid
-    # namespace, nothing else at all but the namespace's init.
+    # Of its uid, besides itself, only the keeper of its address space; and where /proc is
+    # its pid namespace's (its pid 1 the fork server), nothing else at all but that init.
     assert out[2] == "codegym-keeper"
-    if result.isolation != "container":
+    if out[4] == "True":
         assert out[3] == "codegym-keeper"
+    else:  # (the `container` tier, or `userns` in a container, whose /proc is not its own)
+        assert result.isolation == "container" or executor.name == "docker"
 
 
 @pytest.mark.parametrize("sockets", ["kill", "errno"])  # the ready spare's policy, and another
@@ -131,7 +141,7 @@ def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sock
     source = MINE + (
         "import signal, sys, time\n"
         "print(len(sys.stdin.read()))\n"
-        "keeper = str(MINE[0])\n"
+        "keeper = MINE[0]\n"
         "def fields(pid):\n"
         "    lines = open(f'/proc/{pid}/status').read().splitlines()\n"
         "    keys = ('Uid', 'Gid', 'Groups', 'CapEff', 'CapPrm', 'NoNewPrivs', 'Seccomp', 'Sig')\n"
@@ -143,10 +153,10 @@ def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sock
         "fds = [os.readlink(f'/proc/{keeper}/fd/{fd}') for fd in sorted(os.listdir(f'/proc/{keeper}/fd'), key=int)]\n"
         "print(fds[:3] == ['/dev/null'] * 3 and len(fds) == 4 and fds[3].startswith('socket:'))\n"
         "for sig in (signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):\n"
-        "    os.kill(int(keeper), sig)\n"
+        "    os.kill(inner(keeper), sig)\n"
         "time.sleep(0.05)\n"
         "print(open(f'/proc/{keeper}/stat').read().split(') ')[1].split()[0])\n"
-        "os.kill(int(keeper), signal.SIGKILL)\n"
+        "os.kill(inner(keeper), signal.SIGKILL)\n"
         "print('survived')\n"
     )
     job = Job(steps=(Step(argv=("python", "main.py"), stdin=b"abc", sockets=sockets),),
@@ -284,7 +294,7 @@ def test_a_daemon_dies_with_the_step_even_when_its_keeper_is_gone(executor: Exec
     source = MINE + (
         "import signal, time\n"
         "keeper = MINE[0]\n"
-        "os.kill(keeper, signal.SIGKILL)\n"
+        "os.kill(inner(keeper), signal.SIGKILL)\n"
         "while os.path.exists(f'/proc/{keeper}'):\n    time.sleep(0.001)\n"  # (reaped by pid 1)
         "if os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
         "print('parent done')"
