@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import sys
 from collections.abc import Callable
 
@@ -127,6 +128,7 @@ def probe() -> dict[str, object]:
     return {
         "python_prefix": os.path.realpath(sys.base_prefix),
         "python_version": list(sys.version_info[:2]),
+        "site_packages": [path for path in site.getsitepackages() if os.path.isdir(path)],
         "euid": os.geteuid(),
         "egid": os.getegid(),
         "capabilities": caps,

@@ -239,7 +239,9 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
         with open(f"{root}/etc/{name}", "w") as handle:
             handle.write(text)
     for path in config["masks"]:
-        mask(f"{root}{path}", path, under_tmp)
+        if path not in config.get("python_path", ()):  # (what the worker is told to import from)
+            inside = [(s, t) for s, t in config["binds"] if t.startswith(path + "/")]
+            mask(f"{root}{path}", path, under_tmp, keep=inside, root=root)
     for controller, source in config["cgroup"]["paths"].items():
         _bind_into(root, source, f"/.cg/{controller}", readonly=False)
     os.chdir(root)
@@ -255,10 +257,23 @@ def _in_tmp(path: str) -> bool:
     return path == "/tmp" or path.startswith("/tmp/")
 
 
-def mask(mount_point: str, path: str, under_tmp: list[tuple[str | None, str]]) -> None:
+def mask(
+    mount_point: str,
+    path: str,
+    under_tmp: list[tuple[str | None, str]],
+    *,
+    keep: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (),
+    root: str = "",
+) -> None:
     """Cover ``path`` (at ``mount_point`` before the pivot) with an empty read-only tmpfs,
-    and note it when each job's fresh /tmp must cover it again."""
-    linux.tmpfs(mount_point, 4096, flags=linux.MS_RDONLY)
+    and note it when each job's fresh /tmp must cover it again. The binds in ``keep``, which
+    lie inside it (codegym installed into the site-packages it masks), are made again on top
+    (``root``: where the view is built), for the worker to import from until it hides them."""
+    linux.tmpfs(mount_point, 1 << 20 if keep else 4096, flags=0 if keep else linux.MS_RDONLY)
+    for source, target in keep:
+        _bind_into(root, source, target, readonly=True)
+    if keep:
+        linux.mount("none", mount_point, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
     if _in_tmp(path):
         under_tmp.append((None, path))
 

@@ -59,20 +59,21 @@ def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:
     return packages
 
 
-def _view(preload: tuple[str, ...], prefix: str, version: tuple[int, int]) -> dict[str, Any]:
+def _view(preload: tuple[str, ...], prefix: str, site_packages: list[str]) -> dict[str, Any]:
     """What the worker binds into its file system view, and what it hides (``prefix`` and
-    ``version``: those of the interpreter it runs)."""
+    ``site_packages``: those of the interpreter it runs). Its site-packages are masked
+    wherever they are (under /usr too, as a system-wide pip install puts them): the packages
+    there may hold benchmark data, hidden tests among them, and neither the worker (which runs
+    without ``site``) nor a submission needs them."""
     packages = _package_paths(("codegym.executor._worker", *preload))
     package_dirs = sorted({p for paths in packages.values() for p in paths})
     symlinks, binds = toolchain(ETC_ALLOWLIST)
-    masks = []
     if not prefix.startswith("/usr/") and prefix != "/usr":
         binds.append((prefix, prefix))
-        site = f"{prefix}/lib/python{version[0]}.{version[1]}/site-packages"
-        if os.path.isdir(site):
-            masks.append(site)
+    masks = list(site_packages)
     top_package_dirs = [d for d in package_dirs if not any(d.startswith(o + "/") for o in package_dirs)]
-    binds += [(d, d) for d in top_package_dirs if not d.startswith(prefix + "/")]
+    shown = [d for d, _ in binds]
+    binds += [(d, d) for d in top_package_dirs if not any(d.startswith(s + "/") for s in shown) or _inside(d, masks)]
     return {
         "packages": packages,
         "symlinks": symlinks,
@@ -80,6 +81,10 @@ def _view(preload: tuple[str, ...], prefix: str, version: tuple[int, int]) -> di
         "masks": masks,
         "hide": top_package_dirs,
     }
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path.startswith(folder + "/") for folder in folders)
 
 
 def _etc_files(uid: int | None) -> dict[str, str]:
@@ -359,7 +364,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
 
     def _view(self) -> dict[str, Any]:
         facts = self.report.facts
-        return _view(self.preload, facts["python_prefix"], tuple(facts["python_version"]))  # type: ignore[arg-type]
+        return _view(self.preload, facts["python_prefix"], facts["site_packages"])
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (for monitoring and fault-injection tests)."""

