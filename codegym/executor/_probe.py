@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import site
+import stat
 import sys
 from collections.abc import Callable
 
@@ -40,13 +41,13 @@ def capabilities() -> dict[str, bool]:
 
 
 def container() -> str | None:
-    """The kind of container this runs in, if it can tell."""
-    if os.path.exists("/.dockerenv"):
-        return "docker"
-    if os.path.exists("/run/.containerenv"):
-        return "podman"
+    """What suggests that this runs in a container, if anything (a hint for the reader: the
+    tiers rest on what the probe finds it may do, not on this)."""
+    for path, kind in (("/.dockerenv", "docker"), ("/run/.containerenv", "podman")):
+        if os.path.exists(path):
+            return f"{kind} ({path} exists)"
     if os.environ.get("KUBERNETES_SERVICE_HOST"):
-        return "kubernetes"
+        return "kubernetes ($KUBERNETES_SERVICE_HOST is set)"
     try:
         with open("/proc/1/cgroup") as handle:
             text = handle.read()
@@ -54,7 +55,19 @@ def container() -> str | None:
         return None
     for marker, kind in (("kubepods", "kubernetes"), ("docker", "docker"), ("containerd", "containerd")):
         if marker in text:
-            return kind
+            return f"{kind} (/proc/1/cgroup names it)"
+    return None
+
+
+def closed_at(path: str) -> str | None:
+    """The first folder on the way to ``path`` that other users may not pass (no search
+    bit for others), or None: the `container` tier's submissions, another uid, reach this
+    Python in place."""
+    parts = os.path.realpath(path).split("/")[1:]
+    for depth in range(len(parts) + 1):
+        folder = "/" + "/".join(parts[:depth])
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return folder
     return None
 
 
@@ -129,6 +142,7 @@ def probe() -> dict[str, object]:
         "python_prefix": os.path.realpath(sys.base_prefix),
         "python_version": list(sys.version_info[:2]),
         "site_packages": [path for path in site.getsitepackages() if os.path.isdir(path)],
+        "python_closed_at": closed_at(sys.base_prefix),
         "euid": os.geteuid(),
         "egid": os.getegid(),
         "capabilities": caps,

@@ -178,6 +178,13 @@ def _container(facts: Mapping[str, Any]) -> TierCheck:
         )  # fmt: skip
     if not facts["seccomp"]["ok"]:
         return TierCheck("container", False, f"seccomp is unavailable: {facts['seccomp']['detail']}", "")
+    if facts.get("python_closed_at"):
+        return TierCheck(
+            "container", False, f"submissions run as another uid, which cannot reach this Python "
+            f"({facts['python_prefix']}): {facts['python_closed_at']} lets no other user through",
+            "use an interpreter other users can read (LocalExecutor(python=...), such as /usr/bin/python3 "
+            f"with codegym installed for it), or chmod o+x {facts['python_closed_at']}",
+        )  # fmt: skip
     if not facts["landlock_abi"]:
         return TierCheck(
             "container", False, "Landlock is not enabled in this kernel",

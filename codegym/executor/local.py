@@ -14,7 +14,6 @@ import logging
 import math
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -221,19 +220,6 @@ def _kill_every_process_of(uid: int) -> None:
         subprocess.run(["sh", "-c", "kill -9 -1"], user=uid, group=uid, extra_groups=[], timeout=10, check=False)
 
 
-def _check_reachable(prefix: str) -> None:
-    """In the `container` tier, submissions run as another uid in the worker's own file
-    system (no view is built for them): the interpreter must be reachable by other users."""
-    for folder in [*reversed(Path(prefix).parents), Path(prefix)]:
-        if not folder.stat().st_mode & stat.S_IXOTH:
-            raise SandboxError(
-                f"isolation 'container' runs submissions as another uid, which cannot reach this Python "
-                f"({prefix}): {folder} is mode {stat.S_IMODE(folder.stat().st_mode):o}. Use an interpreter "
-                "other users can read (LocalExecutor(python=...), such as /usr/bin/python3 with codegym "
-                f"installed for it), or give {folder} the search bit for others (chmod o+x)."
-            )
-
-
 def _scratch_parent(tier: str) -> str | None:
     """Where a worker's folder goes: the temp dir, or in the `container` tier, where the
     steps' files live in it, /dev/shm when it is a size-limited tmpfs (a container's is
@@ -329,8 +315,6 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         # Each worker's submissions get a uid of their own, unless a plain user's worker has
         # only its own (they then run as SANDBOX_UID of a nested user namespace).
         self.distinct_uids = self.isolation != "userns" or self.report.user_map == "identity"
-        if self.isolation == "container":
-            _check_reachable(self.report.facts["python_prefix"])
         self._claim_uids(uid_base)
         self.preload: tuple[str, ...] = tuple(dict.fromkeys(preload))
         self.view = self._view()
