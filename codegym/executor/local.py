@@ -321,7 +321,8 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         self.generation = 0
         self.cgroup_version = self.report.cgroup
         self._init_pool()
-        _cgroup.reap_stale()
+        if self.cgroup_version != "none":  # (else none of codegym's cgroups is ours to remove)
+            _cgroup.reap_stale()
 
     @property
     def cgroup(self) -> str:
