@@ -90,12 +90,27 @@ class IsolationReport:
         in a container); if not, the worker binds the existing one."""
         return self.facts["user_namespace"]["detail"] == "fresh"
 
+    @property
+    def situation(self) -> str:
+        """Where this runs, in a phrase, as far as the probe can tell."""
+        facts = self.facts
+        who = "root" if facts["euid"] == 0 else f"a plain user (uid {facts['euid']})"
+        if facts["euid"] == 0 and not facts["capabilities"]["sys_admin"]:
+            who = "root without CAP_SYS_ADMIN"
+        where = "inside a container" if facts["container"] else "on a host"
+        if not facts["user_namespace"]["ok"] and facts["seccomp_mode"] == 2:
+            where += " whose seccomp profile forbids user namespaces"
+        elif not facts["user_namespace"]["ok"]:
+            where += " that forbids user namespaces"
+        return f"{who} {where}"
+
     def render(self) -> str:
         """The report as ``codegym doctor`` prints it."""
         facts = self.facts
         caps = ", ".join(name for name, held in facts["capabilities"].items() if held) or "none"
         lines = [
             f"isolation tier: {self.best or 'none (the sandbox cannot run here)'}",
+            f"situation: {self.situation}",
             "",
             f"user: uid {facts['euid']}; capabilities held: {caps}",
             f"container: {facts['container'] or 'none detected'}; seccomp mode of this process: "
@@ -226,7 +241,8 @@ def choose(requested: str | None, report: IsolationReport) -> Tier:
     if wanted == "auto":
         if report.best is None:
             raise SandboxError(
-                f"the local sandbox cannot run here: no isolation tier is available.\n\n{report.render()}"
+                f"the local sandbox cannot run here ({report.situation}): no isolation tier is available.\n\n"
+                f"{report.render()}"
             )
         return report.best
     check = report.check(wanted)

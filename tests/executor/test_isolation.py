@@ -43,7 +43,7 @@ def test_a_default_container_gets_the_container_tier_and_says_what_the_others_ne
     report = report_from(FACTS)
     assert report.best == "container" and choose(None, report) == "container"
     text = report.render()
-    assert "root without CAP_SYS_ADMIN" in text
+    assert "situation: root without CAP_SYS_ADMIN inside a container whose seccomp profile forbids user" in text
     assert "seccomp=unconfined" in text  # the fix of userns, where a filter refuses namespaces
     with pytest.raises(SandboxError, match=r"isolation 'userns' is not available here: user namespaces are refused"):
         choose("userns", report)
@@ -55,9 +55,8 @@ def test_nothing_safe_is_a_refusal_never_a_run_without_limits() -> None:
     facts["seccomp_mode"] = 0
     report = report_from(facts)
     assert report.best is None
-    with pytest.raises(
-        SandboxError, match=r"no isolation tier is available(.|\n)*apparmor_restrict_unprivileged_userns=0"
-    ):
+    situation = r"cannot run here \(a plain user \(uid 1000\) inside a container that forbids user namespaces\)"
+    with pytest.raises(SandboxError, match=situation + r"(.|\n)*apparmor_restrict_unprivileged_userns=0"):
         choose("auto", report)
 
 
