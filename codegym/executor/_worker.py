@@ -380,7 +380,7 @@ class Cgroup:
             self._write("memory", "memory.max_usage_in_bytes", "0", always=True)
         else:
             self._write("memory", "memory.swap.max", "0")
-        if self.folders is None:  # (in `container`, RLIMIT_NPROC on the steps' own uid does it: see below)
+        if self.folders is None:  # (in `container`, RLIMIT_NPROC on the steps' own uid does it: see `folders`)
             self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
         return self.last_counters or self.counters()
 
