@@ -1,17 +1,25 @@
-"""Harness-side cgroup management: one job cgroup per worker, v1 or v2.
+"""Cgroups: one job cgroup per worker, v1 or v2 (stdlib only).
 
-The worker sees its cgroup bind-mounted at ``/.cg`` and applies per-step limits itself
-(see ``_worker.Cgroup``); this module only detects the version, creates the directories and
-removes them, killing anything left inside.
+On the harness's side, `detect` finds the version, `WorkerCgroup` creates the directories and
+removes them, killing anything left inside. Inside the worker, which sees its cgroup
+bind-mounted at ``/.cg`` (or, in the `container` tier, at its own path), `Cgroup` applies
+per-step limits and reads what they caught.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (the probe runs this module with no codegym package to import)
+    from codegym.executor.base import Limits
+
+HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
 
 ROOT = "/sys/fs/cgroup"
 PARENT = "codegym"
@@ -110,3 +118,115 @@ def reap_stale() -> None:
                 version = "v2" if base == f"{ROOT}/{PARENT}" else "v1"
                 key = "unified" if version == "v2" else base.split("/")[-2]
                 WorkerCgroup(version, {key: path}).remove()
+
+
+@dataclass
+class Cgroup:
+    """The worker's cgroup (v1: a memory and a pids hierarchy; v2: one directory).
+
+    The worker joins it once; every job process forked from it inherits it, which spares
+    a per-job migration (tens of milliseconds on some v1 kernels). Limits are set per step
+    on top of the usage already there, and the peak is reported net of it.
+    """
+
+    version: str
+    # Its folders by controller name (``memory``/``pids``, or ``unified``), where there is no
+    # view to bind them into (the `container` tier); else under /.cg. There, the fork server
+    # forks as the step ends (to signal the steps' uid: it has no namespace to signal), so
+    # the pids controller would refuse it: processes are limited by RLIMIT_NPROC instead, as
+    # exactly (the steps' uid is theirs alone).
+    folders: dict[str, str] | None = None
+    baseline: int = 0
+    written: dict[tuple[str, str], str] = field(default_factory=dict)  # by (controller, file)
+    last_counters: tuple[int, int] | None = None
+    fds: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def _path(self, controller: str, name: str) -> str:
+        key = "unified" if self.version == "v2" else controller
+        return f"{self.folders[key] if self.folders else f'/.cg/{key}'}/{name}"
+
+    # Raw descriptors kept open, not io objects: these run several times per step, on its
+    # critical path. A cgroup file answers each read at offset 0 afresh.
+    def _fd(self, controller: str, name: str, flags: int) -> int:
+        path = self._path(controller, name)
+        fd = self.fds.get((path, flags))
+        if fd is None:
+            fd = self.fds[path, flags] = os.open(path, flags)
+        return fd
+
+    def _write(self, controller: str, name: str, value: str, *, always: bool = False) -> None:
+        if always or self.written.get((controller, name)) != value:
+            os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
+            self.written[controller, name] = value
+
+    def _read(self, controller: str, name: str) -> str:
+        return os.pread(self._fd(controller, name, os.O_RDONLY), 1 << 16, 0).decode()
+
+    def _counter(self, controller: str, name: str, key: str) -> int:
+        for line in self._read(controller, name).splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == key:
+                return int(parts[1])
+        return 0
+
+    def join(self) -> None:
+        if self.version == "none":
+            return
+        controllers = ("memory", "pids") if self.version == "v1" else ("memory",)
+        tasks = "tasks" if self.version == "v1" else "cgroup.procs"
+        for controller in controllers:
+            self._write(controller, tasks, str(os.getpid()))
+
+    def tasks_fd(self) -> int:
+        """A descriptor of the cgroup's task count (``pids.current``), or -1 without one."""
+        if self.version == "none":
+            return -1
+        try:
+            return os.open(self._path("pids", "pids.current"), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return -1
+
+    def prepare(self, limits: Limits) -> tuple[int, int]:
+        """Apply ``limits``, reset the peak, and return the (oom kills, pid refusals) so far."""
+        if self.version == "none":
+            return 0, 0
+        current = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
+        self.baseline = int(self._read("memory", current))
+        rounded = -(-self.baseline // (4 << 20)) * (4 << 20)  # stable, so the write is cached
+        memory = str(limits.memory_bytes + rounded + HARNESS_SLACK_BYTES)
+        self._limit_memory(memory)
+        if self.version == "v1":
+            self._write("memory", "memory.max_usage_in_bytes", "0", always=True)
+        else:
+            self._write("memory", "memory.swap.max", "0")
+        if self.folders is None:  # (in `container`, RLIMIT_NPROC on the steps' own uid does it: see `folders`)
+            self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
+        return self.last_counters or self.counters()
+
+    def lift(self) -> None:
+        """No memory or process limit until the next `prepare` (between steps)."""
+        if self.version != "none":
+            self._limit_memory("-1" if self.version == "v1" else "max")
+            self._write("pids", "pids.max", "max")
+
+    def _limit_memory(self, value: str) -> None:
+        self._write("memory", "memory.limit_in_bytes" if self.version == "v1" else "memory.max", value)
+
+    def counters(self) -> tuple[int, int]:
+        if self.version == "none":
+            return 0, 0
+        events = "memory.oom_control" if self.version == "v1" else "memory.events"
+        self.last_counters = self._counter("memory", events, "oom_kill"), self._counter("pids", "pids.events", "max")
+        return self.last_counters
+
+    def peak(self) -> int:
+        """Peak memory since `prepare`, net of what the worker's processes already used."""
+        if self.version == "v1":
+            return max(0, int(self._read("memory", "memory.max_usage_in_bytes")) - self.baseline)
+        if self.version == "v2" and self.has_peak:
+            return max(0, int(self._read("memory", "memory.peak")) - self.baseline)
+        return 0
+
+    @functools.cached_property
+    def has_peak(self) -> bool:
+        return os.path.exists(self._path("memory", "memory.peak"))  # (Linux 5.19 and later)

@@ -47,17 +47,17 @@ import functools  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import select  # noqa: E402
-import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import stat  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from typing import Any  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
+from codegym.executor._cgroup import Cgroup  # noqa: E402
 from codegym.executor._forkserver import (  # noqa: E402
     CLEAN,
     CONFINED,
@@ -78,339 +78,34 @@ from codegym.executor._forkserver import (  # noqa: E402
     spare_socket,
     warm_ups,
 )
+from codegym.executor._isolate import (  # noqa: E402
+    HOST_PROC,
+    RETIRED,
+    build_view,
+    container_paths,
+    empty,
+    enter_user_namespace,
+    in_initial_user_namespace,
+    mask,
+    replay_under_tmp,
+)
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import READ_SIZE, Channel  # noqa: E402
 
-HARNESS_SLACK_BYTES = 16 << 20  # the fork server shares the cgroup with the submission
 MLE_RSS_FRACTION = 0.75  # without a cgroup: a failed step that held this much of its memory is MLE
-TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
 # Past jobs' scratch file systems, moved out of the view to be unmounted together (root only):
 # each unmount waits out an RCU grace period, which interrupts every CPU. A worker holds those
 # of at most RETIRE_JOBS jobs, each holding at most RETIRE_BYTES and RETIRE_FILES (a larger
 # one is unmounted at once), and unmounts them all once it has been idle for UNMOUNT_AFTER_S.
-RETIRED = "/.retired"
 RETIRE_JOBS = 8
 RETIRE_BYTES = 1 << 20
 RETIRE_FILES = 256
 UNMOUNT_AFTER_S = 0.01
-# In the `userns` tier: the host's /proc, bound (under a root-only folder) until the fork server
-# has mounted its own, which a user namespace may do only while a whole /proc is in view.
-HOST_PROC = "/.host-proc/proc"
 # Which end of each of a step's pipes is ours, the write end (True) or the read end: stdin,
 # stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
 STEP_PIPES = (True, False, False, False)
 CHANNEL_PIPES = (False, True)
-
-
-# --- the worker's one-time isolation ----------------------------------------------------
-
-
-def enter_user_namespace(user_map: str) -> None:
-    """The `userns` tier's first step: become root of a new user namespace, then pid 1 of a
-    new pid namespace it owns (so that, later, the supervisor may return to that one after
-    making the fork server's). The process that called this stays behind as the parent of
-    the rest, closes everything and only waits to pass on its exit.
-
-    ``user_map``: "identity" (we are root: every uid maps to itself, written by a helper
-    child still outside, since a map of more than our own uid takes CAP_SETUID out there) or
-    "single" (a plain user: our uid alone, as root of the namespace).
-    """
-    uid, gid = os.geteuid(), os.getegid()
-    if user_map == "identity":
-        helper = _map_writer(os.getpid())
-        linux.unshare(linux.CLONE_NEWUSER)
-        os.write(helper[1], b"go")
-        os.close(helper[1])
-        _, status = os.waitpid(helper[0], 0)
-        if status != 0:
-            raise OSError(f"could not write the identity uid and gid maps (wait status {status})")
-    else:
-        linux.unshare(linux.CLONE_NEWUSER)
-        linux.write_id_maps("self", f"0 {uid} 1", f"0 {gid} 1")
-    linux.unshare(linux.CLONE_NEWPID)
-    child = os.fork()
-    if child:
-        os.closerange(3, 1 << 16)
-        linux.set_name("codegym-userns")
-        status = os.waitpid(child, 0)[1]
-        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def container_paths(config: dict[str, Any]) -> Paths:
-    """The `container` tier has no namespace, so no view of its own: a step works in folders
-    of the worker's own (``work``, and ``tmp`` for its TMPDIR: both under ``config["root"]``,
-    emptied between jobs, never removed, for Landlock's rules hold on to them), and may read
-    and execute what the view would have shown, but codegym's own folders and the runtime's
-    site-packages."""
-    root = config["root"]
-    work, tmp = f"{root}/work", f"{root}/tmp"
-    for folder in (work, tmp):
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        _empty(folder)  # (what a worker that died before us left)
-        if config["uid"] is not None:
-            os.chown(folder, config["uid"], config["uid"])
-    hidden = set(config["hide"])
-    readable = [source for source, target in config["binds"] if target not in hidden]
-    readable = [path for source in readable for path in _without(source, config["masks"])]
-    devices = ("null", "zero", "full", "random", "urandom", *config.get("devices", ()))
-    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices), "/proc"])
-
-
-def _without(folder: str, masked: list[str]) -> list[str]:
-    """``folder``, or, where a masked path lies inside it, every entry of it but that one
-    (descending as far as needed), and the folders descended through, to be listed only
-    (marked by a trailing "/"): Landlock grants whole hierarchies."""
-    inside = [path for path in masked if path.startswith(folder + "/")]
-    if folder in masked:
-        return []
-    if not inside or not os.path.isdir(folder):
-        return [folder]
-    entries = sorted(os.listdir(folder))
-    return [f"{folder}/", *(path for entry in entries for path in _without(f"{folder}/{entry}", inside))]
-
-
-def _in_initial_user_namespace() -> bool:
-    """Whether this process is in the host's user namespace (whose map is the whole range)."""
-    with open("/proc/self/uid_map") as handle:
-        return handle.read().split() == ["0", "0", "4294967295"]
-
-
-def _map_writer(target: int) -> tuple[int, int]:
-    """A child that, told to, writes identity uid and gid maps for ``target``'s new user
-    namespace. Returns its pid and the descriptor to tell it on."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(write)
-            if os.read(read, 2) == b"go":
-                whole = "0 0 4294967295"
-                linux.write_id_maps(target, whole, whole)
-                code = 0
-        finally:
-            os._exit(code)
-    os.close(read)
-    return pid, write
-
-
-def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """Enter fresh namespaces and pivot into a root built from an empty tmpfs.
-
-    Returns what of the view lies under ``/tmp`` (a toolchain installed there), which each
-    job's fresh ``/tmp`` would otherwise hide: ``(stash, target)`` for a read-only bind
-    (``stash`` is a second bind of the same source, outside ``/tmp``), in view order.
-    """
-    under_tmp: list[tuple[str | None, str]] = []
-    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
-    linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
-    root = config["root"]
-    linux.tmpfs(root, 16 << 20)
-    for name in ("etc", "proc", "dev", "tmp", WORK[1:], ".cg", RETIRED[1:]):
-        os.mkdir(f"{root}/{name}")
-    for name in (".cg", RETIRED[1:]):
-        os.chmod(f"{root}/{name}", 0o700)
-    os.chmod(f"{root}/tmp", 0o1777)
-    if config["keep_host_proc"]:
-        os.makedirs(f"{root}{HOST_PROC}")
-        os.chmod(f"{root}{os.path.dirname(HOST_PROC)}", 0o700)
-        try:  # (a whole /proc: it lets the fork server mount its own)
-            linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False, recursive=False)
-        except OSError:  # parts of it are masked (a container): bind them with it
-            linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False)
-    for name, target in config["symlinks"]:
-        os.symlink(target, f"{root}/{name}")
-    for source, target in config["binds"]:
-        _bind_into(root, source, target, readonly=True)
-        if _in_tmp(target):  # kept where only the supervisor can reach it (like /.cg)
-            stash = f"{TMP_VIEW}/{len(under_tmp)}"
-            os.makedirs(f"{root}{TMP_VIEW}", mode=0o700, exist_ok=True)
-            _bind_into(root, source, stash, readonly=True)
-            under_tmp.append((stash, target))
-    # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
-    for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
-        _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
-    for index, name in enumerate(("stdin", "stdout", "stderr")):
-        os.symlink(f"/proc/self/fd/{index}", f"{root}/dev/{name}")
-    os.symlink("/proc/self/fd", f"{root}/dev/fd")
-    for name, text in config["etc"].items():
-        with open(f"{root}/etc/{name}", "w") as handle:
-            handle.write(text)
-    for path in config["masks"]:
-        if path not in config.get("python_path", ()):  # (what the worker is told to import from)
-            inside = [(s, t) for s, t in config["binds"] if t.startswith(path + "/")]
-            mask(f"{root}{path}", path, under_tmp, keep=inside, root=root)
-    for controller, source in config["cgroup"]["paths"].items():
-        _bind_into(root, source, f"/.cg/{controller}", readonly=False)
-    os.chdir(root)
-    linux.pivot_root(".", ".")
-    linux.umount(".")  # the old root, stacked under the new one by pivot_root(".", ".")
-    os.chdir("/")
-    linux.mount("none", "/", None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
-    linux.sethostname("codegym")
-    return under_tmp
-
-
-def _in_tmp(path: str) -> bool:
-    return path == "/tmp" or path.startswith("/tmp/")
-
-
-def mask(
-    mount_point: str,
-    path: str,
-    under_tmp: list[tuple[str | None, str]],
-    *,
-    keep: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (),
-    root: str = "",
-) -> None:
-    """Cover ``path`` (at ``mount_point`` before the pivot) with an empty read-only tmpfs,
-    and note it when each job's fresh /tmp must cover it again. The binds in ``keep``, which
-    lie inside it (codegym installed into the site-packages it masks), are made again on top
-    (``root``: where the view is built), for the worker to import from until it hides them."""
-    linux.tmpfs(mount_point, 1 << 20 if keep else 4096, flags=0 if keep else linux.MS_RDONLY)
-    for source, target in keep:
-        _bind_into(root, source, target, readonly=True)
-    if keep:
-        linux.mount("none", mount_point, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
-    if _in_tmp(path):
-        under_tmp.append((None, path))
-
-
-def replay_under_tmp(under_tmp: list[tuple[str | None, str]]) -> None:
-    """Show again, on a fresh ``/tmp``, the binds and masks of the view that lie under it."""
-    for stash, target in under_tmp:
-        if stash is None:
-            os.makedirs(target, exist_ok=True)
-            linux.tmpfs(target, 4096, flags=linux.MS_RDONLY)
-        else:
-            _bind_into("", stash, target, readonly=True)
-
-
-def _bind_into(root: str, source: str, target: str, *, readonly: bool) -> None:
-    path = f"{root}{target}"
-    if os.path.isdir(source):
-        os.makedirs(path, exist_ok=True)
-    else:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        open(path, "a").close()
-    linux.bind(source, path, readonly=readonly)
-
-
-# --- cgroups, seen from inside the view -------------------------------------------------
-
-
-@dataclass
-class Cgroup:
-    """The worker's cgroup (v1: a memory and a pids hierarchy; v2: one directory).
-
-    The worker joins it once; every job process forked from it inherits it, which spares
-    a per-job migration (tens of milliseconds on some v1 kernels). Limits are set per step
-    on top of the usage already there, and the peak is reported net of it.
-    """
-
-    version: str
-    # Its folders by controller name (``memory``/``pids``, or ``unified``), where there is no
-    # view to bind them into (the `container` tier); else under /.cg. There, the fork server
-    # forks as the step ends (to signal the steps' uid: it has no namespace to signal), so
-    # the pids controller would refuse it: processes are limited by RLIMIT_NPROC instead, as
-    # exactly (the steps' uid is theirs alone).
-    folders: dict[str, str] | None = None
-    baseline: int = 0
-    written: dict[tuple[str, str], str] = field(default_factory=dict)  # by (controller, file)
-    last_counters: tuple[int, int] | None = None
-    fds: dict[tuple[str, int], int] = field(default_factory=dict)
-
-    def _path(self, controller: str, name: str) -> str:
-        key = "unified" if self.version == "v2" else controller
-        return f"{self.folders[key] if self.folders else f'/.cg/{key}'}/{name}"
-
-    # Raw descriptors kept open, not io objects: these run several times per step, on its
-    # critical path. A cgroup file answers each read at offset 0 afresh.
-    def _fd(self, controller: str, name: str, flags: int) -> int:
-        path = self._path(controller, name)
-        fd = self.fds.get((path, flags))
-        if fd is None:
-            fd = self.fds[path, flags] = os.open(path, flags)
-        return fd
-
-    def _write(self, controller: str, name: str, value: str, *, always: bool = False) -> None:
-        if always or self.written.get((controller, name)) != value:
-            os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
-            self.written[controller, name] = value
-
-    def _read(self, controller: str, name: str) -> str:
-        return os.pread(self._fd(controller, name, os.O_RDONLY), 1 << 16, 0).decode()
-
-    def _counter(self, controller: str, name: str, key: str) -> int:
-        for line in self._read(controller, name).splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[0] == key:
-                return int(parts[1])
-        return 0
-
-    def join(self) -> None:
-        if self.version == "none":
-            return
-        controllers = ("memory", "pids") if self.version == "v1" else ("memory",)
-        tasks = "tasks" if self.version == "v1" else "cgroup.procs"
-        for controller in controllers:
-            self._write(controller, tasks, str(os.getpid()))
-
-    def tasks_fd(self) -> int:
-        """A descriptor of the cgroup's task count (``pids.current``), or -1 without one."""
-        if self.version == "none":
-            return -1
-        try:
-            return os.open(self._path("pids", "pids.current"), os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            return -1
-
-    def prepare(self, limits: Limits) -> tuple[int, int]:
-        """Apply ``limits``, reset the peak, and return the (oom kills, pid refusals) so far."""
-        if self.version == "none":
-            return 0, 0
-        current = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
-        self.baseline = int(self._read("memory", current))
-        rounded = -(-self.baseline // (4 << 20)) * (4 << 20)  # stable, so the write is cached
-        memory = str(limits.memory_bytes + rounded + HARNESS_SLACK_BYTES)
-        self._limit_memory(memory)
-        if self.version == "v1":
-            self._write("memory", "memory.max_usage_in_bytes", "0", always=True)
-        else:
-            self._write("memory", "memory.swap.max", "0")
-        if self.folders is None:  # (in `container`, RLIMIT_NPROC on the steps' own uid does it: see `folders`)
-            self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
-        return self.last_counters or self.counters()
-
-    def lift(self) -> None:
-        """No memory or process limit until the next `prepare` (between steps)."""
-        if self.version != "none":
-            self._limit_memory("-1" if self.version == "v1" else "max")
-            self._write("pids", "pids.max", "max")
-
-    def _limit_memory(self, value: str) -> None:
-        self._write("memory", "memory.limit_in_bytes" if self.version == "v1" else "memory.max", value)
-
-    def counters(self) -> tuple[int, int]:
-        if self.version == "none":
-            return 0, 0
-        events = "memory.oom_control" if self.version == "v1" else "memory.events"
-        self.last_counters = self._counter("memory", events, "oom_kill"), self._counter("pids", "pids.events", "max")
-        return self.last_counters
-
-    def peak(self) -> int:
-        """Peak memory since `prepare`, net of what the worker's processes already used."""
-        if self.version == "v1":
-            return max(0, int(self._read("memory", "memory.max_usage_in_bytes")) - self.baseline)
-        if self.version == "v2" and self.has_peak:
-            return max(0, int(self._read("memory", "memory.peak")) - self.baseline)
-        return 0
-
-    @functools.cached_property
-    def has_peak(self) -> bool:
-        return os.path.exists(self._path("memory", "memory.peak"))  # (Linux 5.19 and later)
 
 
 # --- the supervisor --------------------------------------------------------------------------
@@ -593,7 +288,7 @@ class Supervisor:
         little, retire them under RETIRED, to be unmounted later with others."""
         if self.mounted is not None and self.paths is not None:
             for folder in (self.work, self.tmp):
-                _empty(folder)  # (what wrote there is stopped, and dies next)
+                empty(folder)  # (what wrote there is stopped, and dies next)
         elif self.mounted is not None:
             for path in (WORK, "/tmp"):
                 if self.may_retire and _holds_little(path):
@@ -834,15 +529,6 @@ def _make_pipes(ours_write: tuple[bool, ...]) -> list[tuple[int, int]]:
     return pipes
 
 
-def _empty(folder: str) -> None:
-    """Remove what is in ``folder`` (never through a link: rmtree works by descriptors)."""
-    for entry in os.scandir(folder):
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
-
-
 def _collect(job: Job, work: str) -> dict[str, bytes]:
     """The job's ``collect`` files: regular files only, never through a link, size-capped."""
     if not job.collect:
@@ -1069,7 +755,7 @@ def main() -> None:
         userns = tier == "userns"
         # Outside the initial user namespace (ours, or the one a rootless container runs in),
         # the fork server may mount its /proc only while a whole one is in view.
-        config["keep_host_proc"] = userns or (tier == "full" and not _in_initial_user_namespace())
+        config["keep_host_proc"] = userns or (tier == "full" and not in_initial_user_namespace())
         if userns:
             enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us

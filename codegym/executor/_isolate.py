@@ -1,0 +1,222 @@
+"""The worker's one-time isolation (stdlib only; see ``_worker.py``): the user namespace of
+the `userns` tier, the file system view the worker pivots into, and, in the `container` tier,
+which has neither, the folders its steps work in and the paths Landlock lets them read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from typing import Any
+
+from codegym.executor import _linux as linux
+from codegym.executor._forkserver import WORK, Paths
+
+TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
+# Past jobs' scratch file systems, moved out of the view to be unmounted together (root only;
+# see `_worker.Supervisor`).
+RETIRED = "/.retired"
+# In the `userns` tier: the host's /proc, bound (under a root-only folder) until the fork server
+# has mounted its own, which a user namespace may do only while a whole /proc is in view.
+HOST_PROC = "/.host-proc/proc"
+
+
+def enter_user_namespace(user_map: str) -> None:
+    """The `userns` tier's first step: become root of a new user namespace, then pid 1 of a
+    new pid namespace it owns (so that, later, the supervisor may return to that one after
+    making the fork server's). The process that called this stays behind as the parent of
+    the rest, closes everything and only waits to pass on its exit.
+
+    ``user_map``: "identity" (we are root: every uid maps to itself, written by a helper
+    child still outside, since a map of more than our own uid takes CAP_SETUID out there) or
+    "single" (a plain user: our uid alone, as root of the namespace).
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    if user_map == "identity":
+        helper = _map_writer(os.getpid())
+        linux.unshare(linux.CLONE_NEWUSER)
+        os.write(helper[1], b"go")
+        os.close(helper[1])
+        _, status = os.waitpid(helper[0], 0)
+        if status != 0:
+            raise OSError(f"could not write the identity uid and gid maps (wait status {status})")
+    else:
+        linux.unshare(linux.CLONE_NEWUSER)
+        linux.write_id_maps("self", f"0 {uid} 1", f"0 {gid} 1")
+    linux.unshare(linux.CLONE_NEWPID)
+    child = os.fork()
+    if child:
+        os.closerange(3, 1 << 16)
+        linux.set_name("codegym-userns")
+        status = os.waitpid(child, 0)[1]
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def container_paths(config: dict[str, Any]) -> Paths:
+    """The `container` tier has no namespace, so no view of its own: a step works in folders
+    of the worker's own (``work``, and ``tmp`` for its TMPDIR: both under ``config["root"]``,
+    emptied between jobs, never removed, for Landlock's rules hold on to them), and may read
+    and execute what the view would have shown, but codegym's own folders and the runtime's
+    site-packages."""
+    root = config["root"]
+    work, tmp = f"{root}/work", f"{root}/tmp"
+    for folder in (work, tmp):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        empty(folder)  # (what a worker that died before us left)
+        if config["uid"] is not None:
+            os.chown(folder, config["uid"], config["uid"])
+    hidden = set(config["hide"])
+    readable = [source for source, target in config["binds"] if target not in hidden]
+    readable = [path for source in readable for path in _without(source, config["masks"])]
+    devices = ("null", "zero", "full", "random", "urandom", *config.get("devices", ()))
+    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices), "/proc"])
+
+
+def _without(folder: str, masked: list[str]) -> list[str]:
+    """``folder``, or, where a masked path lies inside it, every entry of it but that one
+    (descending as far as needed), and the folders descended through, to be listed only
+    (marked by a trailing "/"): Landlock grants whole hierarchies."""
+    inside = [path for path in masked if path.startswith(folder + "/")]
+    if folder in masked:
+        return []
+    if not inside or not os.path.isdir(folder):
+        return [folder]
+    entries = sorted(os.listdir(folder))
+    return [f"{folder}/", *(path for entry in entries for path in _without(f"{folder}/{entry}", inside))]
+
+
+def in_initial_user_namespace() -> bool:
+    """Whether this process is in the host's user namespace (whose map is the whole range)."""
+    with open("/proc/self/uid_map") as handle:
+        return handle.read().split() == ["0", "0", "4294967295"]
+
+
+def _map_writer(target: int) -> tuple[int, int]:
+    """A child that, told to, writes identity uid and gid maps for ``target``'s new user
+    namespace. Returns its pid and the descriptor to tell it on."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(write)
+            if os.read(read, 2) == b"go":
+                whole = "0 0 4294967295"
+                linux.write_id_maps(target, whole, whole)
+                code = 0
+        finally:
+            os._exit(code)
+    os.close(read)
+    return pid, write
+
+
+def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """Enter fresh namespaces and pivot into a root built from an empty tmpfs.
+
+    Returns what of the view lies under ``/tmp`` (a toolchain installed there), which each
+    job's fresh ``/tmp`` would otherwise hide: ``(stash, target)`` for a read-only bind
+    (``stash`` is a second bind of the same source, outside ``/tmp``), in view order.
+    """
+    under_tmp: list[tuple[str | None, str]] = []
+    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
+    linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
+    root = config["root"]
+    linux.tmpfs(root, 16 << 20)
+    for name in ("etc", "proc", "dev", "tmp", WORK[1:], ".cg", RETIRED[1:]):
+        os.mkdir(f"{root}/{name}")
+    for name in (".cg", RETIRED[1:]):
+        os.chmod(f"{root}/{name}", 0o700)
+    os.chmod(f"{root}/tmp", 0o1777)
+    if config["keep_host_proc"]:
+        os.makedirs(f"{root}{HOST_PROC}")
+        os.chmod(f"{root}{os.path.dirname(HOST_PROC)}", 0o700)
+        try:  # (a whole /proc: it lets the fork server mount its own)
+            linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False, recursive=False)
+        except OSError:  # parts of it are masked (a container): bind them with it
+            linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False)
+    for name, target in config["symlinks"]:
+        os.symlink(target, f"{root}/{name}")
+    for source, target in config["binds"]:
+        _bind_into(root, source, target, readonly=True)
+        if _in_tmp(target):  # kept where only the supervisor can reach it (like /.cg)
+            stash = f"{TMP_VIEW}/{len(under_tmp)}"
+            os.makedirs(f"{root}{TMP_VIEW}", mode=0o700, exist_ok=True)
+            _bind_into(root, source, stash, readonly=True)
+            under_tmp.append((stash, target))
+    # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
+    for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
+        _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
+    for index, name in enumerate(("stdin", "stdout", "stderr")):
+        os.symlink(f"/proc/self/fd/{index}", f"{root}/dev/{name}")
+    os.symlink("/proc/self/fd", f"{root}/dev/fd")
+    for name, text in config["etc"].items():
+        with open(f"{root}/etc/{name}", "w") as handle:
+            handle.write(text)
+    for path in config["masks"]:
+        if path not in config.get("python_path", ()):  # (what the worker is told to import from)
+            inside = [(s, t) for s, t in config["binds"] if t.startswith(path + "/")]
+            mask(f"{root}{path}", path, under_tmp, keep=inside, root=root)
+    for controller, source in config["cgroup"]["paths"].items():
+        _bind_into(root, source, f"/.cg/{controller}", readonly=False)
+    os.chdir(root)
+    linux.pivot_root(".", ".")
+    linux.umount(".")  # the old root, stacked under the new one by pivot_root(".", ".")
+    os.chdir("/")
+    linux.mount("none", "/", None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
+    linux.sethostname("codegym")
+    return under_tmp
+
+
+def _in_tmp(path: str) -> bool:
+    return path == "/tmp" or path.startswith("/tmp/")
+
+
+def mask(
+    mount_point: str,
+    path: str,
+    under_tmp: list[tuple[str | None, str]],
+    *,
+    keep: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (),
+    root: str = "",
+) -> None:
+    """Cover ``path`` (at ``mount_point`` before the pivot) with an empty read-only tmpfs,
+    and note it when each job's fresh /tmp must cover it again. The binds in ``keep``, which
+    lie inside it (codegym installed into the site-packages it masks), are made again on top
+    (``root``: where the view is built), for the worker to import from until it hides them."""
+    linux.tmpfs(mount_point, 1 << 20 if keep else 4096, flags=0 if keep else linux.MS_RDONLY)
+    for source, target in keep:
+        _bind_into(root, source, target, readonly=True)
+    if keep:
+        linux.mount("none", mount_point, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
+    if _in_tmp(path):
+        under_tmp.append((None, path))
+
+
+def replay_under_tmp(under_tmp: list[tuple[str | None, str]]) -> None:
+    """Show again, on a fresh ``/tmp``, the binds and masks of the view that lie under it."""
+    for stash, target in under_tmp:
+        if stash is None:
+            os.makedirs(target, exist_ok=True)
+            linux.tmpfs(target, 4096, flags=linux.MS_RDONLY)
+        else:
+            _bind_into("", stash, target, readonly=True)
+
+
+def _bind_into(root: str, source: str, target: str, *, readonly: bool) -> None:
+    path = f"{root}{target}"
+    if os.path.isdir(source):
+        os.makedirs(path, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "a").close()
+    linux.bind(source, path, readonly=readonly)
+
+
+def empty(folder: str) -> None:
+    """Remove what is in ``folder`` (never through a link: rmtree works by descriptors)."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
