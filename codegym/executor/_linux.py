@@ -228,13 +228,18 @@ _SCOPES = (1 << 0) | (1 << 1)  # abstract unix sockets, signals (ABI 6)
 
 def landlock_abi() -> int:
     """The Landlock ABI version this kernel offers (0: none)."""
-    version = _libc.syscall(
-        ctypes.c_long(_LANDLOCK_CREATE_RULESET),
-        None,
-        ctypes.c_size_t(0),
-        ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
-    )
-    return max(0, int(version))
+    return max(0, _create_ruleset(None, _LANDLOCK_CREATE_RULESET_VERSION))
+
+
+def _create_ruleset(attr: bytes | None, flags: int = 0) -> int:
+    """landlock_create_ruleset(2): a ruleset's descriptor (or, with the version flag, the
+    ABI version); negative where the kernel refuses."""
+    size = ctypes.c_size_t(len(attr) if attr else 0)
+    return int(_libc.syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), attr, size, ctypes.c_uint32(flags)))
+
+
+def _restrict_self(ruleset: int) -> int:
+    return int(_libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)))
 
 
 def landlock(readable: list[str], writable: list[str]) -> int:
@@ -250,9 +255,7 @@ def landlock(readable: list[str], writable: list[str]) -> int:
     handled = sum(bits for version, bits in _FS_RIGHTS.items() if version <= abi)
     attr = struct.pack("=QQQ", handled, _NET_TCP if abi >= 4 else 0, _SCOPES if abi >= 6 else 0)
     attr = attr[: 8 if abi < 4 else 16 if abi < 6 else 24]
-    ruleset = _libc.syscall(
-        ctypes.c_long(_LANDLOCK_CREATE_RULESET), attr, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)
-    )
+    ruleset = _create_ruleset(attr)
     if ruleset < 0:
         _check(-1, "landlock_create_ruleset")
     try:
@@ -267,10 +270,7 @@ def landlock(readable: list[str], writable: list[str]) -> int:
             _landlock_rule(ruleset, path, rights)
         for path in writable:
             _landlock_rule(ruleset, path, handled)
-        _check(
-            _libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)),
-            "landlock_restrict_self",
-        )
+        _check(_restrict_self(ruleset), "landlock_restrict_self")
     finally:
         os.close(ruleset)
     return abi
@@ -279,14 +279,11 @@ def landlock(readable: list[str], writable: list[str]) -> int:
 def landlock_scope() -> bool:
     """Enter a Landlock domain of our own that restricts nothing but scope (ABI 6): no signal
     and no abstract unix socket reaches a process outside it. False where the kernel cannot."""
-    attr = struct.pack("=QQQ", 0, 0, _SCOPES)
-    ruleset = _libc.syscall(
-        ctypes.c_long(_LANDLOCK_CREATE_RULESET), attr, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)
-    )
+    ruleset = _create_ruleset(struct.pack("=QQQ", 0, 0, _SCOPES))
     if ruleset < 0:
         return False
     try:
-        return _libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)) == 0
+        return _restrict_self(ruleset) == 0
     finally:
         os.close(ruleset)
 

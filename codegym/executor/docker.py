@@ -72,7 +72,7 @@ START_TIMEOUT_S = 60.0
 DAEMON_TIMEOUT_S = 30.0
 MEMORY_HEADROOM = 256 << 20  # the worker's own processes, above the largest job
 # Where the daemon maps the container's uids (rootless, userns-remap), container uids 1-65535
-# are the usual subordinate range: submissions take a block of 256 (one per worker) there.
+# are the usual subordinate range: submissions take a block of UIDS_PER_POOL (a uid per worker) there.
 MAPPED_UID_FLOOR = 1000
 MAPPED_UID_CEILING = 65536
 # The socket directory and socket when the container's root is another user than the caller:
