@@ -47,6 +47,9 @@ MINE = (
     "    try:\n        return os.stat(f'/proc/{p}').st_uid\n"
     "    except OSError:\n        return None  # (gone since it was listed)\n"
     "MINE = [p for p in os.listdir('/proc') if p.isdigit() and p not in ('1', ME) and owner(p) == os.getuid()]\n"
+    "def comm(p):\n"
+    "    try:\n        return open(f'/proc/{p}/comm').read().strip()\n"
+    "    except OSError:\n        return ''  # (gone since it was listed: in the `container` tier, any host process)\n"
     "def inner(p):\n"
     "    return int(next(l for l in open(f'/proc/{p}/status') if l.startswith('NSpid:')).split()[-1])\n"
 )
@@ -114,9 +117,9 @@ def test_not_root_and_confined(executor: Executor) -> None:
         "status = open('/proc/self/status').read()\n"
         "print(os.getuid(), os.getgid())\n"
         "print('|'.join(l.replace(chr(9), ' ') for l in status.splitlines() if l.startswith(('NoNewPrivs', 'Seccomp:', 'CapEff'))))\n"
-        "print(' '.join(open(f'/proc/{p}/comm').read().strip() for p in MINE))\n"
+        "print(' '.join(comm(p) for p in MINE))\n"
         "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]\n"
-        "print(' '.join(open(f'/proc/{p}/comm').read().strip() for p in others))\n"
+        "print(' '.join(filter(None, (comm(p) for p in others))))\n"
         "print(open('/proc/1/comm').read().strip() == 'codegym-init')\n"
     )
     result = python(executor, source)
@@ -303,10 +306,7 @@ def test_a_daemon_dies_with_the_step_even_when_its_keeper_is_gone(executor: Exec
     assert step.ok and step.stdout == b"parent done\n"
     assert leftovers() == []
     probe = MINE + (
-        "def name(pid):\n"
-        "    try:\n        return open(f'/proc/{pid}/comm').read().strip()\n"
-        "    except OSError:\n        return 'codegym-keeper'  # (gone since: not a daemon)\n"
-        "print([p for p in MINE if name(p) != 'codegym-keeper'])"
+        "print([p for p in MINE if comm(p) not in ('codegym-keeper', '')])"  # ('': gone since, not a daemon)
     )
     for _ in range(executor.workers * 2):  # (the next job on every worker sees no one else)
         step = python(executor, probe).steps[0]
