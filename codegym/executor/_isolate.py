@@ -11,6 +11,7 @@ from typing import Any
 
 from codegym.executor import _linux as linux
 from codegym.executor._forkserver import WORK, Paths
+from codegym.executor._workspace import STORE
 
 TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
 # Past jobs' scratch file systems, moved out of the view to be unmounted together (root only;
@@ -123,9 +124,9 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     root = config["root"]
     linux.tmpfs(root, 16 << 20)
-    for name in ("etc", "proc", "dev", "tmp", WORK[1:], ".cg", RETIRED[1:]):
+    for name in ("etc", "proc", "dev", "tmp", WORK[1:], ".cg", RETIRED[1:], STORE[1:]):
         os.mkdir(f"{root}/{name}")
-    for name in (".cg", RETIRED[1:]):
+    for name in (".cg", RETIRED[1:], STORE[1:]):
         os.chmod(f"{root}/{name}", 0o700)
     os.chmod(f"{root}/tmp", 0o1777)
     if config["keep_host_proc"]:

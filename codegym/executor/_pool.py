@@ -11,17 +11,19 @@ import itertools
 import logging
 import os
 import queue
+import secrets
 import threading
 import time
 import weakref
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from codegym.error import SandboxError
 from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import Executor, Job, RunResult
+from codegym.executor.workspace import DISK_BYTES, IDLE_TIMEOUT_S, Layer, Workspace, WorkspaceLost, check_command
 
 logger = logging.getLogger(__name__)
 
@@ -44,15 +46,16 @@ class WorkerFault(Exception):
     """A worker died, hung or answered nonsense: retried, never scored."""
 
 
-def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
-    """Send ``job`` to a warm worker over ``fd`` and read its result from ``reader``, within
-    the job's wall limits plus a margin. Anything but a well-formed reply is a `WorkerFault`."""
+def call(fd: int, reader: FrameReader, kind: str, *body: Any, timeout_s: float) -> tuple[str, list[Any]]:
+    """Send a request of ``kind`` to a warm worker over ``fd`` and read its reply from
+    ``reader`` within ``timeout_s``: the reply's kind and body. Anything but a well-formed
+    reply to this very request is a `WorkerFault`."""
     nonce = os.urandom(8)
-    deadline = time.monotonic() + sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
+    deadline = time.monotonic() + timeout_s
     try:
-        write_frame(fd, ("job", nonce, job.to_wire()))
+        write_frame(fd, (kind, nonce, *body))
     except OSError as e:
-        raise WorkerFault(f"cannot send the job: {e}") from e
+        raise WorkerFault(f"cannot send the {kind} request: {e}") from e
     try:
         reply = reader.read(deadline)
     except TimeoutError as e:
@@ -61,16 +64,40 @@ def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
         raise WorkerFault("the connection to the worker closed (it died)") from e
     if reply[0] == "crash":
         raise WorkerFault(f"the worker crashed:\n{reply[1]}")
-    kind, got_nonce, result = reply
-    if kind != "result" or got_nonce != nonce:
+    got_kind, got_nonce, *got_body = reply
+    if got_nonce != nonce:
+        raise WorkerFault(f"unexpected reply from the worker: {got_kind!r}")
+    return got_kind, got_body
+
+
+def deadline_of(job: Job) -> float:
+    """How long a worker may take over ``job``: its wall limits and a margin."""
+    return sum(job.limits_of(s).wall_s for s in job.steps) + DEADLINE_MARGIN_S
+
+
+def request(fd: int, reader: FrameReader, job: Job) -> RunResult:
+    """Run ``job`` on a warm worker (see `call`)."""
+    kind, body = call(fd, reader, "job", job.to_wire(), timeout_s=deadline_of(job))
+    if kind != "result":
         raise WorkerFault(f"unexpected reply from the worker: {kind!r}")
-    return RunResult.from_wire(result)
+    return RunResult.from_wire(body[0])
 
 
 class Worker(Protocol):
     index: int
+    starts: int  # how often it was started: a workspace lives as long as one start
+    lock: threading.Lock  # held while it runs a job or a workspace request
+    sessions: set[str]  # the workspaces open on it (since its last start)
 
     def run(self, job: Job) -> RunResult: ...
+
+    def connection(self) -> tuple[int, FrameReader] | None:
+        """Its request descriptor and reply reader, while it runs."""
+        ...
+
+    def ensure_started(self) -> None:
+        """Start it, or restart it if it runs with modules of an older preload."""
+        ...
 
     def stop(self) -> None: ...
 
@@ -89,6 +116,7 @@ class WorkerPool(Executor, Generic[W]):
     workers: int
     retries: int
     uid_base: int  # worker i's submissions run as uid ``uid_base + i``
+    preload: tuple[str, ...]
 
     def _claim_uids(self, uid_base: int | None) -> None:
         """Number this pool and give it its block of submission uids (``uid_base`` if given)."""
@@ -173,12 +201,16 @@ class WorkerPool(Executor, Generic[W]):
         for attempt in range(1, self.retries + 2):
             worker = self._idle.get()
             try:
-                result = worker.run(job)
+                with worker.lock:  # (held by a workspace's request, at most)
+                    try:
+                        result = worker.run(job)
+                    except WorkerFault:
+                        worker.stop()
+                        raise
             except WorkerFault as e:
                 last = e
                 self.stats["retries"] += 1
                 logger.warning("%s worker %d fault (attempt %d): %s", self.name, worker.index, attempt, e)
-                worker.stop()
                 continue
             finally:
                 self._idle.put(worker)
@@ -187,6 +219,33 @@ class WorkerPool(Executor, Generic[W]):
                 return result
             return replace(result, backend=self.name, attempts=attempt)
         raise SandboxError(f"the job failed on {self.retries + 1} attempts; last fault: {last}") from last
+
+    def open_workspace(
+        self,
+        layer: Layer,
+        *,
+        disk_bytes: int = DISK_BYTES,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+        preload: Iterable[str] = (),
+    ) -> Workspace:
+        """A workspace on the worker that holds the fewest (see `codegym.executor.workspace`)."""
+        if disk_bytes <= 0 or idle_timeout_s <= 0:
+            raise ValueError(f"disk_bytes and idle_timeout_s must be positive, got {disk_bytes}, {idle_timeout_s}")
+        self.ensure_preloaded(preload)
+        self._start_pool()
+        worker = min(self._pool, key=lambda w: (len(w.sessions), w.index))
+        sid = secrets.token_hex(8)
+        files = {path: bytes(content) for path, content in layer.files.items()}
+        with worker.lock:
+            try:
+                worker.ensure_started()
+            except WorkerFault as e:
+                worker.stop()
+                raise SandboxError(f"cannot start {self.name} worker {worker.index} for a workspace: {e}") from e
+            workspace = _PinnedWorkspace(self, worker, sid, disk_bytes)
+            workspace.request("open", layer.key, files, layer.executables, disk_bytes, idle_timeout_s)
+            worker.sessions.add(sid)
+        return workspace
 
     def _close_pool(self) -> bool:
         """Stop the threads and destroy the workers; False when already closed, or when the
@@ -205,6 +264,63 @@ class WorkerPool(Executor, Generic[W]):
             self._release_slot()
         _live.discard(self)
         return True
+
+
+class _PinnedWorkspace(Workspace):
+    """A workspace of a `WorkerPool`: it lives in one worker, as long as that worker's
+    current start."""
+
+    def __init__(self, pool: WorkerPool[Any], worker: Worker, sid: str, disk_bytes: int) -> None:
+        self.pool = pool
+        self.worker = worker
+        self.id = sid
+        self.disk_bytes = disk_bytes
+        self.starts = worker.starts
+        self.loaded = pool.preload
+        self.closed = False
+
+    def request(self, kind: str, *body: Any, timeout_s: float = DEADLINE_MARGIN_S) -> list[Any]:
+        """Send a request about this workspace to its worker (whose lock the caller holds)."""
+        worker = self.worker
+        where = f"workspace {self.id} ({self.pool.name} worker {worker.index})"
+        if self.closed:
+            raise WorkspaceLost(f"{where} is closed")
+        connection = worker.connection()
+        if connection is None or worker.starts != self.starts:
+            raise WorkspaceLost(f"{where} was lost: its worker stopped or restarted since it was opened")
+        try:
+            kind, reply = call(*connection, kind, self.id, *body, timeout_s=timeout_s)
+        except WorkerFault as e:
+            worker.stop()
+            raise WorkspaceLost(f"{where} was lost: {e}") from e
+        if kind == "refused":
+            raise WorkspaceLost(f"{where}: {reply[0]}")
+        return reply
+
+    def run(self, job: Job) -> RunResult:
+        check_command(job, self.loaded)
+        with self.worker.lock:
+            kind_result = self.request("run", job.to_wire(), timeout_s=deadline_of(job))
+        result, self.used_bytes = RunResult.from_wire(kind_result[0]), kind_result[1]
+        return result if result.backend == self.pool.name else replace(result, backend=self.pool.name)
+
+    def reset(self) -> None:
+        with self.worker.lock:
+            self.request("reset")
+        self.used_bytes = 0
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        with self.worker.lock:
+            try:
+                if self.worker.starts == self.starts:
+                    self.request("close")
+            except WorkspaceLost:
+                pass
+            finally:
+                self.closed = True
+                self.worker.sessions.discard(self.id)
 
 
 def _release(slot: int) -> None:

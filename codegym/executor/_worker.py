@@ -90,6 +90,7 @@ from codegym.executor._isolate import (  # noqa: E402
     replay_under_tmp,
 )
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
+from codegym.executor._workspace import CopyStore, OverlayStore, Store, WorkspaceRefused  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
 from codegym.executor.channel import READ_SIZE, Channel  # noqa: E402
 
@@ -164,20 +165,47 @@ class Supervisor:
         # steps' uid where it nests them in a user namespace of its own.
         self.memory_slack = config["data_size"] if cgroup.version == "none" else None
         self.sharing_uid = 2 if config["user_map"] == "single" and config["isolation"] == "userns" else 1
+        self.store: Store = (
+            CopyStore(self.uid, f"{config['root']}/ws")
+            if paths
+            else OverlayStore(self.uid, user_namespace=config["in_user_namespace"])
+        )
 
     def serve(self, ctl: int, res: int) -> None:
         while True:
             try:
                 self._prepare_while_idle(ctl)
-                _, nonce, wire = read_frame(ctl)
-                job = Job.from_wire(wire)
+                kind, nonce, *body = read_frame(ctl)
             except EOFError:
                 return
             try:
-                self._perform(job, functools.partial(_send_result, res, nonce))
+                if kind == "job":
+                    self._perform(Job.from_wire(body[0]), functools.partial(_send_result, res, nonce))
+                else:
+                    self._workspace_request(kind, nonce, body, res)
             except BaseException:
                 write_frame(res, ("crash", traceback.format_exc()))
                 raise
+
+    def _workspace_request(self, kind: str, nonce: bytes, body: list[Any], res: int) -> None:
+        """Open, run a command in, reset or close a workspace (see ``_workspace.py``)."""
+        try:
+            if kind == "open":
+                self.store.open(*body)
+            elif kind == "run":
+                self.store.check(body[0])
+                self._perform(Job.from_wire(body[1]), functools.partial(_send_result, res, nonce), workspace=body[0])
+                return
+            elif kind == "reset":
+                self.store.reset(body[0])
+            elif kind == "close":
+                self.store.close(body[0])
+            else:
+                raise WorkspaceRefused(f"unknown request {kind!r}")
+        except WorkspaceRefused as e:
+            write_frame(res, ("refused", nonce, str(e)))
+            return
+        write_frame(res, ("done", nonce))
 
     def rehearse(self, modules: list[str]) -> list[str]:
         """Run the job of each preloaded module's ``rehearsal()`` (see `Job.preload`), once,
@@ -194,19 +222,30 @@ class Supervisor:
             if not isinstance(job, Job):
                 raise SetupError(f"{name}.rehearsal() returned a {type(job).__name__}, not a Job")
             results: list[RunResult] = []
-            self._perform(job, results.append, learn=True)
+            self._perform(job, lambda result, _, into=results: into.append(result), learn=True)
             if results[0].ok and results[0].harness_error is None:
                 rehearsed.append(name)
         return rehearsed
 
-    def _perform(self, job: Job, reply: Callable[[RunResult], object], *, learn: bool = False) -> None:
-        """Run ``job`` in fresh scratch dirs and ``reply`` with its result; then close what its
-        steps left open and take its dirs out of the view (the next job cannot start before
-        this), let the fork server kill what is left of it (``learn`` from it first: a
-        rehearsal), and mount the next job's dirs while idle."""
+    def _perform(
+        self, job: Job, reply: Callable[[RunResult, int], object], *, learn: bool = False, workspace: str | None = None
+    ) -> None:
+        """Run ``job`` in fresh scratch dirs (the work dir being ``workspace``, if given) and
+        ``reply`` with its result (and the workspace's bytes); then close what its steps left
+        open and take its dirs out of the view (the next job cannot start before this), let
+        the fork server kill what is left of it (``learn`` from it first: a rehearsal), and
+        mount the next job's dirs while idle."""
         disk = self._scratch_for(job)
         try:
-            reply(self.run(job))
+            if workspace is None:
+                reply(self.run(job), 0)
+            else:
+                self.store.enter(workspace, self.work)
+                try:
+                    result = self.run(job)
+                finally:
+                    used = self.store.leave(workspace, self.work)
+                reply(result, used)
         finally:
             self._close_unclosed()
             self._drop_scratch()
@@ -488,6 +527,11 @@ class Supervisor:
         chores: list[tuple[float, Callable[[], None]]] = []
         if self.retired:
             chores.append((idle_since + UNMOUNT_AFTER_S, self._unmount_retired))
+        if self.store.retired:
+            chores.append((idle_since + UNMOUNT_AFTER_S, self.store.free_retired))
+        expiry = self.store.next_expiry()
+        if expiry is not None:
+            chores.append((expiry, self.store.expire))
         if self.warm_after_s is not None and not self.warmed:
             chores.append((idle_since + self.warm_after_s, self._warm_spare))
         return min(chores, key=lambda chore: chore[0], default=None)
@@ -515,8 +559,8 @@ def _holds_little(path: str) -> bool:
     return used <= RETIRE_BYTES and usage.f_files - usage.f_ffree <= RETIRE_FILES
 
 
-def _send_result(fd: int, nonce: bytes, result: RunResult) -> None:
-    write_frame(fd, ("result", nonce, result.to_wire()))
+def _send_result(fd: int, nonce: bytes, result: RunResult, used: int) -> None:
+    write_frame(fd, ("result", nonce, result.to_wire(), used))
 
 
 def _make_pipes(ours_write: tuple[bool, ...]) -> list[tuple[int, int]]:
@@ -541,7 +585,7 @@ def _collect(job: Job, work: str) -> dict[str, bytes]:
     ]
     for relative in wanted:
         try:
-            fd = os.open(os.path.join(work, relative), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = _open_beneath(work, relative)
         except OSError:
             continue
         try:
@@ -551,6 +595,21 @@ def _collect(job: Job, work: str) -> dict[str, bytes]:
         finally:
             os.close(fd)
     return files
+
+
+def _open_beneath(folder: str, relative: str) -> int:
+    """Open ``folder/relative`` for reading, following no link on the way (a step may have
+    made any part of it a link to anywhere)."""
+    *parents, name = relative.split("/")
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for parent in parents:
+            inner = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def _call_harness(harness: Harness, channel: Channel) -> bytes:
@@ -755,7 +814,8 @@ def main() -> None:
         userns = tier == "userns"
         # Outside the initial user namespace (ours, or the one a rootless container runs in),
         # the fork server may mount its /proc only while a whole one is in view.
-        config["keep_host_proc"] = userns or (tier == "full" and not in_initial_user_namespace())
+        config["in_user_namespace"] = userns or not in_initial_user_namespace()
+        config["keep_host_proc"] = userns or (tier == "full" and config["in_user_namespace"])
         if userns:
             enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us

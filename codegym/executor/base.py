@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import abc
 import signal
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:  # the sandboxed worker imports this module: keep it free of at-fork hooks
     from concurrent.futures import Future
+
+    from codegym.executor.workspace import Layer, Workspace
 
 LimitName = Literal["cpu", "wall", "memory", "output", "file_size", "processes"]
 Wire = tuple[Any, ...]  # a dataclass's wire form: its fields' values in order, nested ones in theirs
@@ -319,6 +321,20 @@ class Executor(abc.ABC):
     def run(self, job: Job) -> RunResult:
         """Run ``job`` and wait for its result."""
         return self.submit(job).result()
+
+    def open_workspace(
+        self,
+        layer: Layer,
+        *,
+        disk_bytes: int = 256 * MiB,
+        idle_timeout_s: float = 1800.0,
+        preload: Iterable[str] = (),
+    ) -> Workspace:
+        """A directory tree for one agent episode, starting as ``layer``'s files, with a
+        quota of ``disk_bytes``, that expires after ``idle_timeout_s`` without a command;
+        its commands may run the ``python -m`` targets in ``preload``. See
+        `codegym.executor.workspace`."""
+        raise NotImplementedError(f"the {self.name} backend has no workspaces")
 
     def close(self) -> None:
         """Release workers and sandboxes. Idempotent."""

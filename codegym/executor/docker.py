@@ -42,6 +42,7 @@ import stat
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -344,8 +345,11 @@ class _ContainerWorker:
         self.index = index
         self.uid = executor.uid_base + index
         self.generation = -1
+        self.starts = 0
+        self.lock = threading.Lock()
+        self.sessions: set[str] = set()
         self.container: Any = None
-        self.connection: socket.socket | None = None
+        self.socket: socket.socket | None = None
         self.reader: FrameReader | None = None
         self.host_pid: int | None = None
         self.fork_server: str | None = None  # the loop its fork server runs: "native" or "python"
@@ -356,6 +360,8 @@ class _ContainerWorker:
 
     def start(self) -> None:
         ex = self.executor
+        self.starts += 1
+        self.sessions = set()
         path = os.path.join(self.directory, "worker.sock")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
@@ -366,10 +372,10 @@ class _ContainerWorker:
                 os.chmod(path, OPEN_SOCKET_MODE)
             listener.listen(8)  # room for strangers' connections, which _accept refuses
             self.container = ex.start_container(self.index, self.directory, self._config())
-            self.connection = self._accept(listener, time.monotonic() + START_TIMEOUT_S)
+            self.socket = self._accept(listener, time.monotonic() + START_TIMEOUT_S)
         finally:
             listener.close()
-        self.reader = FrameReader(self.connection.fileno())
+        self.reader = FrameReader(self.socket.fileno())
         deadline = time.monotonic() + START_TIMEOUT_S
         kind, info = self._read(deadline)
         if kind == "cgroup":
@@ -451,17 +457,23 @@ class _ContainerWorker:
         except (EOFError, OSError) as e:
             raise WorkerFault("the connection to the container closed (it died)") from e
 
-    def run(self, job: Job) -> RunResult:
+    def ensure_started(self) -> None:
         if self.container is None or self.generation != self.executor.generation:
             self.stop()
             self.start()
-        assert self.connection is not None and self.reader is not None
-        return request(self.connection.fileno(), self.reader, job)
+
+    def connection(self) -> tuple[int, FrameReader] | None:
+        return None if self.socket is None or self.reader is None else (self.socket.fileno(), self.reader)
+
+    def run(self, job: Job) -> RunResult:
+        self.ensure_started()
+        assert self.socket is not None and self.reader is not None
+        return request(self.socket.fileno(), self.reader, job)
 
     def stop(self) -> None:
-        if self.connection is not None:
-            self.connection.close()
-            self.connection = None
+        if self.socket is not None:
+            self.socket.close()
+            self.socket = None
             self.reader = None
         if self.container is not None:
             _remove(self.container)

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -107,6 +108,8 @@ class _WorkerProcess:
         self.generation = -1
         self.uid = executor.uid_base + index if executor.distinct_uids else None
         self.starts = 0
+        self.lock = threading.Lock()
+        self.sessions: set[str] = set()
         self.cgroup = _cgroup.WorkerCgroup.create(executor.cgroup_version, f"{os.getpid()}.{executor.serial}.{index}")
         self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-", dir=_scratch_parent(executor.isolation))
         os.chmod(self.root, 0o755)  # (empty: the worker mounts its view on it, maybe as another user)
@@ -123,6 +126,7 @@ class _WorkerProcess:
             # (without --init), and they count against their uid's RLIMIT_NPROC.
             self.uid = ex.uid_base + (self.index + ex.workers * self.starts) % UIDS_PER_POOL
         self.starts += 1
+        self.sessions = set()
         ctl_r, ctl_w = os.pipe()
         res_r, res_w = os.pipe()
         config = worker_config(
@@ -170,10 +174,16 @@ class _WorkerProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    def run(self, job: Job) -> RunResult:
+    def ensure_started(self) -> None:
         if self.process is None or self.generation != self.executor.generation:
             self.stop()
             self.start()
+
+    def connection(self) -> tuple[int, FrameReader] | None:
+        return None if self.reader is None else (self.ctl, self.reader)
+
+    def run(self, job: Job) -> RunResult:
+        self.ensure_started()
         assert self.reader is not None
         return request(self.ctl, self.reader, job)
 

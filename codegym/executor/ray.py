@@ -6,7 +6,8 @@ free worker. The number of jobs in flight is bounded (`submit` blocks when it is
 trainer feeding jobs is slowed down rather than Ray's queues filled), every job has a deadline
 (its steps' wall limits plus a margin), and an actor or node lost mid-job, or one that misses
 the deadline, means the job is retried elsewhere, never a wrong grade. Ray restarts lost
-actors. Results are exactly the local backend's, with ``backend="ray"``.
+actors. Results are exactly the local backend's, with ``backend="ray"``. A workspace lives in one
+actor (and is lost with it).
 
 Ray is imported only when a `RayExecutor` is built.
 """
@@ -26,11 +27,13 @@ from typing import Any
 
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor.base import Executor, Job, RunResult
+from codegym.executor.workspace import DISK_BYTES, IDLE_TIMEOUT_S, Layer, Workspace, WorkspaceLost, check_command
 
 logger = logging.getLogger(__name__)
 
 DEADLINE_MARGIN_S = 30.0  # on top of the job's wall limits: queueing in the actor, a worker start
 RESTART_WAIT_S = 120.0  # for a lost actor to come back before the job is retried
+WORKSPACE_CALLS = 16  # an actor's calls from workspaces at once, beside its jobs
 LOCAL_CLUSTER = {
     "num_cpus": 2,
     "include_dashboard": False,
@@ -57,6 +60,7 @@ class Node:
         from codegym.executor.local import LocalExecutor
 
         self.executor = LocalExecutor(workers=workers, preload=preload)
+        self.workspaces: dict[str, Workspace] = {}
 
     def run(self, job: Job) -> tuple[str, Any]:
         try:
@@ -81,6 +85,33 @@ class Node:
 
     def preload(self, modules: tuple[str, ...]) -> None:
         self.executor.ensure_preloaded(modules)
+
+    def open_workspace(
+        self, layer: Layer, disk_bytes: int, idle_timeout_s: float, preload: tuple[str, ...]
+    ) -> tuple[str, Any]:
+        try:
+            workspace = self.executor.open_workspace(
+                layer, disk_bytes=disk_bytes, idle_timeout_s=idle_timeout_s, preload=preload
+            )
+        except SandboxError as e:
+            return "error", str(e)
+        self.workspaces[workspace.id] = workspace
+        return "ok", workspace.id
+
+    def workspace(self, sid: str, method: str, *args: Any) -> tuple[str, Any]:
+        """Call ``method`` of workspace ``sid``: ("ok", value), or ("lost" | "error", why)."""
+        workspace = self.workspaces.get(sid)
+        if workspace is None:
+            return "lost", "the actor holding it restarted"
+        try:
+            if method == "close":
+                del self.workspaces[sid]
+            value = getattr(workspace, method)(*args)
+        except WorkspaceLost as e:
+            return "lost", str(e)
+        except SandboxError as e:
+            return "error", str(e)
+        return "ok", (value, workspace.used_bytes)
 
     def close(self) -> None:
         """Stop the workers and remove their cgroups and scratch dirs before the actor goes."""
@@ -148,9 +179,9 @@ class RayExecutor(Executor):
             except Exception as e:
                 raise SandboxError(f"cannot start or reach the Ray cluster at {address or 'local'}: {e}") from e
             self.started_ray = True
-        self._actor_class = ray.remote(max_restarts=-1, max_task_retries=0, max_concurrency=workers_per_node + 1)(
-            Node
-        )  # + 1: describe/pid calls next to jobs
+        # + 1: describe/pid calls next to jobs
+        concurrency = workers_per_node + 1 + WORKSPACE_CALLS
+        self._actor_class = ray.remote(max_restarts=-1, max_task_retries=0, max_concurrency=concurrency)(Node)
         self._cpus = workers_per_node if cpus_per_node is None else cpus_per_node
         self._actors = [self._new_actor() for _ in range(nodes)]
         self._slots: queue.Queue[int] = queue.Queue()
@@ -164,6 +195,7 @@ class RayExecutor(Executor):
         self._lock = threading.Lock()
         self._closed = False
         self._facts: list[dict[str, Any]] | None = None
+        self._workspaces = [0] * nodes  # open on each actor
 
     def _new_actor(self) -> Any:
         return self._actor_class.options(num_cpus=self._cpus, scheduling_strategy="SPREAD").remote(
@@ -290,6 +322,31 @@ class RayExecutor(Executor):
         finally:
             self._slots.put(index)
 
+    def open_workspace(
+        self,
+        layer: Layer,
+        *,
+        disk_bytes: int = DISK_BYTES,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+        preload: Iterable[str] = (),
+    ) -> Workspace:
+        """A workspace on the actor that holds the fewest (see `codegym.executor.workspace`)."""
+        if self._closed:
+            raise SandboxError("this RayExecutor is closed")
+        self.ensure_preloaded(preload)
+        with self._lock:
+            index = min(range(self.nodes), key=lambda i: (self._workspaces[i], i))
+            self._workspaces[index] += 1
+        try:
+            kind, value = self._call(self._actors[index], "open_workspace", layer, disk_bytes, idle_timeout_s,
+                                     self.preload)  # fmt: skip
+        except _Lost as e:
+            kind, value = "error", str(e)
+        if kind != "ok":
+            self._workspaces[index] -= 1
+            raise SandboxError(f"cannot open a workspace on ray actor {index}: {value}")
+        return _ActorWorkspace(self, index, value, disk_bytes)
+
     def close(self) -> None:
         with self._lock:
             if self._closed:
@@ -306,3 +363,51 @@ class RayExecutor(Executor):
         if self.started_ray:
             ray.shutdown()
             self.started_ray = False
+
+
+class _ActorWorkspace(Workspace):
+    """A workspace of a `RayExecutor`: it lives in one actor's local executor."""
+
+    def __init__(self, executor: RayExecutor, index: int, sid: str, disk_bytes: int) -> None:
+        self.executor = executor
+        self.index = index
+        self.actor = executor._actors[index]
+        self.id = sid
+        self.disk_bytes = disk_bytes
+        self.closed = False
+
+    def _call(self, method: str, *args: Any, timeout_s: float = DEADLINE_MARGIN_S) -> Any:
+        where = f"workspace {self.id} (ray actor {self.index})"
+        if self.closed:
+            raise WorkspaceLost(f"{where} is closed")
+        try:
+            kind, value = self.executor._call(self.actor, "workspace", self.id, method, *args, timeout_s=timeout_s)
+        except _Lost as e:
+            raise WorkspaceLost(f"{where} was lost: {e}") from e
+        if kind == "lost":
+            raise WorkspaceLost(f"{where} was lost: {value}")
+        if kind == "error":
+            raise SandboxError(f"{where}: {value}")
+        result, self.used_bytes = value
+        return result
+
+    def run(self, job: Job) -> RunResult:
+        check_command(job, self.executor.preload)
+        deadline_s = sum(job.limits_of(s).wall_s for s in job.steps) + self.executor.deadline_margin_s
+        result = self._call("run", job, timeout_s=deadline_s)
+        return replace(result, backend=self.executor.name)
+
+    def reset(self) -> None:
+        self._call("reset")
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            self._call("close")
+        except SandboxError:
+            pass
+        finally:
+            self.closed = True
+            with self.executor._lock:
+                self.executor._workspaces[self.index] -= 1
