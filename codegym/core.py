@@ -1,8 +1,9 @@
 """`CodeEnv`: the one thin `gymnasium.Env` every family builds on.
 
 A family fills three hooks: `build_job` (task + code -> `Job`), `grade` (a pure function of
-the task and the `RunResult`) and optionally `render_prompt`. ``reset`` and ``step`` are
-written once, here.
+the task and the `RunResult`) and optionally `render_prompt`; and `agent_setup` (the task's
+workspace) for ``mode="agent"`` (see `codegym.agent`). ``reset`` and ``step`` are written
+once, here.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ from typing import Any, ClassVar, Literal
 import gymnasium as gym
 import numpy as np
 
+from codegym.agent import TOOL_MODULES, AgentEpisode, AgentLimits, AgentSetup, ToolResult, agent_prompt, tools_for
 from codegym.error import InvalidAction, ResetNeeded, SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.spaces import NO_STATUS, UnicodeText, observation_space
 from codegym.task import Task, TaskSet
+from codegym.tools.calls import parse_tool_calls
 
 logger = logging.getLogger(__name__)
 
-Mode = Literal["single", "refine"]
+Mode = Literal["single", "refine", "agent"]
 InfraPolicy = Literal["raise", "flag"]
 
 
@@ -59,7 +62,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         tasks: The task set to draw from.
         mode: ``"single"`` ends the episode after one submission; ``"refine"`` ends it when
             the submission passes every test (wrap with ``TimeLimit`` via
-            ``max_episode_steps`` to bound attempts).
+            ``max_episode_steps`` to bound attempts); ``"agent"``: a multi-turn episode of
+            tool calls in a workspace, graded at ``submit`` (see `codegym.agent`).
+        agent: The budgets of an agent episode (`AgentLimits`; its defaults when None).
         limits: Resource limits of every run.
         time_limits: Derive tighter per-task time limits from each task's reference
             solution (see `ReferenceTimeLimits`); None keeps ``limits`` for every task.
@@ -84,9 +89,10 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
+        agent: AgentLimits | None = None,
     ) -> None:
-        if mode not in ("single", "refine"):
-            raise ValueError(f"mode must be 'single' or 'refine', got {mode!r}")
+        if mode not in ("single", "refine", "agent"):
+            raise ValueError(f"mode must be 'single', 'refine' or 'agent', got {mode!r}")
         if on_infra_error not in ("raise", "flag"):
             raise ValueError(f"on_infra_error must be 'raise' or 'flag', got {on_infra_error!r}")
         if render_mode not in (None, "ansi"):
@@ -108,6 +114,10 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self.attempt = 0
         self.last_grade: Grade | None = None
         self._done = True
+        self.agent_limits = agent or AgentLimits()
+        # The tools an agent calls: OpenAI function schemas (also in reset's info["tools"]).
+        self.tools: list[dict[str, Any]] = tools_for(self.agent_limits) if mode == "agent" else []
+        self._episode: AgentEpisode | None = None
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -122,6 +132,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def render_prompt(self, task: Task) -> str:
         return task.prompt
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        """What ``task``'s workspace holds in ``mode="agent"``: the statement, public tests, a
+        script that runs them, and the stub of the file graded at ``submit``."""
+        raise NotImplementedError(f"the {self.family} family has no agent mode")
 
     def reward(self, grade: Grade) -> float:
         """The env's reward for ``grade``: the sum of its `reward_components`."""
@@ -170,7 +185,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         of that backend (a family with an executor of its own overrides this)."""
         from codegym.executor.registry import get_executor
 
-        return get_executor(self._executor_choice, preload=self.preload)
+        preload = (*self.preload, *TOOL_MODULES) if self.mode == "agent" else self.preload
+        return get_executor(self._executor_choice, preload=preload)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -196,14 +212,28 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self.attempt = len(history)
         self.last_grade = None
         self._done = False
+        info = {"task_id": self.task.id, "difficulty": self.task.difficulty, "tiers": _tiers_of(self.task)}
+        if self.mode == "agent":
+            self._open_episode(self.task)
+            info["tools"] = self.tools
         observation = self._observation(None)
         observation["feedback"] = render_history(history)
-        info = {"task_id": self.task.id, "difficulty": self.task.difficulty, "tiers": _tiers_of(self.task)}
         return observation, info
+
+    def _open_episode(self, task: Task) -> None:
+        self._close_episode()
+        self._episode = AgentEpisode(self.executor, self.agent_setup(task), self.agent_limits)
+
+    def _close_episode(self) -> None:
+        if self._episode is not None:
+            self._episode.close()
+            self._episode = None
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._done or self.task is None:
             raise ResetNeeded("call reset() before step(), and again after the episode terminated")
+        if self.mode == "agent":
+            return self._agent_step(action)
         if not isinstance(action, str):
             raise InvalidAction(f"the action is the submission as a str, got {type(action).__name__}")
         task = self.task
@@ -228,6 +258,81 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             info["infra_error"] = infra
         return self._observation(grade), reward, terminated, False, info
 
+    def _agent_step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Run the action's tool calls in order (see `codegym.agent`); grade at ``submit``."""
+        assert self.task is not None and self._episode is not None
+        episode = self._episode
+        try:
+            parsed = parse_tool_calls(action, self.tools)
+        except TypeError as e:
+            raise InvalidAction(str(e)) from e
+        self.attempt += 1
+        episode.calls += len(parsed.errors)
+        results: list[ToolResult] = []
+        ended: dict[str, Any] = {}  # why the episode ends, in info's words
+        submitted = False
+        for call in parsed.calls:
+            exhausted = episode.exhausted()
+            if exhausted:
+                ended["truncated_by"] = exhausted
+                break
+            if call.name == "submit":
+                submitted = True
+                break
+            try:
+                results.append(episode.call(call))
+            except SandboxError as e:
+                ended["infra_error"] = str(e)
+                break
+        if not ended and not submitted and episode.exhausted():
+            ended["truncated_by"] = episode.exhausted()
+        texts = [f"[format error] {error}" for error in parsed.errors] + [r.render() for r in results]
+        info: dict[str, Any] = {
+            "task_id": self.task.id,
+            "tool_results": [r.to_dict() for r in results],
+            "format_errors": len(parsed.errors),
+            "calls": episode.calls,
+            "attempt": self.attempt,
+        }
+        grade: Grade | None = None
+        reward = 0.0
+        if submitted and not ended:
+            grade, reward = self._grade_submission(self.task, episode, info)
+            texts.append(grade.feedback() if grade else "")
+        elif ended:
+            texts.append(_ending(ended))
+        info.update(ended)
+        terminated = grade is not None
+        truncated = bool(ended) or (submitted and grade is None)
+        if terminated or truncated:
+            self._done = True
+            self._close_episode_quietly()
+        observation = self._observation(grade)
+        observation["feedback"] = "\n\n".join(text for text in texts if text)
+        return observation, reward, terminated, truncated, info
+
+    def _grade_submission(self, task: Task, episode: AgentEpisode, info: dict[str, Any]) -> tuple[Grade | None, float]:
+        """Grade the workspace's submission file as a single-shot step would (an
+        infrastructure failure is flagged in ``info`` and ends the episode unscored)."""
+        try:
+            code = episode.read_submission()
+            grade = self.grade(task, code, self.executor.run(self.build_job(task, code)))
+        except SandboxError as e:
+            logger.warning("agent episode of %s lost to an infrastructure failure: %s", task.id, e)
+            info["infra_error"] = str(e)
+            return None, 0.0
+        components = self.reward_components(grade)
+        grade = _with_components(grade, components)
+        self.last_grade = grade
+        info.update(grade=grade, status=grade.status.value, reward_components=dict(components), code=code)
+        return grade, float(sum(components.values()))
+
+    def _close_episode_quietly(self) -> None:
+        try:
+            self._close_episode()
+        except SandboxError:  # (a lost workspace closes quietly anyway)
+            self._episode = None
+
     def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
         """Run and grade ``code``; returns the grade and, if flagged, the infra error."""
         try:
@@ -247,6 +352,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         return f"{self.render_prompt(self.task)}\n---\n{feedback}\n"
 
     def close(self) -> None:
+        self._close_episode()
         self._executor = None  # shared executors are closed at interpreter exit
 
     # --- observation ---------------------------------------------------------------------
@@ -258,8 +364,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         tests = sorted(grade.tests, key=lambda t: t.hidden)[: self.max_tests] if grade else []
         for i, test in enumerate(tests):
             passed[i], hidden[i] = test.passed, test.hidden
+        prompt = self.render_prompt(self.task)
+        if self._episode is not None:
+            prompt = agent_prompt(prompt, self._episode.setup)
         return {
-            "prompt": self.render_prompt(self.task),
+            "prompt": prompt,
             "feedback": grade.feedback() if grade else "",
             "diagnostics": "\n".join(d.render() for d in grade.diagnostics) if grade else "",
             "status": grade.status.ordinal if grade else NO_STATUS,
@@ -269,6 +378,13 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "pass_rate": np.array([grade.pass_rate if grade else 0.0], dtype=np.float32),
             "attempt": self.attempt,
         }
+
+
+def _ending(ended: Mapping[str, Any]) -> str:
+    if "infra_error" in ended:
+        return f"[episode over] the sandbox failed (not your fault): {ended['infra_error']}"
+    budget = {"calls": "tool calls", "wall": "time in tools", "disk": "workspace space"}[ended["truncated_by"]]
+    return f"[episode over] the episode's budget of {budget} ran out"
 
 
 def render_history(history: Sequence[Mapping[str, str]]) -> str:

@@ -65,8 +65,10 @@ USER_LABEL = "codegym.uid"  # the owner's uid: only root and the owner judge whe
 SYSTEM_SOCKET = "/var/run/docker.sock"
 # What building the per-job sandbox inside the container needs, and nothing else:
 # SYS_ADMIN (namespaces, mounts, pivot_root), SETUID/SETGID (drop to the job's uid),
-# CHOWN (hand the job its files), KILL (pid 1 of a job kills what the job left behind).
-CAPABILITIES = ("SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL")
+# CHOWN (hand the job its files), KILL (pid 1 of a job kills what the job left behind),
+# DAC_OVERRIDE (a workspace's overlay works on the submission's files with the worker's
+# credentials: copying one up, it writes into folders it does not own).
+CAPABILITIES = ("SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL", "DAC_OVERRIDE")
 SECURITY = ("codegym", "default", "unconfined-seccomp")  # see DockerExecutor
 SCRATCH = "256m"  # the tmpfs of a container's worker folder
 START_TIMEOUT_S = 60.0
@@ -618,8 +620,12 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
                 network_mode="none",
                 read_only=True,
                 # (in the `container` tier, no tmpfs is mounted per job: the steps' folders live
-                # in the worker's own, which this bounds)
-                tmpfs={"/run": "rw,nosuid,nodev,size=16m,mode=755", "/codegym/root": f"rw,nosuid,nodev,size={SCRATCH}"},
+                # in the worker's own, which this bounds; Docker's default is noexec, which a
+                # compiled program, or a workspace's test script, cannot run from)
+                tmpfs={
+                    "/run": "rw,nosuid,nodev,size=16m,mode=755",
+                    "/codegym/root": f"rw,exec,nosuid,nodev,size={SCRATCH}",
+                },
                 volumes=volumes,
                 **self._privileges(),
                 pids_limit=self.processes,

@@ -1,0 +1,214 @@
+"""Agent episodes: a task's workspace, the tools a model calls in it, and a grade at submit.
+
+``mode="agent"`` turns any family into a multi-turn tool-use episode. At reset the family's
+`AgentSetup` (the statement, public tests, a script that runs them, and the stub of the file
+that will be graded) becomes the layer of a fresh workspace (`codegym.executor.workspace`),
+and the env offers four tools, declared as OpenAI function schemas (`codegym.tools.schemas`):
+``bash``, ``str_replace_editor``, ``search`` and ``submit``. Each ``step`` takes the model's raw
+text (or parsed calls; see `codegym.tools.calls`) and runs its calls in order, each as a fresh
+confined process tree in the workspace, killed whole when it returns. ``submit`` reads the
+submission file from the workspace and grades it exactly as a single-shot step would, in a
+fresh sandbox, with hidden tests that were never in the workspace.
+
+Reward is 0 until ``submit``, which terminates the episode with the grade's reward. A budget
+(tool calls, seconds spent in tools, the workspace's bytes) that runs out truncates it, as does
+the loss of the workspace's worker, which is flagged ``info["infra_error"]`` and never scored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from codegym.error import SandboxError
+from codegym.executor import Executor, Job, Limits, RunResult, Step
+from codegym.executor.base import MiB
+from codegym.executor.workspace import Layer, Workspace
+from codegym.tools.calls import ToolCall
+from codegym.tools.schemas import tool_schemas
+
+TOOL_MODULES = ("codegym.tools.shell", "codegym.tools.editor", "codegym.tools.search")
+PROGRAMS = {
+    "bash": "codegym.tools.shell",
+    "str_replace_editor": "codegym.tools.editor",
+    "search": "codegym.tools.search",
+}
+MARGIN_S = 2.0  # a bash call's wall limit beyond its own timeout, for the runner to report it
+
+
+@dataclass(frozen=True)
+class AgentSetup:
+    """What a family puts in a task's workspace (the family's `CodeEnv.agent_setup`).
+
+    Attributes:
+        files: The workspace's files: statement, public tests, a test runner, the stub.
+        submission: The file read and graded at ``submit``.
+        executables: Paths of ``files`` made executable (the test runner).
+        instructions: What the prompt adds about the workspace (how to run the tests).
+    """
+
+    files: Mapping[str, bytes]
+    submission: str
+    executables: tuple[str, ...] = ()
+    instructions: str = ""
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """The budgets of an agent episode.
+
+    Attributes:
+        command: Limits of every tool call's process tree (its wall limit is the bash
+            call's timeout plus a margin; ``disk_bytes`` sizes its fresh /tmp).
+        timeout_s: A bash call's timeout when it names none.
+        max_timeout_s: The most a bash call may ask for.
+        output_bytes: The most bytes of a call's output shown (head and tail; the rest is
+            kept in the workspace).
+        max_calls: Tool calls per episode, malformed ones included.
+        wall_s: Seconds the episode's tool calls may take in all.
+        disk_bytes: The workspace's quota.
+        idle_timeout_s: A workspace without a call for this long expires.
+    """
+
+    command: Limits = field(
+        default_factory=lambda: Limits(cpu_s=60.0, wall_s=60.0, memory_bytes=1024 * MiB, processes=64,
+                                       output_bytes=64 * 1024, file_size_bytes=64 * MiB, disk_bytes=256 * MiB)
+    )  # fmt: skip
+    timeout_s: float = 30.0
+    max_timeout_s: float = 120.0
+    output_bytes: int = 16_000
+    max_calls: int = 64
+    wall_s: float = 1800.0
+    disk_bytes: int = 256 * MiB
+    idle_timeout_s: float = 1800.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.timeout_s <= self.max_timeout_s:
+            raise ValueError(f"need 0 < timeout_s <= max_timeout_s, got {self.timeout_s} and {self.max_timeout_s}")
+        for name in ("output_bytes", "max_calls", "wall_s", "disk_bytes", "idle_timeout_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"AgentLimits.{name} must be positive, got {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What one tool call did, in the shape a ``role="tool"`` message needs.
+
+    Attributes:
+        tool_call_id: The call's id.
+        name: The tool.
+        content: What the model reads: the tool's output, or why it failed.
+        exit_code: The command's exit status (0 for a tool that did its job, 1 for one that
+            refused: a bad path, an old_str not found), None when it was killed.
+        truncated: Whether output was elided (the full output is in the workspace).
+        elapsed_s: Wall-clock seconds the call took.
+    """
+
+    tool_call_id: str
+    name: str
+    content: str
+    exit_code: int | None
+    truncated: bool
+    elapsed_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def render(self) -> str:
+        status = "killed" if self.exit_code is None else f"exit {self.exit_code}"
+        return f"[{self.name} {self.tool_call_id}: {status}]\n{self.content or '(no output)'}"
+
+
+class AgentEpisode:
+    """One episode's workspace and budgets: runs tool calls, reads the submission."""
+
+    def __init__(self, executor: Executor, setup: AgentSetup, limits: AgentLimits) -> None:
+        self.setup = setup
+        self.limits = limits
+        layer = Layer(setup.files, setup.executables)
+        self.workspace: Workspace = executor.open_workspace(
+            layer, disk_bytes=limits.disk_bytes, idle_timeout_s=limits.idle_timeout_s, preload=TOOL_MODULES
+        )
+        self.calls = 0
+        self.elapsed_s = 0.0
+
+    def exhausted(self) -> str | None:
+        """The budget that has run out, if one has: "calls", "wall" or "disk"."""
+        if self.calls >= self.limits.max_calls:
+            return "calls"
+        if self.elapsed_s >= self.limits.wall_s:
+            return "wall"
+        if self.workspace.over_quota:
+            return "disk"
+        return None
+
+    def call(self, call: ToolCall) -> ToolResult:
+        """Run a bash, str_replace_editor or search call (raises `SandboxError` when the
+        sandbox fails, `WorkspaceLost` when the workspace is gone)."""
+        self.calls += 1
+        started = time.monotonic()
+        arguments = dict(call.arguments)
+        limits = self.limits.command
+        if call.name == "bash":
+            timeout = min(float(arguments.get("timeout_s") or self.limits.timeout_s), self.limits.max_timeout_s)
+            timeout = min(timeout, self.limits.wall_s - self.elapsed_s)
+            arguments = {
+                "command": arguments["command"],
+                "timeout_s": timeout,
+                "output_bytes": self.limits.output_bytes,
+            }
+            limits = replace(limits, wall_s=timeout + MARGIN_S, cpu_s=max(limits.cpu_s, timeout + MARGIN_S))
+        limits = replace(limits, output_bytes=max(limits.output_bytes, 2 * self.limits.output_bytes + 4096))
+        step = Step(argv=("python", "-m", PROGRAMS[call.name]), stdin=json.dumps(arguments).encode())
+        result = self.workspace.run(Job(steps=(step,), limits=limits, preload=TOOL_MODULES))
+        elapsed = time.monotonic() - started
+        self.elapsed_s += elapsed
+        return _tool_result(call, result, elapsed)
+
+    def read_submission(self) -> str:
+        """The submission file's text ("" when it is missing, a link, or not a file)."""
+        job = Job(steps=(Step(argv=("true",)),), limits=self.limits.command, collect=(self.setup.submission,))
+        content = self.workspace.run(job).files.get(self.setup.submission, b"")
+        return content.decode(errors="replace")
+
+    def close(self) -> None:
+        self.workspace.close()
+
+
+def _tool_result(call: ToolCall, result: RunResult, elapsed: float) -> ToolResult:
+    step = result.steps[0]
+    content = step.stdout.decode(errors="replace")
+    if step.stderr:  # (the tool program itself failed: its traceback)
+        content += step.stderr.decode(errors="replace")
+    if step.limit is not None:
+        content += f"\n[the call was killed: it exceeded its {_LIMIT_WORDS.get(step.limit, step.limit)} limit]"
+    truncated = "bytes elided; the full output is in" in content
+    return ToolResult(call.id, call.name, content.strip("\n"), step.exit_code, truncated, round(elapsed, 6))
+
+
+_LIMIT_WORDS = {"cpu": "CPU time", "wall": "time", "memory": "memory", "output": "output", "processes": "process"}
+
+
+def tools_for(limits: AgentLimits) -> list[dict[str, Any]]:
+    """The tool schemas of an agent env with ``limits``."""
+    return tool_schemas(max_timeout_s=limits.max_timeout_s)
+
+
+def agent_prompt(statement: str, setup: AgentSetup) -> str:
+    """The prompt of an agent episode: the task, then the workspace and how to finish."""
+    listing = "\n".join(f"- {path}" for path in sorted(setup.files))
+    return (
+        f"{statement.rstrip()}\n\n"
+        "You work in a workspace (the current directory) with these files:\n"
+        f"{listing}\n\n"
+        f"{setup.instructions.strip()}\n\n"
+        f"Use the tools to explore, edit and test. When you are done, call submit: {setup.submission} is then "
+        "graded against hidden tests, in a fresh sandbox."
+    ).replace("\n\n\n", "\n\n")
+
+
+def infra_message(error: SandboxError) -> str:
+    return f"the episode ended: the sandbox failed (not your fault): {error}"
