@@ -201,13 +201,13 @@ def test_idle_workspaces_expire(executor: Executor) -> None:
     out(ws, "true")
     time.sleep(1.5)
     executor.run(Job(steps=(Step(argv=("true",)),)))  # (the worker was idle meanwhile)
-    with pytest.raises(WorkspaceLost, match="expired|restarted|no open workspace"):
+    with pytest.raises(WorkspaceLost, match=r"expired|restarted|no open workspace"):
         out(ws, "true")
     ws.close()
 
 
 def test_commands_are_checked(workspace: Workspace) -> None:
-    with pytest.raises(ValueError, match="cannot carry Job.files"):
+    with pytest.raises(ValueError, match=r"cannot carry Job\.files"):
         workspace.run(Job(steps=(Step(argv=("true",)),), files={"x": b""}))
     with pytest.raises(ValueError, match="open_workspace"):
         workspace.run(Job(steps=(Step(argv=("true",)),), preload=("codegym.not_loaded",)))
