@@ -10,6 +10,7 @@ from codegym.envs.python_function import grader
 from codegym.envs.python_function.harness import CANDIDATE, STEPS, harness_for
 from codegym.envs.python_function.tasks import load_tasks
 
+from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
 from codegym.executor import Executor, Harness, Job, Limits, RunResult
 from codegym.grade import Grade
@@ -39,7 +40,10 @@ class PythonFunctionEnv(CodeEnv):
 
     ## Episode end
     ``mode="single"``: terminated after the one submission. ``mode="refine"``: terminated
-    when solved; truncated only by ``max_episode_steps``.
+    when solved; truncated only by ``max_episode_steps``. ``mode="agent"`` (see
+    `codegym.agent`): tool calls in a workspace holding ``TASK.md``, ``solution.py`` (the
+    prompt's stub), the public tests in ``tests/test_public.py`` and ``./run_tests``;
+    terminated at ``submit``, which grades ``solution.py`` as a single-shot step would.
 
     ## Limits
     ``limits`` (default: 5 s CPU, 8 s wall, 512 MiB, 16 processes) bound every run;
@@ -70,6 +74,7 @@ class PythonFunctionEnv(CodeEnv):
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
+        agent: AgentLimits | None = None,
     ) -> None:
         super().__init__(
             load_tasks(tasks, public=public_tests),
@@ -79,6 +84,7 @@ class PythonFunctionEnv(CodeEnv):
             executor=executor,
             on_infra_error=on_infra_error,
             render_mode=render_mode,
+            agent=agent,
         )
         self._last_harness: tuple[Task, Limits, Harness] | None = None
 
@@ -111,6 +117,61 @@ class PythonFunctionEnv(CodeEnv):
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
         _, offset = assemble(task, code)
         return grader.grade(task, result, line_offset=offset)
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        entry = task.metadata["entry_point"]
+        statement = f"{task.prompt.rstrip()}\n\nImplement `{entry}` in solution.py.\n"
+        return AgentSetup(
+            files={
+                "TASK.md": statement.encode(),
+                "solution.py": task.prompt.encode(),
+                "tests/test_public.py": public_test_script(task).encode(),
+                "run_tests": b'#!/bin/sh\nexec python3 tests/test_public.py "$@"\n',
+            },
+            submission="solution.py",
+            executables=("run_tests",),
+            instructions=(
+                f"Write `{entry}` in solution.py. ./run_tests runs the public tests (tests/test_public.py) "
+                "against it; hidden tests decide the grade."
+            ),
+        )
+
+
+PUBLIC_TESTS = """\
+\"\"\"The public tests of the task: ./run_tests runs them against solution.py.\"\"\"
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.getcwd())
+PRELUDE = {prelude!r}
+TESTS = {tests!r}
+namespace = {{}}
+exec(PRELUDE, namespace)
+from solution import {entry}  # noqa: E402
+
+namespace["{entry}"] = namespace["candidate"] = {entry}
+failed = 0
+for name, setup, code in TESTS:
+    try:
+        exec(setup, namespace)
+        exec(code, namespace)
+        print(f"PASS {{name}}: {{code}}")
+    except Exception:
+        failed += 1
+        print(f"FAIL {{name}}: {{code}}")
+        traceback.print_exc(limit=-2, file=sys.stdout)
+print(f"{{len(TESTS) - failed}} of {{len(TESTS)}} public tests passed")
+sys.exit(1 if failed else 0)
+"""
+
+
+def public_test_script(task: Task) -> str:
+    """A script that runs ``task``'s public tests against ``solution.py`` (its hidden tests
+    never leave the harness)."""
+    tests = [(t.name, t.setup, t.code) for t in task.public_tests]
+    return PUBLIC_TESTS.format(prelude=task.metadata.get("test_prelude", ""), tests=tests,
+                               entry=task.metadata["entry_point"])  # fmt: skip
 
 
 def assemble(task: Task, code: str) -> tuple[str, int]:
