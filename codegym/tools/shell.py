@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -130,17 +131,27 @@ def _execute(command: str, timeout_s: float, log: int, cwd: str) -> int:
     except (OSError, ValueError) as e:  # ValueError: a NUL or an unencodable character in the command
         raise ToolError(f"cannot start the command: {e}") from e
     try:
-        returncode = process.wait(timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(process.pid)
-        process.wait()
-        os.write(log, _timeout_note(log, timeout_s))
-        return TIMEOUT_STATUS
+        if not _exits_within(process.pid, timeout_s):
+            _kill_group(process.pid)
+            process.wait()
+            os.write(log, _timeout_note(log, timeout_s))
+            return TIMEOUT_STATUS
+        returncode = process.wait()
     finally:
         if process.returncode is None:  # interrupted while waiting: leave nothing running
             _kill_group(process.pid)
             process.wait()
     return 128 - returncode if returncode < 0 else returncode
+
+
+def _exits_within(pid: int, timeout_s: float) -> bool:
+    """Whether process ``pid`` exits within ``timeout_s``, woken the moment it does (Popen's
+    own wait with a timeout polls, sleeping ever longer, and would add milliseconds)."""
+    fd = os.pidfd_open(pid)
+    try:
+        return bool(select.select([fd], [], [], timeout_s)[0])
+    finally:
+        os.close(fd)
 
 
 def _kill_group(pgid: int) -> None:

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from codegym.envs.verilog import gate as gates
-from codegym.envs.verilog import grader
-from codegym.envs.verilog.tasks import load_tasks
+from codegym.envs.verilog import grader, testbench
+from codegym.envs.verilog.runner import IVERILOG
+from codegym.envs.verilog.tasks import interface_block, load_tasks
 
+from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
@@ -24,6 +26,8 @@ LINT_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=1 << 30, processes=8,
 VERILATOR = ("verilator", "--lint-only", "-Wall", "-Wno-DECLFILENAME", "-Wno-EOFNEWLINE", "--top-module", "TopModule",
              "solution.sv")  # fmt: skip
 RUNNER = "codegym.envs.verilog.runner"
+SUBMISSION = "TopModule.sv"  # the graded file of an agent episode
+PUBLIC_BENCH = "tests/tb_interface.sv"
 
 
 class VerilogEnv(CodeEnv):
@@ -47,7 +51,14 @@ class VerilogEnv(CodeEnv):
 
     ## Episode end
     ``mode="single"``: after one submission; ``mode="refine"``: when solved (truncated only
-    by ``max_episode_steps``).
+    by ``max_episode_steps``). ``mode="agent"`` (see `codegym.agent`): tool calls in a
+    workspace holding ``TASK.md``, ``TopModule.sv`` (the interface with an empty body),
+    ``tests/tb_interface.sv`` and ``./run_tests``; terminated at ``submit``, which grades
+    ``TopModule.sv`` as a single-shot step would. The problems show no input/output examples
+    and the reference is hidden, so the public check is the interface: ``./run_tests``
+    compiles the design with a testbench that only connects its ports (the grader's
+    iverilog flags), fails on errors and port warnings, and simulates 10 ns with every input
+    0, printing the outputs. Behaviour is judged by the hidden testbench at submit.
 
     ## Registered configurations
     ``codegym/Verilog-v0`` with ``tasks="codegym-verilog"`` (the bundled original problems);
@@ -87,6 +98,7 @@ class VerilogEnv(CodeEnv):
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
+        agent: AgentLimits | None = None,
     ) -> None:
         if lint not in ("failure", "always", "never"):
             raise ValueError(f"lint must be 'failure', 'always' or 'never', got {lint!r}")
@@ -98,6 +110,7 @@ class VerilogEnv(CodeEnv):
             executor=executor,
             on_infra_error=on_infra_error,
             render_mode=render_mode,
+            agent=agent,
         )
         self.lint = lint
         self._expected: dict[str, dict[str, int]] = {}
@@ -125,6 +138,25 @@ class VerilogEnv(CodeEnv):
         if not report.passed:  # judged without a sandbox run
             return grader.grade(report, None, expected=None), None
         return super().evaluate(task, code)
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        ports = task.metadata["ports"]
+        return AgentSetup(
+            files={
+                "TASK.md": f"{task.prompt.rstrip()}\n\nWrite the module in {SUBMISSION}.\n".encode(),
+                SUBMISSION: f"{interface_block(ports)}\n\nendmodule\n".encode(),
+                PUBLIC_BENCH: testbench.interface_bench(ports).encode(),
+                "run_tests": run_tests_script().encode(),
+            },
+            submission=SUBMISSION,
+            executables=("run_tests",),
+            instructions=(
+                f"Write TopModule in {SUBMISSION}, keeping its interface. ./run_tests compiles it with iverilog "
+                "as the grader does and checks that it fits the interface; it cannot check what it computes: "
+                "at submit a hidden testbench compares it with a hidden reference. iverilog and vvp are "
+                "installed, for testbenches of your own."
+            ),
+        )
 
     # --- the parts ---------------------------------------------------------------------------
 
@@ -176,3 +208,41 @@ class VerilogEnv(CodeEnv):
         if not report.complete or sum(report.errors.values()) or report.timeout:
             raise SandboxError(f"the reference of {task.id} does not pass its own testbench: {report}")
         return dict(report.samples)
+
+
+RUN_TESTS = """\
+#!/bin/sh
+# The public check of {submission}: compiled with {bench} as the grader
+# compiles a design (the same iverilog flags), then simulated for 10 ns with every input 0.
+# It checks that the design compiles and fits the interface; hidden tests check its
+# behaviour at submit.
+build=$(mktemp -d) || exit 2
+trap 'rm -rf "$build"' EXIT
+{compile} >"$build/log" 2>&1
+status=$?
+cat "$build/log"
+if [ "$status" -ne 0 ]; then
+  echo "FAIL: iverilog rejected {submission} (see above)"
+  exit 1
+fi
+if grep -qi 'warning:.*port' "$build/log"; then
+  echo "FAIL: TopModule's ports differ from the interface in TASK.md (see above); the grader rejects such a design"
+  exit 1
+fi
+timeout 5 vvp -n "$build/sim.vvp"
+status=$?
+if [ "$status" -ne 0 ]; then
+  echo "FAIL: the simulation failed (exit status $status; 124: it did not finish within 5 s)"
+  exit 1
+fi
+echo "(z: an output nothing drives; x: an unknown value, such as a register before its reset)"
+echo "PASS: {submission} compiles and fits the interface (its behaviour is checked by hidden tests at submit)."
+"""
+
+
+def run_tests_script() -> str:
+    """The workspace's ``run_tests``: the family's iverilog command (`runner.IVERILOG`) on the
+    public interface testbench and the submission, then a short simulation."""
+    files = {"sim.vvp": '"$build/sim.vvp"', "tb.sv": PUBLIC_BENCH, "solution.sv": SUBMISSION}
+    command = " ".join(files.get(arg, arg) for arg in IVERILOG)
+    return RUN_TESTS.format(submission=SUBMISSION, bench=PUBLIC_BENCH, compile=command)

@@ -253,6 +253,23 @@ def _main(outputs: Sequence[Port], calls: Sequence[str]) -> list[str]:
     return [*lines, "    end", '    $display("@@%s@@ done", nonce);', "    $finish;", "  end", "endmodule", ""]
 
 
+def interface_bench(ports: Sequence[Port]) -> str:
+    """A public testbench ``tb`` built from the interface alone: it connects every port of
+    ``TopModule`` by name, holds the inputs at 0 and prints the outputs after 10 ns. It
+    checks that a design fits the interface, not what it computes (no reference, no
+    expected values)."""
+    lines = ["`timescale 1ns/1ps", "module tb;"]
+    for port in ports:
+        kind, start = ("reg", " = 0") if port.direction == "input" else ("wire", "")
+        lines.append(f"  {kind} {_decl(port)}{port.name}{start};")
+    lines.append(f"  TopModule dut_i ({', '.join(f'.{p.name}({p.name})' for p in ports)});")
+    shown = [p.name for p in ports if p.direction != "input"]
+    values = "".join(f" {name}=%b" for name in shown)
+    arguments = "".join(f", {name}" for name in shown)
+    display = f'    $display("outputs after 10 ns with every input 0:{values}"{arguments});'
+    return "\n".join([*lines, "  initial begin", "    #10;", display, "    $finish;", "  end", "endmodule", ""])
+
+
 # --- external (VerilogEval) testbenches -------------------------------------------------------
 
 _TB_HEADER = re.compile(r"\bmodule\s+tb\b[^;]*;")
