@@ -10,7 +10,8 @@ answers, as root):
 - **Tool call.** The same ``bash`` command three ways: ``subprocess.run(["bash", "-c", ...])``
   on the host (no sandbox: the command's own time), a codegym ``bash`` tool call in an agent
   episode (fresh confined process tree in the workspace, output capped, every leftover
-  killed), and ``docker exec`` into a warm container. The overhead is each one's median minus
+  killed), and ``docker exec`` into a warm container, each after 50 ms of rest (the model's
+  turn: an agent never calls tools back to back). The overhead is each one's median minus
   subprocess's (goal for codegym: at most 5 ms).
 - **Episode reset.** A task tree of 100 source files plus an installed environment (a
   thousand small files, as a package's site-packages) after an episode changed some files:
@@ -39,6 +40,7 @@ from codegym.executor.local import LocalExecutor
 from codegym.executor.workspace import Layer
 from codegym.tools.calls import ToolCall
 
+PAUSE_S = 0.05  # before each call: the model's turn (an agent never calls tools back to back)
 COMMANDS = {"true": "true", "echo": "echo hello", "ls+wc": "ls -R . | wc -l", "sleep 20ms": "sleep 0.02"}
 
 
@@ -54,11 +56,13 @@ def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1e3
 
 
-def timed(function: Callable[[], Any], count: int, warm: int = 5) -> list[float]:
+def timed(function: Callable[[], Any], count: int, warm: int = 5, pause_s: float = 0.0) -> list[float]:
+    """Wall times of ``count`` calls of ``function``, each after ``pause_s`` of rest."""
     for _ in range(warm):
         function()
     out = []
     for _ in range(count):
+        time.sleep(pause_s)
         started = time.perf_counter()
         function()
         out.append(time.perf_counter() - started)
@@ -81,15 +85,17 @@ def tool_calls(executor: LocalExecutor, container: Any, count: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "x").write_text("x")
         for name, command in COMMANDS.items():
-            host = timed(lambda c=command: _host(c, folder), count)
+            host = timed(lambda c=command: _host(c, folder), count, pause_s=PAUSE_S)
             call = ToolCall("call_0", "bash", {"command": command})
-            ours = timed(lambda c=call: _checked(episode.call(c)), count)
+            ours = timed(lambda c=call: _checked(episode.call(c)), count, pause_s=PAUSE_S)
             line = f"{name:<12} {median_ms(host):>9.2f} ms {median_ms(ours):>7.2f} ms"
             overhead = median_ms(ours) - median_ms(host)
             worst = max(worst, overhead)
             line += f" {overhead:>7.2f} ms"
             if container is not None:
-                theirs = timed(lambda c=command: container.exec_run(["bash", "-c", c]), max(20, count // 5))
+                theirs = timed(
+                    lambda c=command: container.exec_run(["bash", "-c", c]), max(20, count // 5), pause_s=PAUSE_S
+                )
                 line += f" {median_ms(theirs):>9.2f} ms {median_ms(theirs) - median_ms(host):>7.2f} ms"
             print(line)
     episode.close()

@@ -291,6 +291,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "task_id": self.task.id,
             "tool_results": [r.to_dict() for r in results],
             "format_errors": len(parsed.errors),
+            "format_error_messages": list(parsed.errors),
             "calls": episode.calls,
             "attempt": self.attempt,
         }

@@ -6,13 +6,16 @@ import hashlib
 import json
 import math
 import os
+import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from codegym.envs.triton_kernel import grader, integrity, sandbox, wire
+from codegym.envs.triton_kernel import grader, harness, integrity, sandbox, wire, workspace
 from codegym.envs.triton_kernel.tasks import load_tasks
 
+from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
 from codegym.error import SandboxError
 from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
@@ -66,12 +69,19 @@ class TritonKernelEnv(CodeEnv):
 
     ## Episode end
     ``mode="single"``: after one submission; ``mode="refine"``: when correct (truncated only
-    by ``max_episode_steps``).
+    by ``max_episode_steps``). ``mode="agent"`` (see `codegym.agent`): tool calls in a
+    workspace holding ``TASK.md`` (the prompt), ``problem.py`` (the ``Model`` the prompt
+    shows), ``model_new.py`` (a stub whose forward raises) and ``./run_tests``, which runs
+    ``tests/check.py``: torch and triton, the interpreter on the CPU, compare ``ModelNew``
+    with ``Model`` on seeded inputs that are not the graded ones; terminated at ``submit``,
+    which grades ``model_new.py`` as a single-shot step would (static checks, the graded
+    seeds, timing on a GPU).
 
     ## Limits
     ``limits`` bound each run (reference and submission alike); by default 60 s CPU, 90 s
     wall, 2 GiB on the CPU, and 300 s, 300 s, 16 GiB on a GPU (CUDA's libraries and triton's
-    launcher build count against them).
+    launcher build count against them). An agent's commands get that memory too (torch
+    alone takes about 300 MiB) unless ``agent`` says otherwise.
 
     ## Registered configurations
     ``codegym/TritonKernel-v0`` with ``tasks="codegym-triton"`` (the bundled problems), or a
@@ -98,6 +108,9 @@ class TritonKernelEnv(CodeEnv):
         timing: Time reference and submission on a GPU (default: when ``reward`` needs it).
         static_checks: Refuse forbidden source constructs before running (only turned off to
             test the run-time checks alone).
+        mode: ``"single"``, ``"refine"`` or ``"agent"`` (see Episode end).
+        agent: The budgets of an agent episode (default: `AgentLimits` with each command's
+            memory and processes raised to the runs' limits).
         executor: The family's own `TritonExecutor` by default (shared in the process); an
             `Executor` given here must provide torch and triton in its sandbox.
     """
@@ -122,6 +135,7 @@ class TritonKernelEnv(CodeEnv):
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
+        agent: AgentLimits | None = None,
     ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
@@ -132,14 +146,16 @@ class TritonKernelEnv(CodeEnv):
         if executor not in (None, "local") and not isinstance(executor, Executor):
             raise ValueError(f"executor must be None, 'local' or an Executor (a TritonExecutor), got {executor!r}")
         resolved = _resolve_device(device)
+        limits = limits or (GPU_LIMITS if resolved == "cuda" else DEFAULT_LIMITS)
         super().__init__(
             load_tasks(tasks, trials=trials),
-            limits=limits or (GPU_LIMITS if resolved == "cuda" else DEFAULT_LIMITS),
+            limits=limits,
             time_limits=time_limits,
             mode=mode,
             executor=executor,
             on_infra_error=on_infra_error,
             render_mode=render_mode,
+            agent=agent or agent_limits(limits),
         )
         self.device: str = resolved
         self.preload = sandbox.runtime(interpret=self.device == "cpu")  # type: ignore[misc]
@@ -207,9 +223,44 @@ class TritonKernelEnv(CodeEnv):
             return max(-1.0, math.log(speedup))
         return 0.0 if speedup > self.p else -1.0
 
+    def agent_setup(self, task: Task) -> AgentSetup:
+        source: str = task.metadata["problem"]
+        graded = [int(task.metadata["init_seed"]), *(int(t.code) for t in task.tests)]
+        check = workspace.check_script(
+            site=sandbox.site_directories(), device=self.device, small=self.small,
+            seeds=workspace.public_seeds(graded), tolerance=harness.TOLERANCE,
+        )  # fmt: skip
+        interpret = self.device == "cpu"
+        how = [*(["kernels run in Triton's CPU interpreter"] if interpret else []),
+               *(["the problem's small shapes (cpu_shapes) apply"] if self.small else [])]  # fmt: skip
+        return AgentSetup(
+            files={
+                "TASK.md": f"{task.prompt.rstrip()}\n\nWrite that file as {workspace.SUBMISSION}.\n".encode(),
+                workspace.PROBLEM: source.encode(),
+                workspace.SUBMISSION: workspace.stub(source).encode(),
+                workspace.CHECK: check.encode(),
+                workspace.RUN_TESTS: workspace.run_tests(self._sandbox_python(), interpret=interpret).encode(),
+            },
+            submission=workspace.SUBMISSION,
+            executables=(workspace.RUN_TESTS,),
+            instructions=(
+                f"Write ModelNew in {workspace.SUBMISSION}; {workspace.PROBLEM} holds the Model it replaces. "
+                f"./run_tests ({workspace.CHECK}) compares their outputs on public seeded inputs"
+                f"{' (' + '; '.join(how) + ')' if how else ''}. At submit the grader also enforces the rules "
+                "and uses inputs it never shows."
+            ),
+        )
+
+    def _sandbox_python(self) -> str:
+        """The interpreter of the sandbox's commands: the executor's workers' (their view
+        shows its installation), else this process's."""
+        return os.path.realpath(getattr(self.executor, "python", None) or sys.executable)
+
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
-        grade: Grade = info["grade"]
+        grade: Grade | None = info.get("grade")
+        if grade is None:  # an agent's step that graded nothing
+            return observation, reward, terminated, truncated, info
         timing = {k: grade.metrics[k] for k in wire.TIMING_KEYS if k in grade.metrics}
         info["timing"] = timing or None
         info["device"] = self.device
@@ -273,6 +324,19 @@ class TritonKernelEnv(CodeEnv):
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         return tuple(sorted(env.items()))
+
+
+def agent_limits(limits: Limits) -> AgentLimits:
+    """The family's default agent budgets: a command may use the memory and processes of a
+    graded run (``./run_tests`` imports torch and triton in a fresh process, CUDA's libraries
+    with them on a GPU) and ask for as long as one may take."""
+    base = AgentLimits()
+    command = replace(
+        base.command,
+        memory_bytes=max(base.command.memory_bytes, limits.memory_bytes),
+        processes=max(base.command.processes, limits.processes),
+    )
+    return AgentLimits(command=command, max_timeout_s=max(base.max_timeout_s, limits.wall_s))
 
 
 def _resolve_device(device: str) -> str:

@@ -103,6 +103,7 @@ def test_malformed_calls_get_a_helpful_observation(env: CodeEnv) -> None:
     observation, reward, terminated, truncated, info = env.step(action)
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert info["format_errors"] == 2 and info["tool_results"] == []
+    assert all(message in observation["feedback"] for message in info["format_error_messages"])
     assert "JSON" in observation["feedback"] and "bash" in observation["feedback"]
     observation, _, _, _, info = env.step("I think the answer is 42.")
     assert info["format_errors"] == 1 and "<tool_call>" in observation["feedback"]
