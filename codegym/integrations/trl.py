@@ -12,12 +12,23 @@ the dataset's ``task_id`` column, grades the whole batch at once on every warm w
 returns one float per completion. Several components share one grading per batch. An
 infrastructure failure is never a silent 0: it raises (default) or, with
 ``on_infra_error="none"``, yields None, which TRL turns into NaN and leaves out of the mean.
+
+Multi-turn agents train through TRL's ``environment_factory`` on ``mode="agent"`` envs::
+
+    trainer = GRPOTrainer(model=..., environment_factory=environment_factory("codegym/PythonFunction-v0"),
+                          train_dataset=agent_dataset("codegym/PythonFunction-v0"), ...)
+
+Each rollout gets a `CodegymAgentEnvironment`: TRL offers its ``bash``, ``str_replace_editor``,
+``search`` and ``submit`` methods to the model as tools, runs the calls the model writes, and
+scores the rollout with its ``get_reward``.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 import gymnasium as gym
 
@@ -25,6 +36,9 @@ from codegym.batch import Scorer
 from codegym.core import CodeEnv
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.grade import Grade, Status
+from codegym.tools.schemas import tool_schemas
+
+logger = logging.getLogger(__name__)
 
 RewardFunc = Callable[..., list[float | None]]
 
@@ -124,14 +138,8 @@ def prompt_dataset(env: str | gym.Env, *, chat: bool = False, system: str | None
     ``chat=True`` makes each prompt a list of messages (with ``system`` first if given);
     otherwise a plain string. Hidden tests and references never enter the dataset.
     """
-    try:
-        import datasets
-    except ModuleNotFoundError as e:
-        raise DependencyNotInstalled("prompt_dataset needs the datasets package: pip install 'codegym[trl]'") from e
-    made = gym.make(env, **env_kwargs) if isinstance(env, str) else env
-    core = made.unwrapped
-    if not isinstance(core, CodeEnv):
-        raise TypeError("prompt_dataset needs a codegym env")
+    datasets = _datasets("prompt_dataset")
+    core = _code_env(env, env_kwargs, "prompt_dataset")
     rows = []
     for task in core.tasks:
         text = core.render_prompt(task)
@@ -140,4 +148,241 @@ def prompt_dataset(env: str | gym.Env, *, chat: bool = False, system: str | None
             rows.append({"prompt": messages, "task_id": task.id})
         else:
             rows.append({"prompt": text, "task_id": task.id})
+    return datasets.Dataset.from_list(rows)
+
+
+def _datasets(caller: str) -> Any:
+    try:
+        import datasets
+    except ModuleNotFoundError as e:
+        raise DependencyNotInstalled(f"{caller} needs the datasets package: pip install 'codegym[trl]'") from e
+    return datasets
+
+
+def _code_env(env: str | gym.Env, env_kwargs: dict[str, Any], caller: str) -> CodeEnv:
+    made = gym.make(env, **env_kwargs) if isinstance(env, str) else env
+    core = made.unwrapped
+    if not isinstance(core, CodeEnv):
+        raise TypeError(f"{caller} needs a codegym env, got {type(core).__name__}")
+    return core
+
+
+# --- agent episodes through TRL's environment_factory ----------------------------------------
+
+EPISODE_OVER = "[episode over] the episode has already ended, so this call was not run."
+EditorCommand = Literal["view", "create", "str_replace", "insert", "undo_edit"]
+_Method = TypeVar("_Method", bound=Callable[..., str])
+
+
+def _described_as(tool: str) -> Callable[[_Method], _Method]:
+    """Give a tool method the docstring TRL reads its schema from: the description and the
+    argument descriptions of codegym's own schema of ``tool``, word for word."""
+    function = tool_schemas([tool])[0]["function"]
+
+    def describe(method: _Method) -> _Method:
+        arguments = function["parameters"]["properties"]
+        lines = [f"    {name}: {spec['description']}" for name, spec in arguments.items()]
+        method.__doc__ = function["description"] + ("\n\nArgs:\n" + "\n".join(lines) if lines else "")
+        return method
+
+    return describe
+
+
+class CodegymAgentEnvironment:
+    """One rollout's agent episode, in the shape TRL's ``environment_factory`` wants.
+
+    TRL offers every public method except ``reset`` and ``get_reward`` to the model as a tool,
+    with a schema read from the method's signature and docstring: ``bash``,
+    ``str_replace_editor``, ``search`` and ``submit``, described in the words of codegym's own
+    tool schemas (`codegym.tools.schemas`). Each runs one call through the wrapped env's
+    ``step`` and returns the text the model reads: the tool's output (with its exit status
+    when not 0), the grade's feedback for ``submit``, or what was wrong with the call.
+
+    After ``submit``, or once the episode was truncated (a budget ran out, or the sandbox
+    failed), every tool returns `EPISODE_OVER` and runs nothing: TRL keeps generating, and
+    running tools, until the model stops calling them or its own limits are reached.
+
+    ``reset(**row)`` opens the episode of the row's ``task_id`` (a task drawn from the env's
+    task set when the row has none) and returns its prompt: the task, the workspace's files and
+    how to finish, as the env words it for the workspace it just opened. TRL appends that text
+    to the last message of the row's ``prompt``, so the dataset's prompts hold only what comes
+    before the task (see `agent_dataset`).
+
+    TRL makes one such object per concurrent rollout and resets it for each later one; an
+    episode's workspace stays open until then, or until ``self.env.close()``.
+
+    Args:
+        env: An env made with ``mode="agent"`` (its wrappers apply), owned by this object.
+        seed: Seeds the env's task draws at the first reset.
+
+    Attributes:
+        env: The wrapped env.
+        calls: The tool calls of this episode that reached the env.
+        results: Their results (`codegym.agent.ToolResult` dicts), in order.
+        info: The ``info`` of the episode's last step (``reward_components``, ``status``,
+            ``truncated_by``, ``infra_error``...).
+    """
+
+    def __init__(self, env: gym.Env, *, seed: int | None = None) -> None:
+        core = env.unwrapped
+        if not isinstance(core, CodeEnv) or core.mode != "agent":
+            found = f"mode={core.mode!r}" if isinstance(core, CodeEnv) else type(core).__name__
+            raise ValueError(f"CodegymAgentEnvironment needs a codegym env made with mode='agent', got {found}")
+        self.env = env
+        self._seed = seed
+        self.calls = 0
+        self.results: list[dict[str, Any]] = []
+        self.info: dict[str, Any] = {}
+        self._return = 0.0
+        self._over = True
+        self._infra = False
+
+    def reset(self, task_id: str | None = None, **row: Any) -> str:
+        """Open the episode of ``task_id`` (other dataset columns are ignored); return its prompt."""
+        self.calls, self.results, self.info = 0, [], {}
+        self._return, self._over, self._infra = 0.0, False, False
+        seed, self._seed = self._seed, None
+        try:
+            observation, _ = self.env.reset(seed=seed, options=None if task_id is None else {"task_id": task_id})
+        except SandboxError as e:
+            self._lost(e)
+            return _ending_text(self.info)
+        return observation["prompt"]
+
+    def get_reward(self) -> float | None:
+        """The episode's return: the reward of the graded submission for a plain env, 0.0 when
+        the model never submitted or a budget ran out, None (TRL leaves it out) when the
+        sandbox failed, which is never the model's doing."""
+        return None if self._infra else self._return
+
+    @_described_as("bash")
+    def bash(self, command: str, timeout_s: float | None = None) -> str:
+        return self._call("bash", command=command, timeout_s=timeout_s)
+
+    @_described_as("str_replace_editor")
+    def str_replace_editor(
+        self,
+        command: EditorCommand,
+        path: str,
+        file_text: str | None = None,
+        old_str: str | None = None,
+        new_str: str | None = None,
+        insert_line: int | None = None,
+        view_range: list[int] | None = None,
+    ) -> str:
+        return self._call(
+            "str_replace_editor", command=command, path=path, file_text=file_text, old_str=old_str,
+            new_str=new_str, insert_line=insert_line, view_range=view_range,
+        )  # fmt: skip
+
+    @_described_as("search")
+    def search(self, pattern: str, path: str | None = None) -> str:
+        return self._call("search", pattern=pattern, path=path)
+
+    @_described_as("submit")
+    def submit(self) -> str:
+        return self._call("submit")
+
+    def _call(self, name: str, **arguments: Any) -> str:
+        if self._over:
+            return EPISODE_OVER
+        # (an argument the model left out arrives as its default, None: codegym's schemas have no null)
+        action = {"name": name, "arguments": {key: value for key, value in arguments.items() if value is not None}}
+        try:
+            observation, reward, terminated, truncated, info = self.env.step(action)
+        except SandboxError as e:
+            self._lost(e)
+            return _ending_text(self.info)
+        self.calls += 1
+        self.results += info["tool_results"]
+        self.info = info
+        self._return += float(reward)
+        if terminated or truncated:
+            self._over = True
+            self._infra = "infra_error" in info
+        return _tool_text(observation, info)
+
+    def _lost(self, error: SandboxError) -> None:
+        logger.warning("agent episode lost to an infrastructure failure: %s", error)
+        self.info = {"infra_error": str(error)}
+        self._over = self._infra = True
+
+
+def _tool_text(observation: dict[str, Any], info: dict[str, Any]) -> str:
+    """What one call's step shows the model: the tool's output, or (a submission, a malformed
+    call, a call that could not run) the step's feedback; and how the episode ended, if it did."""
+    feedback = observation["feedback"]
+    if not info["tool_results"]:
+        return feedback or _ending_text(info)
+    result = info["tool_results"][0]
+    text = result["content"] or "(no output)"
+    if result["exit_code"]:
+        text += f"\n[exit status {result['exit_code']}]"
+    ending = feedback.rfind("[episode over]")  # (the env puts how the episode ended last)
+    if ("truncated_by" in info or "infra_error" in info) and ending >= 0:
+        text += "\n\n" + feedback[ending:]
+    return text
+
+
+def _ending_text(info: dict[str, Any]) -> str:
+    if "infra_error" in info:
+        return f"[episode over] the sandbox failed (not your fault): {info['infra_error']}"
+    return EPISODE_OVER
+
+
+def environment_factory(
+    env: str | Callable[[], gym.Env], *, seed: int | None = None, **env_kwargs: Any
+) -> Callable[[], CodegymAgentEnvironment]:
+    """What to pass as ``GRPOTrainer(environment_factory=...)``: each call makes a
+    `CodegymAgentEnvironment` around a fresh agent-mode env (TRL makes one per concurrent
+    rollout and resets it for every later one).
+
+    Args:
+        env: A registered id (made with ``mode="agent"`` and ``env_kwargs``), or a callable
+            that makes an agent-mode env. Not an env: each rollout needs one of its own.
+        seed: Seeds the task draws of the n-th environment made with ``seed + n`` (for rows
+            without a ``task_id``).
+        **env_kwargs: Passed to ``gym.make`` with an id (``tasks``, ``agent`` budgets,
+            ``executor``...).
+    """
+    if isinstance(env, gym.Env):
+        raise TypeError(
+            "environment_factory needs an env id or a callable that makes an env, not an env: each rollout needs "
+            "one of its own (pass the id, or lambda: gym.make(...))"
+        )
+    if isinstance(env, str):
+        env_id, kwargs = env, {"mode": "agent", **env_kwargs}
+
+        def make() -> gym.Env:
+            return gym.make(env_id, **kwargs)
+    elif callable(env):
+        if env_kwargs:
+            raise TypeError(f"env_kwargs go with an env id, not a callable: got {sorted(env_kwargs)}")
+        make = env
+    else:
+        raise TypeError(f"environment_factory needs an env id or a callable, got {type(env).__name__}")
+    numbers = itertools.count()
+
+    def factory() -> CodegymAgentEnvironment:
+        return CodegymAgentEnvironment(make(), seed=None if seed is None else seed + next(numbers))
+
+    return factory
+
+
+def agent_dataset(env: str | gym.Env, *, system: str | None = None, **env_kwargs: Any) -> Any:
+    """A ``datasets.Dataset`` for `environment_factory` training: columns ``prompt`` and ``task_id``.
+
+    Each prompt is a chat: ``system`` (when given), then a user message left empty for TRL to
+    fill with the episode's prompt, which `CodegymAgentEnvironment.reset` returns (it names
+    the workspace's files, known only once the episode is open).
+
+    Args:
+        env: A codegym env or a registered id (only its task set is read).
+        system: A system message to put first.
+        **env_kwargs: Passed to ``gym.make`` when ``env`` is an id.
+    """
+    datasets = _datasets("agent_dataset")
+    core = _code_env(env, env_kwargs, "agent_dataset")
+    head = [{"role": "system", "content": system}] if system else []
+    rows = [{"prompt": [*head, {"role": "user", "content": ""}], "task_id": task.id} for task in core.tasks]
     return datasets.Dataset.from_list(rows)
