@@ -21,7 +21,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
@@ -48,12 +48,20 @@ class AgentSetup:
         submission: The file read and graded at ``submit``.
         executables: Paths of ``files`` made executable (the test runner).
         instructions: What the prompt adds about the workspace (how to run the tests).
+        sockets: What creating a network socket does in a call: fail with ``"errno"`` for a
+            toolchain that probes for one at start-up (a JVM), else ``"kill"`` (see `Step`).
+        processes: The fewest processes a call may run (a toolchain's threads), when more
+            than `AgentLimits.command` allows.
+        memory_slack_bytes: `Step.memory_slack_bytes` of every call (a JVM's mapped heap).
     """
 
     files: Mapping[str, bytes]
     submission: str
     executables: tuple[str, ...] = ()
     instructions: str = ""
+    sockets: Literal["kill", "errno"] = "kill"
+    processes: int = 0
+    memory_slack_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -161,8 +169,18 @@ class AgentEpisode:
                 "output_bytes": self.limits.output_bytes,
             }
             limits = replace(limits, wall_s=timeout + MARGIN_S, cpu_s=max(limits.cpu_s, timeout + MARGIN_S))
-        limits = replace(limits, output_bytes=max(limits.output_bytes, 2 * self.limits.output_bytes + 4096))
-        step = Step(argv=("python", "-m", PROGRAMS[call.name]), stdin=json.dumps(arguments).encode())
+        setup = self.setup
+        limits = replace(
+            limits,
+            output_bytes=max(limits.output_bytes, 2 * self.limits.output_bytes + 4096),
+            processes=max(limits.processes, setup.processes),
+        )
+        step = Step(
+            argv=("python", "-m", PROGRAMS[call.name]),
+            stdin=json.dumps(arguments).encode(),
+            sockets=setup.sockets,
+            memory_slack_bytes=setup.memory_slack_bytes,
+        )
         result = self.workspace.run(Job(steps=(step,), limits=limits, preload=TOOL_MODULES))
         elapsed = time.monotonic() - started
         self.elapsed_s += elapsed
