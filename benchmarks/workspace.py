@@ -1,7 +1,7 @@
 """Agent workspaces: what a tool call, an episode reset and an idle episode cost, against the
 ways one would do each without codegym.
 
-    python benchmarks/workspace.py [--calls 200] [--resets 100] [--sessions 400] [--no-docker]
+    python benchmarks/workspace.py [--calls 200] [--resets 100] [--sessions 400] [--no-docker] [--isolation TIER]
 
 Side by side, in one run, on a one-worker LocalExecutor (tier "auto") and, unless
 ``--no-docker``, a warm container of codegym's image on a Docker daemon (started when none
@@ -52,6 +52,13 @@ def tree() -> dict[str, bytes]:
     return files
 
 
+def write_tree(folder: str, files: dict[str, bytes]) -> None:
+    for relative, content in files.items():
+        path = Path(folder, relative)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+
+
 def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1e3
 
@@ -79,11 +86,12 @@ def memory_in_use() -> int:
 
 
 def tool_calls(executor: LocalExecutor, container: Any, count: int) -> None:
-    episode = AgentEpisode(executor, AgentSetup(files=tree(), submission="x"), AgentLimits(max_calls=10**9))
+    files = tree()
+    episode = AgentEpisode(executor, AgentSetup(files=files, submission="x"), AgentLimits(max_calls=10**9))
     print(f"{'command':<12} {'subprocess':>12} {'codegym':>10} {'overhead':>10} {'docker exec':>12} {'overhead':>10}")
     worst = 0.0
     with tempfile.TemporaryDirectory() as folder:
-        Path(folder, "x").write_text("x")
+        write_tree(folder, files)  # (the same tree: `ls -R` lists as much on the host)
         for name, command in COMMANDS.items():
             host = timed(lambda c=command: _host(c, folder), count, pause_s=PAUSE_S)
             call = ToolCall("call_0", "bash", {"command": command})
@@ -126,10 +134,7 @@ def resets(executor: LocalExecutor, client: Any, image: str | None, count: int) 
             ours()
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder, "tree")
-        for relative, content in files.items():
-            path = source / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
+        write_tree(str(source), files)
 
         def copy() -> None:
             shutil.rmtree(Path(folder, "episode"), ignore_errors=True)
@@ -193,6 +198,7 @@ def main() -> None:
     parser.add_argument("--resets", type=int, default=100)
     parser.add_argument("--sessions", type=int, default=400)
     parser.add_argument("--no-docker", action="store_true")
+    parser.add_argument("--isolation", default=None, help="the local backend's tier (default: the strongest here)")
     args = parser.parse_args()
     daemon = client = image = container = None
     if not args.no_docker:
@@ -204,7 +210,7 @@ def main() -> None:
         image = images.ensure(client, images.recipe("python"))
         container = client.containers.run(image, ["sleep", "3600"], detach=True, network_mode="none")
     try:
-        with LocalExecutor(workers=1) as executor:
+        with LocalExecutor(workers=1, isolation=args.isolation) as executor:
             print(f"local backend, isolation tier {executor.isolation!r}\n")
             tool_calls(executor, container, args.calls)
             resets(executor, client, image, args.resets)
