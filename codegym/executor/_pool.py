@@ -300,8 +300,8 @@ class _PinnedWorkspace(Workspace):
     def run(self, job: Job) -> RunResult:
         check_command(job, self.loaded)
         with self.worker.lock:
-            kind_result = self.request("run", job.to_wire(), timeout_s=deadline_of(job))
-        result, self.used_bytes = RunResult.from_wire(kind_result[0]), kind_result[1]
+            wire, self.used_bytes = self.request("run", job.to_wire(), timeout_s=deadline_of(job))
+        result = RunResult.from_wire(wire)
         return result if result.backend == self.pool.name else replace(result, backend=self.pool.name)
 
     def reset(self) -> None:

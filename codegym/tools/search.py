@@ -17,12 +17,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from codegym.tools.editor import ToolError, display, emit, read_args, resolve_path
+from codegym.tools.program import ToolError, display, resolve_path, serve
 
 MAX_MATCHES = 100
 MAX_FILE_BYTES = 1 << 20
@@ -65,10 +64,7 @@ def run(args: Mapping[str, Any], root: str) -> tuple[str, int]:
 
 def main() -> None:
     """Read the arguments from stdin, print the matches, exit with status 1 on a tool error."""
-    text, status = run(read_args(), os.getcwd())
-    emit(text)
-    if status:
-        sys.exit(status)
+    serve(run)
 
 
 def _search(args: Mapping[str, Any], root: str) -> str:

@@ -29,11 +29,10 @@ import os
 import select
 import signal
 import subprocess
-import sys
 from collections.abc import Mapping
 from typing import Any
 
-from codegym.tools.editor import STATE, ToolError, emit, read_args, state_dir
+from codegym.tools.program import STATE, ToolError, serve, state_dir
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_BYTES = 16_000
@@ -71,10 +70,7 @@ def run(args: Mapping[str, Any], root: str) -> tuple[str, int]:
 
 def main() -> None:
     """Read the arguments from stdin, print the output, exit with the command's status."""
-    text, status = run(read_args(), os.getcwd())
-    emit(text)
-    if status:
-        sys.exit(status)
+    serve(run)
 
 
 def _parse(args: Mapping[str, Any]) -> tuple[str, float, int]:
