@@ -13,18 +13,33 @@ Write the data, then point verl at it and at this function::
 Each row's ``data_source`` is the env id, ``reward_model.ground_truth`` the task id, and
 ``extra_info`` the env's keyword arguments (``tasks``...), so ``compute_score`` knows how to
 grade without any other configuration.
+
+Multi-turn agents train through verl's agent loops: rows made with ``agent_name`` run as
+episodes of the env's ``mode="agent"`` (`codegym.integrations.verl_agent.CodegymAgentLoop`,
+which scores each rollout itself), and an agent-loop config file tells verl's rollout workers
+where the loop lives::
+
+    write_parquet("codegym/PythonFunction-v0", "train.parquet", agent_name="codegym_agent")
+    write_agent_loop_config("agent_loops.yaml")
+
+    # verl config
+    data.train_files=train.parquet
+    actor_rollout_ref.rollout.agent.agent_loop_config_path=agent_loops.yaml
+
+This module never imports verl: only the agent loop needs it.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
+from codegym.agent import agent_prompt
 from codegym.batch import Scorer
 from codegym.core import CodeEnv
 from codegym.error import DependencyNotInstalled
@@ -68,25 +83,41 @@ def compute_score_batch(
     return [1.0 if f.result().passed else 0.0 for f in futures]
 
 
-def rows(env: str, **env_kwargs: Any) -> list[dict[str, Any]]:
-    """verl's data rows for every task of ``env`` (prompts only; tests stay out)."""
+def rows(env: str, *, agent_name: str | None = None, **env_kwargs: Any) -> list[dict[str, Any]]:
+    """verl's data rows for every task of ``env`` (prompts only; tests stay out).
+
+    Args:
+        env: A registered codegym env id.
+        agent_name: Make agent rows: each names the agent loop that runs it (``"codegym_agent"``,
+            see `write_agent_loop_config`), and its prompt is the agent episode's (the task, the
+            workspace's files, how to finish), as the env words it at reset.
+        **env_kwargs: Passed to ``gym.make``; those of a plain JSON type go into every row's
+            ``extra_info["env_kwargs"]``, for the reward function or the agent loop to make
+            the same env.
+    """
     core = gym.make(env, **env_kwargs).unwrapped
     if not isinstance(core, CodeEnv):
         raise TypeError(f"{env} is not a codegym env")
     extra = json.dumps({k: v for k, v in env_kwargs.items() if isinstance(v, (str, int, float, bool))})
-    return [
-        {
+    out = []
+    for index, task in enumerate(core.tasks):
+        prompt = core.render_prompt(task)
+        if agent_name is not None:
+            prompt = agent_prompt(prompt, core.agent_setup(task))
+        row = {
             "data_source": env,
-            "prompt": [{"role": "user", "content": core.render_prompt(task)}],
+            "prompt": [{"role": "user", "content": prompt}],
             "ability": "coding",
             "reward_model": {"style": "rule", "ground_truth": task.id},
             "extra_info": {"index": index, "task_id": task.id, "env_kwargs": extra},
         }
-        for index, task in enumerate(core.tasks)
-    ]
+        if agent_name is not None:
+            row["agent_name"] = agent_name
+        out.append(row)
+    return out
 
 
-def write_parquet(env: str, path: str | Path, **env_kwargs: Any) -> Path:
+def write_parquet(env: str, path: str | Path, *, agent_name: str | None = None, **env_kwargs: Any) -> Path:
     """Write `rows` to a parquet file verl reads as ``data.train_files``."""
     try:
         import pyarrow as pa
@@ -94,5 +125,45 @@ def write_parquet(env: str, path: str | Path, **env_kwargs: Any) -> Path:
     except ModuleNotFoundError as e:
         raise DependencyNotInstalled("write_parquet needs pyarrow: pip install 'codegym[verl]'") from e
     path = Path(path)
-    pq.write_table(pa.Table.from_pylist(rows(env, **env_kwargs)), path)
+    pq.write_table(pa.Table.from_pylist(rows(env, agent_name=agent_name, **env_kwargs)), path)
     return path
+
+
+AGENT_LOOP = "codegym.integrations.verl_agent.CodegymAgentLoop"
+
+
+def write_agent_loop_config(
+    path: str | Path, *, name: str = "codegym_agent", env_kwargs: Mapping[str, Any] | None = None
+) -> Path:
+    """Write the agent-loop config file verl reads as
+    ``actor_rollout_ref.rollout.agent.agent_loop_config_path``.
+
+    verl runs agent loops in Ray worker processes, which know a loop only from its entry in
+    this file: ``name`` (the rows' ``agent_name``) and the class's import path.
+
+    Args:
+        path: Where to write the file (YAML).
+        name: The name rows use to pick the loop.
+        env_kwargs: Keyword arguments of every rollout's env, of plain JSON types
+            (``{"executor": "docker"}``); a row's own ``env_kwargs`` win.
+    """
+    entry: dict[str, Any] = {"name": name, "_target_": AGENT_LOOP}
+    if env_kwargs:
+        entry["env_kwargs"] = dict(env_kwargs)
+    path = Path(path)
+    # (YAML's flow style is JSON, so each value is written as JSON)
+    path.write_text("- " + "\n  ".join(f"{key}: {json.dumps(value)}" for key, value in entry.items()) + "\n")
+    return path
+
+
+def register_agent_loop(name: str = "codegym_agent") -> type:
+    """Register `CodegymAgentLoop` with verl's agent-loop registry under ``name``, in this
+    process, and return the class (verl's own workers find it through
+    `write_agent_loop_config`'s file instead).
+
+    Raises:
+        DependencyNotInstalled: verl is not installed.
+    """
+    from codegym.integrations import verl_agent
+
+    return verl_agent.register(name)(verl_agent.CodegymAgentLoop)
