@@ -26,5 +26,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stam
    || [ codegym/executor/_forkcore.c -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e '.[dev]'
+    # verl's agent loop API, without verl's own pins (see the verl extra in pyproject.toml)
+    .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"
     touch "$stamp"
 fi

@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -20,8 +21,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from codegym.error import SandboxError
 from codegym.executor import _cgroup
@@ -148,7 +150,7 @@ class _WorkerProcess:
         argv = [*ex.launcher, ex.python, "-s", "-S", "-B", "-P", WORKER_SCRIPT, json.dumps(config)]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
         with tempfile.TemporaryFile() as log:
-            self.process = subprocess.Popen(
+            self.process = _spawner.popen(
                 argv, pass_fds=(ctl_r, res_w), env=env, stdin=subprocess.DEVNULL,
                 stdout=log, stderr=log, start_new_session=True,
             )  # fmt: skip
@@ -220,6 +222,45 @@ class _WorkerProcess:
         self.stop()
         self.cgroup.remove()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class _Spawner:
+    """Starts the workers from one thread that lives as long as this process. A worker asks to
+    be killed when its parent dies (PR_SET_PDEATHSIG), and to the kernel its parent is the
+    *thread* that forked it: a worker started from a short-lived thread (``asyncio.to_thread``,
+    a thread per request) would die with that thread, its workspaces with it."""
+
+    def __init__(self) -> None:
+        self._requests: queue.SimpleQueue[tuple[Future[subprocess.Popen[bytes]], tuple[Any, ...], dict[str, Any]]]
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        os.register_at_fork(after_in_child=self._forget)
+
+    def popen(self, *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        """``subprocess.Popen(*args, **kwargs)``, from the spawning thread."""
+        with self._lock:
+            if self._thread is None:
+                self._requests = queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._serve, name="codegym-spawner", daemon=True)
+                self._thread.start()
+            future: Future[subprocess.Popen[bytes]] = Future()
+            self._requests.put((future, args, kwargs))
+        return future.result()
+
+    def _serve(self) -> None:
+        while True:
+            future, args, kwargs = self._requests.get()
+            try:
+                future.set_result(cast("subprocess.Popen[bytes]", subprocess.Popen(*args, **kwargs)))
+            except BaseException as e:
+                future.set_exception(e)
+
+    def _forget(self) -> None:
+        self._thread = None  # (a forked child has no such thread)
+        self._lock = threading.Lock()
+
+
+_spawner = _Spawner()
 
 
 def _kill_every_process_of(uid: int) -> None:

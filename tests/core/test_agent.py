@@ -76,10 +76,16 @@ def test_the_stub_submitted_as_it_is_gets_zero(env: CodeEnv) -> None:
 @pytest.mark.parametrize(
     "action",
     [
-        '<function=bash>\n<parameter=command>echo $((6*7))</parameter>\n</function>',
+        "<function=bash>\n<parameter=command>echo $((6*7))</parameter>\n</function>",
         "```bash\necho $((6*7))\n```",
         {"name": "bash", "arguments": {"command": "echo $((6*7))"}},
-        [{"id": "call_x", "type": "function", "function": {"name": "bash", "arguments": '{"command": "echo $((6*7))"}'}}],
+        [
+            {
+                "id": "call_x",
+                "type": "function",
+                "function": {"name": "bash", "arguments": '{"command": "echo $((6*7))"}'},
+            }
+        ],
     ],
     ids=["openhands-xml", "fenced-bash", "dict", "openai-list"],
 )
@@ -156,7 +162,9 @@ def test_an_episode_budget_truncates_it_unscored(executor: Executor, limits: Age
 def test_hidden_tests_are_never_in_the_workspace(env: CodeEnv) -> None:
     hidden = env.task.hidden_tests[0].code  # type: ignore[union-attr]
     needle = hidden.split("(", 1)[1][:20]
-    _, _, _, _, info = env.step(call("bash", command=f"grep -rlF -- {json.dumps(needle)} . /tmp 2>/dev/null; echo done"))
+    _, _, _, _, info = env.step(
+        call("bash", command=f"grep -rlF -- {json.dumps(needle)} . /tmp 2>/dev/null; echo done")
+    )
     assert info["tool_results"][0]["content"] == "done"
 
 

@@ -218,6 +218,18 @@ def test_a_killed_worker_mid_command_raises_workspace_lost(
         assert processes_left_by(ex) == []
 
 
+def test_a_workspace_opened_from_a_thread_that_ends_lives_on(fresh: Callable[..., Executor]) -> None:
+    """Workers ask to die with their parent, which to the kernel is the thread that started
+    them: one started for a short-lived thread (``asyncio.to_thread``) must outlive it."""
+    with fresh() as ex:
+        opened: list[Workspace] = []
+        thread = threading.Thread(target=lambda: opened.append(ex.open_workspace(LAYER)))
+        thread.start()
+        thread.join()
+        time.sleep(0.5)
+        assert out(opened[0], "cat README.md") == "the task\n"
+
+
 def test_idle_workspaces_expire(executor: Executor) -> None:
     ws = executor.open_workspace(LAYER, idle_timeout_s=0.3)
     out(ws, "true")
