@@ -25,7 +25,7 @@ from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.spaces import NO_STATUS, UnicodeText, observation_space
 from codegym.task import Task, TaskSet
-from codegym.tools.calls import parse_tool_calls
+from codegym.tools.calls import ToolCall, parse_tool_calls
 
 logger = logging.getLogger(__name__)
 
@@ -268,24 +268,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             raise InvalidAction(str(e)) from e
         self.attempt += 1
         episode.calls += len(parsed.errors)
-        results: list[ToolResult] = []
-        ended: dict[str, Any] = {}  # why the episode ends, in info's words
-        submitted = False
-        for call in parsed.calls:
-            exhausted = episode.exhausted()
-            if exhausted:
-                ended["truncated_by"] = exhausted
-                break
-            if call.name == "submit":
-                submitted = True
-                break
-            try:
-                results.append(episode.call(call))
-            except SandboxError as e:
-                ended["infra_error"] = str(e)
-                break
-        if not ended and not submitted and episode.exhausted():
-            ended["truncated_by"] = episode.exhausted()
+        results, submitted, ended = _run_calls(episode, parsed.calls)
         texts = [f"[format error] {error}" for error in parsed.errors] + [r.render() for r in results]
         info: dict[str, Any] = {
             "task_id": self.task.id,
@@ -299,7 +282,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         reward = 0.0
         if submitted and not ended:
             grade, reward = self._grade_submission(self.task, episode, info)
-            texts.append(grade.feedback() if grade else "")
+            texts.append(grade.feedback() if grade else _ending(info))
         elif ended:
             texts.append(_ending(ended))
         info.update(ended)
@@ -379,6 +362,24 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "pass_rate": np.array([grade.pass_rate if grade else 0.0], dtype=np.float32),
             "attempt": self.attempt,
         }
+
+
+def _run_calls(episode: AgentEpisode, calls: Sequence[ToolCall]) -> tuple[list[ToolResult], bool, dict[str, Any]]:
+    """Run ``calls`` in order until a ``submit`` or a budget or the sandbox stops them: their
+    results, whether ``submit`` came, and why the episode ends (in info's words), if it does."""
+    results: list[ToolResult] = []
+    for call in calls:
+        exhausted = episode.exhausted()
+        if exhausted:
+            return results, False, {"truncated_by": exhausted}
+        if call.name == "submit":
+            return results, True, {}
+        try:
+            results.append(episode.call(call))
+        except SandboxError as e:
+            return results, False, {"infra_error": str(e)}
+    exhausted = episode.exhausted()
+    return results, False, {"truncated_by": exhausted} if exhausted else {}
 
 
 def _ending(ended: Mapping[str, Any]) -> str:

@@ -17,7 +17,7 @@ from gymnasium.utils.env_checker import check_env
 import codegym  # noqa: F401
 from codegym.agent import AgentLimits
 from codegym.core import CodeEnv
-from codegym.error import InvalidAction, ResetNeeded
+from codegym.error import InvalidAction, ResetNeeded, SandboxError
 from codegym.executor import Executor
 from codegym.executor.local import LocalExecutor
 
@@ -209,3 +209,13 @@ def test_agent_mode_passes_the_env_checker(executor: Executor) -> None:
     env = make(executor)
     check_env(env, skip_render_check=True)
     env.close()
+
+
+def test_a_sandbox_failure_at_submit_truncates_unscored(env: CodeEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise SandboxError("the grading sandbox is gone")
+
+    monkeypatch.setattr(env, "build_job", broken)
+    observation, reward, terminated, truncated, info = env.step(call("submit"))
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert info["infra_error"] == "the grading sandbox is gone" and "not your fault" in observation["feedback"]
