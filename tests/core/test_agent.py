@@ -219,3 +219,14 @@ def test_a_sandbox_failure_at_submit_truncates_unscored(env: CodeEnv, monkeypatc
     observation, reward, terminated, truncated, info = env.step(call("submit"))
     assert (reward, terminated, truncated) == (0.0, False, True)
     assert info["infra_error"] == "the grading sandbox is gone" and "not your fault" in observation["feedback"]
+
+
+def test_an_async_vector_env_of_agents_passes_any_text() -> None:
+    envs = gym.make_vec("codegym/PythonFunction-v0", num_envs=2, vectorization_mode="async", mode="agent")
+    try:
+        _, info = envs.reset(seed=0)
+        assert info["tools"][0][0]["function"]["name"] == "bash"
+        observation, _, _, _, info = envs.step([call("bash", command="printf 'caf\\u00e9 \\u279e\\n'")] * 2)
+        assert list(observation["feedback"]) == ["[bash call_0: exit 0]\ncafé ➞"] * 2
+    finally:
+        envs.close()

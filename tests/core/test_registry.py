@@ -62,14 +62,21 @@ def test_spec_round_trip_rebuilds_the_env(env_id: str) -> None:
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_async_vector_env_steps(env_id: str) -> None:
     envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="async")
+    singles = [gym.make(env_id) for _ in range(2)]
     try:
         obs, info = envs.reset(seed=[0, 1])
-        assert len(obs["prompt"]) == 2
-        obs, reward, terminated, truncated, _info = envs.step((SOLUTION[env_id], "syntax error("))
+        firsts = [single.reset(seed=seed)[0] for single, seed in zip(singles, (0, 1), strict=True)]
+        assert list(obs["prompt"]) == [first["prompt"] for first in firsts]  # the text itself crosses over
+        actions = (SOLUTION[env_id], "syntax error(")
+        obs, reward, terminated, truncated, _info = envs.step(actions)
         assert reward.shape == (2,) and terminated.all() and not truncated.any()
         assert np.asarray(obs["status"]).shape == (2,)
+        seconds = [single.step(action)[0] for single, action in zip(singles, actions, strict=True)]
+        assert list(obs["feedback"]) == [second["feedback"] for second in seconds] and obs["feedback"][1]
     finally:
         envs.close()
+        for single in singles:
+            single.close()
 
 
 def test_unknown_env_id_suggests_the_registered_one() -> None:
