@@ -18,17 +18,11 @@ from codegym.agent import AgentLimits
 from codegym.executor import Executor
 from codegym.executor.local import LocalExecutor
 from codegym.integrations.trl import EPISODE_OVER, CodegymAgentEnvironment, agent_dataset, environment_factory
-from codegym.task import Task, TaskSet, TestCase
 from codegym.tools.schemas import TOOL_NAMES, tool_schemas
 
+from .tiny_tool_lm import TINY
+
 TASK = "codegym-py/001-count-vowel-runs"
-# Two tasks that one scripted bash call solves for f1 only: the stub is "def fi(x):\n".
-TINY = TaskSet(
-    Task(id=f"tiny/{i}", family="PythonFunction", prompt=f"def f{i}(x):\n",
-         tests=(TestCase("public", f"assert f{i}(1) == {i}", hidden=False), TestCase("hidden", f"assert f{i}(2) == {i}")),
-         metadata={"entry_point": f"f{i}", "prefix": "", "test_prelude": ""})
-    for i in range(2)
-)  # fmt: skip
 SOLVE_F1 = "printf '    return 1\\n' >> solution.py"
 
 

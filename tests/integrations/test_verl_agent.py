@@ -25,18 +25,12 @@ import codegym.integrations
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor import Executor
 from codegym.integrations.verl import AGENT_LOOP, rows, write_agent_loop_config, write_parquet
-from codegym.task import Task, TaskSet, TestCase
+
+from .tiny_tool_lm import TINY
 
 ENV = "codegym/PythonFunction-v0"
 TASK = "codegym-py/001-count-vowel-runs"
 NO_VERL = "verl is not installed (its agent loop is verl.experimental.agent_loop)"
-# Two tasks that one scripted bash call solves for f1 only: the stub is "def fi(x):\n".
-TINY = TaskSet(
-    Task(id=f"tiny/{i}", family="PythonFunction", prompt=f"def f{i}(x):\n",
-         tests=(TestCase("public", f"assert f{i}(1) == {i}", hidden=False), TestCase("hidden", f"assert f{i}(2) == {i}")),
-         metadata={"entry_point": f"f{i}", "prefix": "", "test_prelude": ""})
-    for i in range(2)
-)  # fmt: skip
 # What verl's AgentLoopWorker samples with (rollout.calculate_log_probs on).
 SAMPLING = {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "repetition_penalty": 1.0, "logprobs": True}
 

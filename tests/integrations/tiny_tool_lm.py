@@ -17,8 +17,18 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from codegym.task import Task, TaskSet, TestCase
+
 IM_START, IM_END, PAD = "<|im_start|>", "<|im_end|>", "<|endoftext|>"
 MARGIN = 60.0  # the logit of the scripted next token above every other one
+
+# Two tasks that one scripted bash call solves for f1 only: the stub is "def fi(x):\n".
+TINY = TaskSet(
+    Task(id=f"tiny/{i}", family="PythonFunction", prompt=f"def f{i}(x):\n",
+         tests=(TestCase("public", f"assert f{i}(1) == {i}", hidden=False), TestCase("hidden", f"assert f{i}(2) == {i}")),
+         metadata={"entry_point": f"f{i}", "prefix": "", "test_prelude": ""})
+    for i in range(2)
+)  # fmt: skip
 
 
 def tool_call_text(name: str, arguments: Mapping[str, Any] | None = None) -> str:
