@@ -53,6 +53,11 @@ class AgentSetup:
         processes: The fewest processes a call may run (a toolchain's threads), when more
             than `AgentLimits.command` allows.
         memory_slack_bytes: `Step.memory_slack_bytes` of every call (a JVM's mapped heap).
+        env: Environment variables of every call (a test environment's ``PYTHONPATH``).
+        graded: What ``submit`` grades, in the prompt's words (``submission`` by default);
+            a family that grades more than one file reads them in its
+            `CodeEnv.agent_submission`.
+        listed: How many of ``files`` the prompt lists (the rest are counted).
     """
 
     files: Mapping[str, bytes]
@@ -62,6 +67,9 @@ class AgentSetup:
     sockets: Literal["kill", "errno"] = "kill"
     processes: int = 0
     memory_slack_bytes: int = 0
+    env: tuple[tuple[str, str], ...] = ()
+    graded: str = ""
+    listed: int = 60
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,7 @@ class AgentEpisode:
             stdin=json.dumps(arguments).encode(),
             sockets=setup.sockets,
             memory_slack_bytes=setup.memory_slack_bytes,
+            env=setup.env,
         )
         result = self.workspace.run(Job(steps=(step,), limits=limits, preload=TOOL_MODULES))
         elapsed = time.monotonic() - started
@@ -188,9 +197,18 @@ class AgentEpisode:
 
     def read_submission(self) -> str:
         """The submission file's text ("" when it is missing, a link, or not a file)."""
-        job = Job(steps=(Step(argv=("true",)),), limits=self.limits.command, collect=(self.setup.submission,))
-        content = self.workspace.run(job).files.get(self.setup.submission, b"")
+        content = self.read_files((self.setup.submission,)).get(self.setup.submission, b"")
         return content.decode(errors="replace")
+
+    def read_files(self, paths: tuple[str, ...]) -> dict[str, bytes]:
+        """The contents of those of ``paths`` that are regular files of the workspace."""
+        job = Job(steps=(Step(argv=("true",)),), limits=self.limits.command, collect=paths)
+        return dict(self.workspace.run(job).files)
+
+    def run(self, argv: tuple[str, ...]) -> RunResult:
+        """Run a command of the family's own in the workspace (not counted as a tool call)."""
+        step = Step(argv=argv, env=self.setup.env)
+        return self.workspace.run(Job(steps=(step,), limits=self.limits.command, preload=TOOL_MODULES))
 
     def close(self) -> None:
         self.workspace.close()
@@ -217,14 +235,17 @@ def tools_for(limits: AgentLimits) -> list[dict[str, Any]]:
 
 def agent_prompt(statement: str, setup: AgentSetup) -> str:
     """The prompt of an agent episode: the task, then the workspace and how to finish."""
-    listing = "\n".join(f"- {path}" for path in sorted(setup.files))
+    paths = sorted(path for path in setup.files if not path.startswith(".git/"))
+    listing = "\n".join(f"- {path}" for path in paths[: setup.listed])
+    if len(paths) > setup.listed:
+        listing += f"\n- ... and {len(paths) - setup.listed} more"
     return (
         f"{statement.rstrip()}\n\n"
         "You work in a workspace (the current directory) with these files:\n"
         f"{listing}\n\n"
         f"{setup.instructions.strip()}\n\n"
-        f"Use the tools to explore, edit and test. When you are done, call submit: {setup.submission} is then "
-        "graded against hidden tests, in a fresh sandbox."
+        f"Use the tools to explore, edit and test. When you are done, call submit: {setup.graded or setup.submission} "
+        "is then graded against hidden tests, in a fresh sandbox."
     ).replace("\n\n\n", "\n\n")
 
 

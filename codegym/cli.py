@@ -4,6 +4,7 @@ what sandbox this machine allows (``doctor``)."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -44,7 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     doctor.add_argument(
         "--isolation", help="a tier to try instead of the strongest available (full, userns, container)"
     )
+    repo = importlib.import_module("codegym.envs.repo_repair.cli")  # (the family's own commands)
+    repo.add_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "repo":
+        return repo.main(args)
     if args.command == "list":
         return _list()
     if args.command == "doctor":
@@ -60,6 +65,7 @@ TASK_SETS = {
     "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
     "TritonKernel": "codegym-triton, or a folder of KernelBench problem files",
     "Verilog": "codegym-verilog, or a folder in the VerilogEval v2 layout",
+    "RepoRepair": "bundled (7 PyPI libraries), a task file from `codegym repo build`, or SWE-bench JSONL",
 }
 
 

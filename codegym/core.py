@@ -138,6 +138,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         script that runs them, and the stub of the file graded at ``submit``."""
         raise NotImplementedError(f"the {self.family} family has no agent mode")
 
+    def agent_submission(self, task: Task, episode: AgentEpisode) -> str:
+        """What ``submit`` grades, read from the episode's workspace: the submission file's
+        text (a family whose answer spans files, a diff of a tree, reads it here)."""
+        return episode.read_submission()
+
     def reward(self, grade: Grade) -> float:
         """The env's reward for ``grade``: the sum of its `reward_components`."""
         return float(sum(self.reward_components(grade).values()))
@@ -299,7 +304,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         """Grade the workspace's submission file as a single-shot step would (an
         infrastructure failure is flagged in ``info`` and ends the episode unscored)."""
         try:
-            code = episode.read_submission()
+            code = self.agent_submission(task, episode)
             grade = self.grade(task, code, self.executor.run(self.build_job(task, code)))
         except SandboxError as e:
             logger.warning("agent episode of %s lost to an infrastructure failure: %s", task.id, e)

@@ -36,4 +36,5 @@ _ALIASES = {
     "javascript": ("js", "node"),
     "rust": ("rs",),
     "verilog": ("systemverilog", "sv", "v"),
+    "diff": ("patch", "udiff"),
 }

@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from codegym.envs import python_function, stdio_program, triton_kernel, verilog  # noqa: F401
+from codegym.envs import python_function, repo_repair, stdio_program, triton_kernel, verilog  # noqa: F401

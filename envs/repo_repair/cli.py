@@ -1,0 +1,102 @@
+"""``codegym repo build`` and ``codegym repo validate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from codegym.envs.repo_repair.build import build, validate, write
+from codegym.envs.repo_repair.libraries import LIBRARIES
+from codegym.envs.repo_repair.library import Library
+from codegym.envs.repo_repair.mutations import KINDS
+from codegym.envs.repo_repair.tasks import DATA
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    repo = commands.add_parser("repo", help="make and check repository-repair tasks")
+    actions = repo.add_subparsers(dest="action", required=True)
+    make = actions.add_parser("build", help="inject bugs into a library and keep those its tests catch")
+    make.add_argument("library", help=f"a bundled library ({', '.join(LIBRARIES)}) or NAME==VERSION from PyPI")
+    make.add_argument("--sha256", help="the sdist's sha256 (with NAME==VERSION)")
+    make.add_argument("--path", type=Path, help="a local source tree instead of PyPI (the name is LIBRARY)")
+    make.add_argument("--packages", help="comma-separated source paths (default: the library's name)")
+    make.add_argument("--tests", default="tests", help="comma-separated test paths (default: tests)")
+    make.add_argument("--python-path", default=".", help="comma-separated import roots (default: .)")
+    make.add_argument("--requires", default="", help="comma-separated pinned test requirements")
+    make.add_argument("--tasks", type=int, default=60, help="tasks to keep at most")
+    make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--runs", type=int, default=3, help="runs that must agree, of the reference and of each bug")
+    make.add_argument("--kinds", default=",".join(KINDS), help="comma-separated bug kinds")
+    make.add_argument("--out", type=Path, help="the task file (default: LIBRARY.json here)")
+    check = actions.add_parser("validate", help="grade each task's fix (must score 1) and its bug (must score 0)")
+    check.add_argument("--tasks", type=Path, help="a task file (default: the bundled tasks)")
+    check.add_argument("--libraries", help="comma-separated bundled libraries (default: all)")
+    check.add_argument("--runs", type=int, default=3)
+    check.add_argument("--out", type=Path, help="write the invalid and flaky tasks here (a quarantine file)")
+
+
+def main(args: argparse.Namespace) -> int:
+    return _build(args) if args.action == "build" else _validate(args)
+
+
+def _library(args: argparse.Namespace) -> Library:
+    def split(text: str) -> tuple[str, ...]:
+        return tuple(part for part in text.split(",") if part)
+
+    if args.path is None and "==" not in args.library:
+        if args.library not in LIBRARIES:
+            raise SystemExit(
+                f"unknown library {args.library!r}: use one of {sorted(LIBRARIES)}, NAME==VERSION or --path"
+            )
+        return LIBRARIES[args.library]
+    options = {
+        "packages": split(args.packages or args.library.split("==")[0]),
+        "tests": split(args.tests),
+        "python_path": split(args.python_path),
+        "test_requires": split(args.requires),
+    }
+    if args.path is not None:
+        return Library.local(args.path, name=args.library, **options)  # type: ignore[arg-type]
+    if not args.sha256:
+        raise SystemExit("NAME==VERSION needs --sha256 (the sdist's, as PyPI lists it)")
+    name, version = args.library.split("==", 1)
+    return Library(name, version, args.sha256, **options)  # type: ignore[arg-type]
+
+
+def _build(args: argparse.Namespace) -> int:
+    library = _library(args)
+    started = time.perf_counter()
+    document = build(library, tasks=args.tasks, seed=args.seed, runs=args.runs, kinds=args.kinds.split(","),
+                     progress=lambda line: print(line, file=sys.stderr))  # fmt: skip
+    out = args.out or Path(f"{library.name}.json")
+    write(document, out)
+    kinds = Counter(row["kind"] for row in document["tasks"])
+    print(f"{len(document['tasks'])} tasks of {library.key} in {time.perf_counter() - started:.0f} s -> {out}")
+    print("kinds:", dict(kinds.most_common()))
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from codegym.envs.repo_repair.env import RepoRepairEnv
+
+    libraries = args.libraries.split(",") if args.libraries else None
+    env = RepoRepairEnv(args.tasks or "bundled", libraries=libraries)
+    started = time.perf_counter()
+    verdicts = validate(env, runs=args.runs)
+    elapsed = time.perf_counter() - started
+    counts = Counter(v.status for v in verdicts)
+    by_library = Counter(env.tasks.get(v.task_id).metadata["library"] for v in verdicts if v.status == "valid")
+    print(f"validated {len(verdicts)} tasks ({args.runs} runs each of fix and bug) in {elapsed:.0f} s: {dict(counts)}")
+    print("valid per library:", dict(sorted(by_library.items())))
+    bad = [v for v in verdicts if v.status != "valid"]
+    for verdict in bad:
+        print(f"  {verdict.status:8} {verdict.task_id}: {verdict.reason}")
+    if args.out:
+        args.out.write_text(json.dumps({v.task_id: f"{v.status}: {v.reason}" for v in bad}, indent=1) + "\n")
+    source = args.tasks or DATA
+    print(f"source: {source}")
+    return 0 if not bad else 1

@@ -1,0 +1,85 @@
+"""``python -m codegym.envs.repo_repair.runner CONFIG``: a library's test suite under pytest, in
+the sandbox, reporting each test's outcome over the job's channel (stdlib only until the test
+environment is on ``sys.path``).
+
+The report never touches the tree: it goes, a frame per event, to the harness
+(`codegym.envs.repo_repair.harness`) in the worker's supervising process. Events:
+``{"collected": [node ids]}`` once collection ends, ``{"test": id, "when": phase, "outcome":
+..., "wasxfail": bool, "longrepr": text}`` for every phase of every test, and ``{"exit":
+status}`` when the session ends. The grader checks them against one another and against the
+step's exit status (`codegym.envs.repo_repair.grader`).
+
+CONFIG (JSON): ``site`` (the test environment's site-packages), ``python_path`` (folders of the
+tree to import the library from), ``args`` (pytest's arguments) and ``timeout_s`` (per test).
+Bytecode is neither read from the tree (the grader writes none into it) nor written;
+third-party plugins never load on their own (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): the
+arguments name each plugin that runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from codegym.executor.channel import Channel
+
+MAX_LONGREPR = 2000
+# Built-in plugins that write into the tree or reach out: never wanted here.
+DISABLED = ("cacheprovider", "stepwise")
+
+
+class Reporter:
+    """The pytest plugin that sends each event over the channel."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+
+    def send(self, event: dict[str, Any]) -> None:
+        self.channel.send(json.dumps(event).encode())
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        self.send({"collected": [item.nodeid for item in session.items]})
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        longrepr = report.longreprtext[-MAX_LONGREPR:] if report.failed or report.skipped else ""
+        self.send({
+            "test": report.nodeid,
+            "when": report.when,
+            "outcome": report.outcome,
+            "wasxfail": hasattr(report, "wasxfail"),
+            "longrepr": longrepr,
+        })  # fmt: skip
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.send({"collect_error": report.nodeid, "longrepr": report.longreprtext[-MAX_LONGREPR:]})
+
+    def pytest_sessionfinish(self, session: Any, exitstatus: int) -> None:
+        self.send({"exit": int(exitstatus)})
+
+
+def pytest_arguments(config: dict[str, Any]) -> list[str]:
+    """What pytest runs with: the suite's arguments and the fixed plugin list."""
+    plugins = [arg for name in DISABLED for arg in ("-p", f"no:{name}")]
+    timeout = ["-p", "pytest_timeout", f"--timeout={config['timeout_s']}"] if config.get("timeout_s") else []
+    return [*plugins, *timeout, "-o", "addopts=", "--rootdir=.", "-q", "--tb=short", *config["args"]]
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    sys.dont_write_bytecode = True
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    paths = [os.path.abspath(path) for path in config["python_path"]] + [config["site"]]
+    sys.path[:0] = paths
+    # A test that starts Python again gets the same interpreter and paths (the worker's
+    # executable may be a virtual environment's, which the sandbox does not show).
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    sys.executable = os.path.realpath(sys.executable)
+    channel = Channel(3, 4)
+    import pytest
+
+    status = pytest.main(pytest_arguments(config), plugins=[Reporter(channel)])
+    raise SystemExit(int(status))

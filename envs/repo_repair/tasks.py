@@ -1,0 +1,354 @@
+"""Repository-repair tasks: the bundled ones (bugs injected into pinned PyPI libraries) and
+SWE-bench-format JSONL over local checkouts.
+
+A task's `Instance` (in ``task.metadata["instance"]``) holds what grading needs: the library,
+the tree the agent starts from (`Instance.workspace`: the buggy tree without its hidden test
+files), the tree the tests run in (`Instance.graded`: the buggy tree with every test file),
+and the expected outcomes. The bundled task files hold no third-party text: each bug is an
+address (file, kind, index among that kind's candidates in the file, and the patch's hash),
+made again from the library's pinned sdist when the task set loads.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from codegym.envs.repo_repair import patch as patching
+from codegym.envs.repo_repair.grader import Expected
+from codegym.envs.repo_repair.library import Library, fetch
+from codegym.envs.repo_repair.mutations import KINDS, Mutation, candidates
+
+from codegym.error import TaskFormatError
+from codegym.task import Difficulty, Task, TaskSet, TestCase
+
+FAMILY = "repo_repair"
+DATA = Path(__file__).with_name("data")
+SWE_BENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS")
+# How hard a bug of each kind is to find from its symptom, before the count of failing tests.
+KIND_POINTS = {"drop_method": 0, "shuffle_statements": 2}
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """One task's trees and tests.
+
+    Attributes:
+        library: The library (its source and test paths, its environment).
+        base: The tree before ``bug_patch`` (the pristine library, or a checkout).
+        bug_patch: The injected bug (empty where ``base`` is already buggy).
+        test_patch: Test changes applied for grading only (SWE-bench's ``test_patch``).
+        hidden_files: Files of the graded tree kept out of the workspace.
+        expected: The tests and what they must do.
+    """
+
+    library: Library
+    base: Mapping[str, bytes] = field(repr=False)
+    bug_patch: str
+    expected: Expected
+    test_patch: str = ""
+    hidden_files: tuple[str, ...] = ()
+
+    @cached_property
+    def buggy(self) -> dict[str, bytes]:
+        return _patched(self.base, self.bug_patch)
+
+    @cached_property
+    def graded(self) -> dict[str, bytes]:
+        """The tree the tests run in, before the repair: the buggy tree and every test file."""
+        return _patched(self.buggy, self.test_patch)
+
+    @cached_property
+    def workspace(self) -> dict[str, bytes]:
+        """The tree the agent starts from: the buggy tree without the hidden test files."""
+        hidden = set(self.hidden_files)
+        return {path: content for path, content in self.buggy.items() if path not in hidden}
+
+    @cached_property
+    def texts(self) -> dict[str, str]:
+        """The workspace's text files, as a diff against it is applied to them."""
+        return {path: content.decode() for path, content in self.workspace.items() if _is_text(content)}
+
+
+def _patched(files: Mapping[str, bytes], diff: str) -> dict[str, bytes]:
+    if not diff.strip():
+        return dict(files)
+    texts = {path: content.decode() for path, content in files.items() if _is_text(content)}
+    changed = patching.apply(diff, texts)
+    result = dict(files)
+    for path, text in changed.items():
+        if text is None:
+            result.pop(path, None)
+        else:
+            result[path] = text.encode()
+    return result
+
+
+def _is_text(content: bytes) -> bool:
+    try:
+        content.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def file_of(node: str) -> str:
+    """The file of a pytest node id (``tests/test_x.py::TestY::test_z[1]``)."""
+    return node.split("::", 1)[0]
+
+
+def difficulty_of(kind: str, failing: int) -> Difficulty:
+    """From the bug's kind and how many tests show it: fewer failing tests, less to go on."""
+    points = KIND_POINTS.get(kind, 1) + (0 if failing >= 5 else 1 if failing >= 2 else 2)
+    return "easy" if points <= 1 else "medium" if points == 2 else "hard"
+
+
+def statement(library: Library, failing: Sequence[str], symptom: str) -> str:
+    """The problem statement, from a template: the symptom, never the cause."""
+    shown = ", ".join(f"`{node}`" for node in failing[:3]) + (
+        f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+    )
+    lines = [
+        f"A bug has been introduced into the source of {library.name} {library.version}. "
+        f"{len(failing)} of its tests that used to pass now fail: {shown}.",
+    ]
+    if symptom:
+        lines += ["", "The first of them fails with:", "", *(f"    {line}" for line in symptom.splitlines())]
+    lines += [
+        "",
+        "Fix the library's source code so that these tests pass again without breaking any other test. "
+        "Do not change the tests: they are restored before grading, and the failing ones are not in the repository.",
+    ]
+    return "\n".join(lines)
+
+
+def make_task(
+    task_id: str,
+    instance: Instance,
+    *,
+    prompt: str,
+    reference: str,
+    difficulty: Difficulty | None = None,
+    tags: Iterable[str] = (),
+    **metadata: Any,
+) -> Task:
+    """A `Task` of the family: its tests are the FAIL_TO_PASS and PASS_TO_PASS node ids."""
+    expected = instance.expected
+    tests = tuple(
+        TestCase(name=node, code=node, hidden=node in expected.hidden, tier=tier)
+        for tier, nodes in (("fail_to_pass", expected.fail_to_pass), ("pass_to_pass", expected.pass_to_pass))
+        for node in nodes
+    )
+    return Task(
+        id=task_id,
+        family=FAMILY,
+        prompt=prompt,
+        tests=tests,
+        language="diff",
+        difficulty=difficulty,
+        tags=tuple(tags),
+        reference=reference,
+        metadata={"instance": instance, "library": instance.library.key, **metadata},
+    )
+
+
+# --- bundled tasks ------------------------------------------------------------------------
+
+
+def bundled_libraries() -> list[str]:
+    """The libraries with bundled task files."""
+    return sorted(path.stem for path in DATA.glob("*.json"))
+
+
+def load_bundled(libraries: Iterable[str] | None = None) -> TaskSet:
+    """The bundled tasks of ``libraries`` (all when None). Each library's sdist is fetched
+    from PyPI by its pinned hash on first use, and cached."""
+    names = list(libraries) if libraries is not None else bundled_libraries()
+    unknown = sorted(set(names) - set(bundled_libraries()))
+    if unknown:
+        raise TaskFormatError(f"no bundled tasks for {unknown}; bundled libraries: {bundled_libraries()}")
+    tasks = [task for name in names for task in load_library_file(DATA / f"{name}.json")]
+    return TaskSet(tasks, name="repo-bundled" if libraries is None else f"repo-{'+'.join(names)}")
+
+
+def load_library_file(path: str | Path) -> list[Task]:
+    """The tasks of one library's task file (the format `codegym repo build` writes)."""
+    document = json.loads(Path(path).read_text())
+    library = Library.from_dict(document["library"])
+    return tasks_of(library, document)
+
+
+@functools.lru_cache(maxsize=32)
+def _pristine(library: Library) -> Mapping[str, bytes]:
+    return fetch(library)
+
+
+def tasks_of(library: Library, document: Mapping[str, Any]) -> list[Task]:
+    """Tasks from a task file's rows (see `codegym.envs.repo_repair.build`)."""
+    base = _pristine(library)
+    passing = tuple(document["passing"])
+    skipped = frozenset(document.get("skipped", ()))
+    finder = _MutationFinder(library, base)
+    tasks = []
+    for row in document["tasks"]:
+        mutation = finder.find(row)
+        failing = tuple(row["FAIL_TO_PASS"])
+        hidden_files = tuple(sorted({file_of(node) for node in failing}))
+        hidden = frozenset(node for node in passing if file_of(node) in hidden_files)
+        kept = tuple(node for node in passing if node not in set(failing))
+        expected = Expected(failing, kept, skipped, hidden)
+        instance = Instance(library, base, mutation.bug_patch(), expected, hidden_files=hidden_files)
+        tasks.append(
+            make_task(
+                row["id"],
+                instance,
+                prompt=statement(library, failing, row.get("symptom", "")),
+                reference=mutation.fix_patch(),
+                difficulty=row.get("difficulty") or difficulty_of(mutation.kind, len(failing)),
+                tags=(library.name, mutation.kind),
+                kind=mutation.kind,
+                bug_path=mutation.path,
+                bug_line=mutation.line,
+            )
+        )
+    return tasks
+
+
+class _MutationFinder:
+    """Makes a row's mutation again from its address, checking the patch's hash."""
+
+    def __init__(self, library: Library, files: Mapping[str, bytes]) -> None:
+        self.library = library
+        self.files = files
+        self._found: dict[tuple[str, str], list[Mutation]] = {}
+
+    def find(self, row: Mapping[str, Any]) -> Mutation:
+        path, kind, index = row["path"], row["kind"], int(row["index"])
+        if kind not in KINDS or path not in self.files:
+            raise TaskFormatError(f"task {row.get('id')}: no {kind!r} bug can be made in {path!r}")
+        key = (path, kind)
+        if key not in self._found:
+            self._found[key] = candidates(self.files[path].decode(), path, kinds=(kind,))
+        found = self._found[key]
+        mutation = found[index] if index < len(found) else None
+        if mutation is None or patch_hash(mutation.bug_patch()) != row["patch_sha256"]:
+            raise TaskFormatError(
+                f"task {row.get('id')}: the {kind} bug #{index} of {path} in {self.library.key} is not the one "
+                "recorded (the mutation code or the library changed); rebuild the task file with `codegym repo build`"
+            )
+        return mutation
+
+
+def patch_hash(diff: str) -> str:
+    return hashlib.sha256(diff.encode()).hexdigest()
+
+
+# --- SWE-bench format ---------------------------------------------------------------------
+
+
+def load_swe_bench(
+    path: str | Path,
+    checkouts: Mapping[str, str | Path],
+    *,
+    test_requires: Mapping[str, Sequence[str]] | None = None,
+    python_path: Mapping[str, Sequence[str]] | None = None,
+) -> TaskSet:
+    """Tasks from a SWE-bench-format JSONL file, over local git checkouts of their repositories.
+
+    Args:
+        path: The JSONL file (``instance_id``, ``repo``, ``base_commit``, ``patch``,
+            ``test_patch``, ``FAIL_TO_PASS``, ``PASS_TO_PASS``; the lists as JSON lists or as
+            JSON-encoded strings, as SWE-bench publishes them; ``problem_statement`` if any).
+        checkouts: ``repo`` (``"owner/name"``) -> a local git clone holding ``base_commit``.
+        test_requires: ``repo`` -> what its tests need besides pytest, pinned.
+        python_path: ``repo`` -> folders of the tree to import it from (``["src"]``).
+    """
+    tasks = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        missing = [name for name in SWE_BENCH_FIELDS if name not in row]
+        if missing:
+            raise TaskFormatError(
+                f"{path}:{number}: a SWE-bench row needs {list(SWE_BENCH_FIELDS)}; "
+                f"missing {missing}, found {sorted(row)}"
+            )
+        repo = row["repo"]
+        if repo not in checkouts:
+            raise TaskFormatError(f"{path}:{number}: no checkout given for {repo!r} (checkouts={{{repo!r}: PATH}})")
+        tasks.append(
+            _swe_task(row, Path(checkouts[repo]), (test_requires or {}).get(repo, ()), (python_path or {}).get(repo))
+        )
+    if not tasks:
+        raise TaskFormatError(f"{path} holds no SWE-bench rows")
+    return TaskSet(tasks, name=Path(path).stem)
+
+
+def _swe_task(
+    row: Mapping[str, Any], checkout: Path, requires: Sequence[str], python_path: Sequence[str] | None
+) -> Task:
+    base = _tree_at(checkout, row["base_commit"])
+    f2p, p2p = _node_list(row["FAIL_TO_PASS"]), _node_list(row["PASS_TO_PASS"])
+    test_files = _changed_files(row["test_patch"])
+    packages = tuple(sorted({p.split("/")[0] for p in base if p.endswith(".py") and "/" in p})) or (".",)
+    library = Library(
+        name=row["repo"],
+        version=row["base_commit"][:12],
+        sha256=row["base_commit"],
+        packages=packages,
+        tests=tuple(sorted({file_of(node) for node in (*f2p, *p2p)})),
+        test_requires=tuple(requires),
+        python_path=tuple(python_path or (".",)),
+        path=str(checkout),
+    )
+    hidden_files = tuple(sorted(test_files))
+    hidden = frozenset(node for node in (*f2p, *p2p) if file_of(node) in test_files)
+    instance = Instance(library, base, "", Expected(f2p, p2p, frozenset(), hidden), row["test_patch"], hidden_files)
+    prompt = row.get("problem_statement") or statement(library, f2p, "")
+    return make_task(str(row["instance_id"]), instance, prompt=prompt, reference=row["patch"], tags=(row["repo"],))
+
+
+def _node_list(value: Any) -> tuple[str, ...]:
+    nodes = json.loads(value) if isinstance(value, str) else value
+    if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+        raise TaskFormatError(f"FAIL_TO_PASS and PASS_TO_PASS are lists of test ids, got {value!r:.100}")
+    return tuple(nodes)
+
+
+def _changed_files(diff: str) -> set[str]:
+    paths = set()
+    for line in diff.splitlines():
+        if line.startswith(("--- ", "+++ ")):
+            name = line[4:].split("\t")[0].strip()
+            if name != "/dev/null":
+                paths.add(name[2:] if name.startswith(("a/", "b/")) else name)
+    return paths
+
+
+def _tree_at(checkout: Path, commit: str) -> dict[str, bytes]:
+    """The files of ``commit`` in the git clone ``checkout`` (read with ``git archive``)."""
+    import io
+    import tarfile
+
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "archive", "--format=tar", commit], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        raise TaskFormatError(
+            f"cannot read commit {commit} of {checkout}: {done.stderr.decode(errors='replace').strip()}"
+        )
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        for member in archive.getmembers():
+            handle = archive.extractfile(member) if member.isfile() else None
+            if handle is not None:
+                files[member.name] = handle.read()
+    return files
