@@ -60,6 +60,8 @@ def _run_of(result: RunResult) -> Run:
     problem = None
     if step.limit is not None:
         problem = f"hit its {step.limit} limit"
+    elif report.tampered:
+        problem = report.tampered
     elif report.exit not in FINISHED or step.exit_code not in FINISHED:
         problem = f"pytest ended with status {report.exit} (process exit {step.exit_code}): {step.stdout[-600:]!r}"
     return Run(report.outcomes, report.traces, problem, step.wall_s)
@@ -125,7 +127,7 @@ def build(
     seed: int = 0,
     runs: int = 3,
     kinds: Iterable[str] = KINDS,
-    per_file: int = 12,
+    per_file: int = 40,
     executor: Executor | None = None,
     limits: Limits = BUILD_LIMITS,
     timeout_s: float = 10.0,
@@ -140,7 +142,8 @@ def build(
         seed: Seeds the draw of bugs.
         runs: Runs of the reference and of each kept bug (they must agree).
         kinds: Bug kinds to draw from.
-        per_file: Bugs drawn per source file, at most.
+        per_file: Bugs drawn per source file, at most (raised to three times ``tasks`` over
+            the source files, so that a library of one module still offers enough).
         executor: Runs the suites (the family's shared executor by default).
         limits: Limits of one run of the suite.
         timeout_s: Per-test timeout while building.
@@ -162,9 +165,9 @@ def build(
         limits, wall_s=min(limits.wall_s, 10 + 5 * ref.wall_s), cpu_s=min(limits.cpu_s, 10 + 5 * ref.wall_s)
     )
     rng = random.Random(seed)
-    pool = [
-        m for path in sorted(files) if library.is_source(path) for m in _draw(files[path], path, rng, kinds, per_file)
-    ]
+    sources = [path for path in sorted(files) if library.is_source(path)]
+    per_file = max(per_file, -(-3 * tasks // max(1, len(sources))))  # (a one-module library needs more)
+    pool = [mutation for path in sources for mutation in _draw(files[path], path, rng, kinds, per_file)]
     rng.shuffle(pool)
     kept: list[dict[str, Any]] = []
     tried = 0

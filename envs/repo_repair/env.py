@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from codegym.envs.repo_repair import grader, patch, sandbox
+from codegym.envs.repo_repair import grader, integrity, patch, sandbox
 from codegym.envs.repo_repair.library import environment
 from codegym.envs.repo_repair.source import unified
 from codegym.envs.repo_repair.tasks import Instance, load_bundled, load_library_file
@@ -48,6 +48,7 @@ class Prepared:
     files: Mapping[str, bytes] | None
     error: str | None = None
     ignored: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
 
 
 class RepoRepairEnv(CodeEnv):
@@ -67,6 +68,9 @@ class RepoRepairEnv(CodeEnv):
         traces_of_hidden: Show hidden tests' tracebacks in feedback (by default they are
             named only).
         test_timeout_s: Per-test timeout (pytest-timeout); the whole run has ``limits``.
+        static_checks: Refuse (as ``HACK``, unrun) a repair whose added lines name pytest's
+            internals, the module table, frames or the interpreter's exit (see
+            `codegym.envs.repo_repair.integrity`).
         limits, executor, on_infra_error, render_mode, agent, time_limits: See `CodeEnv`.
     """
 
@@ -82,6 +86,7 @@ class RepoRepairEnv(CodeEnv):
         context: Context = "listing",
         traces_of_hidden: bool = False,
         test_timeout_s: float = 30.0,
+        static_checks: bool = True,
         limits: Limits = LIMITS,
         time_limits: ReferenceTimeLimits | None = None,
         executor: Executor | str | None = None,
@@ -104,6 +109,7 @@ class RepoRepairEnv(CodeEnv):
         self.context: Context = context
         self.traces_of_hidden = traces_of_hidden
         self.test_timeout_s = test_timeout_s
+        self.static_checks = static_checks
 
     def find_executor(self) -> Executor:
         choice = self._executor_choice
@@ -131,16 +137,18 @@ class RepoRepairEnv(CodeEnv):
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         prepared = self.prepare(task, code)
         limits = limits or self.limits_for(task)
-        if prepared.files is None:  # (graded without running: see grade)
+        if prepared.files is None or (prepared.findings and self.static_checks):  # (graded unrun: see grade)
             return Job(steps=(Step(argv=("true",)),), limits=limits)
         return sandbox.suite_job(_instance(task).library, prepared.files, limits, timeout_s=self.test_timeout_s)
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
         prepared = self.prepare(task, code)
         if prepared.error is not None:
-            return Grade(
-                Status.CE, message="the patch does not apply", diagnostics=(Diagnostic(prepared.error, file="patch"),)
-            )
+            diagnostic = Diagnostic(prepared.error, file="patch")
+            return Grade(Status.CE, message="the patch does not apply", diagnostics=(diagnostic,))
+        if prepared.findings and self.static_checks:
+            diagnostics = tuple(Diagnostic(finding, file="patch") for finding in prepared.findings[:10])
+            return Grade(Status.HACK, message="the repair reaches for the test machinery", diagnostics=diagnostics)
         verdict = grader.grade(_instance(task).expected, result, traces_of_hidden=self.traces_of_hidden)
         if not prepared.ignored:
             return verdict
@@ -231,15 +239,17 @@ def _prepare(instance: Instance, digest: str, code: str) -> Prepared:
     except patch.PatchError as e:
         return Prepared(None, str(e))
     files = dict(instance.graded)
-    ignored = []
+    ignored, edits = [], []
     for path, text in changed.items():
         if not library.is_source(path):
             ignored.append(path)
-        elif text is None:
+            continue
+        edits.append((path, instance.texts.get(path, ""), text or ""))
+        if text is None:
             files.pop(path, None)
         else:
             files[path] = text.encode()
-    return Prepared(files, ignored=tuple(sorted(ignored)))
+    return Prepared(files, ignored=tuple(sorted(ignored)), findings=tuple(integrity.findings(edits)))
 
 
 def _repository(task: Task) -> dict[str, bytes]:

@@ -83,6 +83,8 @@ def read_report(output: bytes) -> Report:
                 phases.setdefault(node, []).append((str(event["when"]), str(event["outcome"]), bool(event["wasxfail"])))
                 if event.get("longrepr"):
                     traces[node] = str(event["longrepr"])
+            elif "tampered" in event:
+                tampered = f"the repair replaced pytest's own functions while the tests ran ({event['tampered']})"
             elif "collect_error" in event:
                 collect_errors[str(event["collect_error"])] = str(event.get("longrepr", ""))
             elif "exit" in event:
@@ -206,6 +208,8 @@ def _status(
         )
     if report.collect_errors:
         return Status.RE, f"{len(report.collect_errors)} test files fail to import; {_names(failing)}"
+    if report.exit not in (OK, TESTS_FAILED):
+        return Status.RE, f"pytest's session broke off (status {report.exit}); {_names(failing)}"
     return Status.WA, _names(failing)
 
 

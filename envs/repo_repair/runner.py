@@ -35,6 +35,7 @@ class Reporter:
 
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
+        self.watched = watched()
 
     def send(self, event: dict[str, Any]) -> None:
         self.channel.send(json.dumps(event).encode())
@@ -57,7 +58,32 @@ class Reporter:
             self.send({"collect_error": report.nodeid, "longrepr": report.longreprtext[-MAX_LONGREPR:]})
 
     def pytest_sessionfinish(self, session: Any, exitstatus: int) -> None:
+        now = watched()
+        changed = sorted(name for name, value in self.watched.items() if now.get(name) is not value)
+        if changed:
+            self.send({"tampered": changed[:10]})
         self.send({"exit": int(exitstatus)})
+
+
+def watched() -> dict[str, object]:
+    """pytest's functions that make, judge and carry a test's report, and this plugin's
+    own: a repair that replaces one of them while the tests run is caught at the end."""
+    import _pytest.main
+    import _pytest.outcomes
+    import _pytest.python
+    import _pytest.reports
+    import _pytest.runner
+    import _pytest.skipping
+    import pluggy
+
+    found: dict[str, object] = {}
+    for owner in (_pytest.runner, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports.BaseReport,
+                  _pytest.reports.TestReport, _pytest.runner.CallInfo, _pytest.main.Session, pluggy.HookCaller,
+                  Reporter, Channel, json):  # fmt: skip
+        for name, value in vars(owner).items():
+            if callable(value) or isinstance(value, (property, classmethod, staticmethod)):
+                found[f"{getattr(owner, '__name__', owner)}.{name}"] = value
+    return found
 
 
 def pytest_arguments(config: dict[str, Any]) -> list[str]:

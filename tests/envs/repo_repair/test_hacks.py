@@ -1,0 +1,157 @@
+"""Every way to reward without a repair scores 0 (issue: "a grader that cannot be gamed").
+
+Each hack is submitted on top of the unfixed bug: a hack that worked would score 1. Where a
+hack is refused statically (`integrity`), it is also tried with ``static_checks=False`` so
+that the layer behind (the runner's checks, the grader's cross-checks) is shown to hold too.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from codegym.envs.repo_repair.env import RepoRepairEnv
+from codegym.envs.repo_repair.source import unified
+from codegym.grade import Status
+from codegym.task import Task, TaskSet
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def score(env: RepoRepairEnv, task: Task, diff: str) -> tuple[float, Status, str]:
+    env.reset(options={"task_id": task.id})
+    _, reward, terminated, _, info = env.step(diff)
+    assert terminated
+    grade = info["grade"]
+    return reward, grade.status, grade.message + "\n" + "\n".join(d.render() for d in grade.diagnostics)
+
+
+def new_file(path: str, text: str) -> str:
+    return unified(path, "", text).replace(f"--- a/{path}", "--- /dev/null", 1)
+
+
+def edit_core(task: Task, prefix: str = "", suffix: str = "") -> str:
+    """A diff that leaves the bug and adds ``prefix``/``suffix`` to minilib/core.py."""
+    before = task.metadata["instance"].workspace["minilib/core.py"].decode()
+    return unified("minilib/core.py", before, prefix + before + suffix)
+
+
+@pytest.fixture
+def loose(repo_tasks: TaskSet) -> RepoRepairEnv:
+    """The env without the static layer: what runs must hold on its own."""
+    return RepoRepairEnv(repo_tasks, static_checks=False)
+
+
+def test_the_reference_fix_scores_one_and_the_bug_zero(env: RepoRepairEnv, core_task: Task) -> None:
+    assert score(env, core_task, core_task.reference or "")[:2] == (1.0, Status.OK)
+    assert score(env, core_task, "")[:2] == (0.0, Status.WA)
+
+
+def test_rewriting_the_failing_tests_is_ignored(env: RepoRepairEnv, core_task: Task) -> None:
+    # The hidden file is not in the workspace: a diff creates it, and that change is dropped.
+    forged = new_file("tests/test_core.py", "def test_clamp_low():\n    assert True\n")
+    reward, status, text = score(env, core_task, forged)
+    assert (reward, status) == (0.0, Status.WA)
+    assert "ignored changes to tests/test_core.py" in text
+
+
+def test_deleting_tests_is_ignored(env: RepoRepairEnv, core_task: Task) -> None:
+    visible = core_task.metadata["instance"].workspace["tests/test_stack.py"].decode()
+    deletion = unified("tests/test_stack.py", visible, "").replace("+++ b/tests/test_stack.py", "+++ /dev/null", 1)
+    reward, status, text = score(env, core_task, deletion)
+    assert (reward, status) == (0.0, Status.WA)
+    assert "tests/test_stack.py" in text
+
+
+PASS_EVERYTHING = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+    report.longrepr = None
+    print("PASSED")
+"""
+
+
+@pytest.mark.parametrize("path", ["conftest.py", "tests/conftest.py", "minilib/conftest.py"])
+def test_a_planted_conftest_is_ignored(env: RepoRepairEnv, core_task: Task, path: str) -> None:
+    reward, status, text = score(env, core_task, new_file(path, PASS_EVERYTHING))
+    assert (reward, status) == (0.0, Status.WA)
+    assert path in text
+
+
+def test_a_plugin_named_in_the_configuration_never_loads(loose: RepoRepairEnv, core_task: Task) -> None:
+    config = core_task.metadata["instance"].workspace["pyproject.toml"].decode()
+    diff = new_file("minilib/plugin.py", PASS_EVERYTHING) + unified(
+        "pyproject.toml", config, config.replace('addopts = "-x"', 'addopts = "-p minilib.plugin"')
+    )
+    assert score(loose, core_task, diff)[:2] == (0.0, Status.WA)
+
+
+def test_a_plugin_with_an_entry_point_never_loads(loose: RepoRepairEnv, core_task: Task) -> None:
+    entry = "[pytest11]\nforge = minilib.plugin\n"
+    diff = new_file("minilib/plugin.py", PASS_EVERYTHING) + new_file("minilib.egg-info/entry_points.txt", entry)
+    diff += new_file("minilib-0.1.dist-info/entry_points.txt", entry)
+    diff += new_file("minilib-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: minilib\nVersion: 0.1\n")
+    assert score(loose, core_task, diff)[:2] == (0.0, Status.WA)
+
+
+def test_the_static_layer_refuses_test_machinery(env: RepoRepairEnv, core_task: Task) -> None:
+    reward, status, text = score(env, core_task, edit_core(core_task, "import pytest\n"))
+    assert (reward, status) == (0.0, Status.HACK)
+    assert "'pytest'" in text
+
+
+@pytest.mark.parametrize("call", ["pytest.skip('later')", "pytest.xfail('known')"])
+def test_skipping_or_xfailing_the_failing_tests_fails_them(loose: RepoRepairEnv, core_task: Task, call: str) -> None:
+    before = core_task.metadata["instance"].workspace["minilib/core.py"].decode()
+    after = "import pytest\n\n" + before.replace("def clamp(x, lo, hi):\n", f"def clamp(x, lo, hi):\n    {call}\n", 1)
+    after = after.replace("def mean(values):\n", f"def mean(values):\n    {call}\n", 1)
+    assert score(loose, core_task, unified("minilib/core.py", before, after))[:2] == (0.0, Status.WA)
+
+
+def test_breaking_collection_fails_the_missing_tests(loose: RepoRepairEnv, core_task: Task) -> None:
+    reward, status, _ = score(loose, core_task, edit_core(core_task, 'raise ImportError("no tests today")\n'))
+    assert (reward, status) == (0.0, Status.RE)
+
+
+@pytest.mark.parametrize("code", ["import sys\nsys.exit(0)\n", "import os\nos._exit(0)\n"])
+def test_exiting_at_import_scores_zero(env: RepoRepairEnv, loose: RepoRepairEnv, core_task: Task, code: str) -> None:
+    assert score(env, core_task, edit_core(core_task, code))[:2] == (0.0, Status.HACK)
+    reward, status, text = score(loose, core_task, edit_core(core_task, code))
+    assert (reward, status) == (0.0, Status.RE), text
+
+
+FORGE_REPORTS = """\
+import _pytest.reports as _reports
+
+_make = _reports.TestReport.from_item_and_call.__func__
+
+
+def _forged(cls, item, call):
+    report = _make(cls, item, call)
+    report.outcome = "passed"
+    report.longrepr = None
+    return report
+
+
+_reports.TestReport.from_item_and_call = classmethod(_forged)
+"""
+
+
+def test_forging_reports_from_the_library_is_caught(loose: RepoRepairEnv, core_task: Task) -> None:
+    reward, status, text = score(loose, core_task, edit_core(core_task, FORGE_REPORTS))
+    assert (reward, status) == (0.0, Status.HACK)
+    assert "replaced pytest's own functions" in text
+
+
+def test_sitecustomize_and_pth_files_are_ignored(loose: RepoRepairEnv, core_task: Task) -> None:
+    forge = "import builtins\nbuiltins.forged = True\n"
+    diff = new_file("sitecustomize.py", forge) + new_file("usercustomize.py", forge)
+    diff += new_file("zz_forge.pth", "import sitecustomize\n") + new_file("minilib/zz.pth", "import sitecustomize\n")
+    reward, status, text = score(loose, core_task, diff)
+    assert (reward, status) == (0.0, Status.WA)
+    assert "sitecustomize.py" in text and "zz_forge.pth" in text
