@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from codegym.envs.repo_repair.build import build
 from codegym.envs.repo_repair.env import RepoRepairEnv
 from codegym.envs.repo_repair.library import Library
 from codegym.envs.repo_repair.tasks import tasks_of
+
 from codegym.task import Task, TaskSet
 
 CORE = '''\
@@ -48,7 +48,7 @@ class Stack:
     def __len__(self):
         return len(self.items)
 '''
-TEST_CORE = '''\
+TEST_CORE = """\
 from minilib.core import clamp, mean
 
 
@@ -66,8 +66,8 @@ def test_clamp_high():
 
 def test_mean():
     assert mean([1, 2, 3, 6]) == 3
-'''
-TEST_STACK = '''\
+"""
+TEST_STACK = """\
 import pytest
 
 from minilib.core import Stack
@@ -84,7 +84,7 @@ def test_push_pop():
 def test_pop_empty():
     with pytest.raises(IndexError):
         Stack().pop()
-'''
+"""
 FILES = {
     "minilib/__init__.py": "from minilib.core import Stack, clamp, mean\n",
     "minilib/core.py": CORE,

@@ -8,9 +8,9 @@ that the layer behind (the runner's checks, the grader's cross-checks) is shown 
 from __future__ import annotations
 
 import pytest
-
 from codegym.envs.repo_repair.env import RepoRepairEnv
 from codegym.envs.repo_repair.source import unified
+
 from codegym.grade import Status
 from codegym.task import Task, TaskSet
 
