@@ -174,8 +174,13 @@ def load_bundled(libraries: Iterable[str] | None = None) -> TaskSet:
     unknown = sorted(set(names) - set(bundled_libraries()))
     if unknown:
         raise TaskFormatError(f"no bundled tasks for {unknown}; bundled libraries: {bundled_libraries()}")
-    tasks = [task for name in names for task in load_library_file(DATA / f"{name}.json")]
+    tasks = [task for name in names for task in _bundled_file(name)]
     return TaskSet(tasks, name="repo-bundled" if libraries is None else f"repo-{'+'.join(names)}")
+
+
+@functools.lru_cache(maxsize=None)
+def _bundled_file(name: str) -> tuple[Task, ...]:
+    return tuple(load_library_file(DATA / f"{name}.json"))
 
 
 def load_library_file(path: str | Path) -> list[Task]:

@@ -1,0 +1,126 @@
+"""Repository repair: what grading a repair and resetting an agent episode cost.
+
+    python benchmarks/repo_repair.py [--repeats 7] [--resets 50] [--libraries tinydb,parse,...]
+
+Side by side, in one run, per bundled library (one task each):
+
+- **Grading.** A bare ``python -S -m pytest`` of the task's whole suite, in a folder holding
+  the graded tree (the buggy tree, its hidden tests, the reference fix applied), with the test
+  environment alone on ``PYTHONPATH`` (no site-packages, no plugins autoloaded: the same
+  packages the sandbox sees): what one would run by hand. Against it, codegym's grade of
+  the reference fix, end to end (``env.evaluate``: the diff applied and filtered, the tree
+  written into a fresh sandbox, pytest run from a warm worker, the report checked). The two
+  alternate, each ``--repeats`` times; the ratio is of medians. Goal: at most 1.3.
+- **Episode reset.** ``env.reset()`` of an agent-mode env, the same task each time (the
+  repository's layer is on its worker after the first): closing the last episode's workspace
+  and opening a fresh one. Goal: at most 20 ms (median).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from codegym.envs.repo_repair.env import RepoRepairEnv
+from codegym.envs.repo_repair.library import environment
+from codegym.envs.repo_repair.tasks import bundled_libraries
+
+from codegym.task import Task
+
+GOAL_RATIO = 1.3
+GOAL_RESET_MS = 20.0
+
+
+def bare_pytest(task: Task, tree: dict[str, bytes]) -> float:
+    """Seconds of a bare pytest run of the task's suite in ``tree`` (written to a folder)."""
+    library = task.metadata["instance"].library
+    with tempfile.TemporaryDirectory(prefix="codegym-bare-") as root:
+        for relative, content in tree.items():
+            path = Path(root, relative)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        paths = [os.path.join(root, p) for p in library.python_path] + [environment(library).site]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # fmt: skip
+        # -S: no site-packages but the test environment's (as in the sandbox), no plugins of this venv
+        command = [
+            sys.executable,
+            "-S",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            *library.tests,
+        ]
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=root, env=env, capture_output=True, check=False)
+        elapsed = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"bare pytest of {task.id} failed: {done.stdout[-500:]!r}")
+    return elapsed
+
+
+def grading(env: RepoRepairEnv, task: Task, repeats: int) -> tuple[float, float]:
+    prepared = env.prepare(task, task.reference or "")
+    assert prepared.files is not None
+    tree = dict(prepared.files)
+    bare, ours = [], []
+    env.evaluate(task, task.reference or "")  # (warm: the environment installed, the worker ready)
+    for _ in range(repeats):
+        bare.append(bare_pytest(task, tree))
+        started = time.perf_counter()
+        grade, _ = env.evaluate(task, task.reference or "")
+        ours.append(time.perf_counter() - started)
+        assert grade.passed, grade.message
+    return statistics.median(bare), statistics.median(ours)
+
+
+def resets(env: RepoRepairEnv, task: Task, count: int) -> float:
+    env.reset(options={"task_id": task.id})
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        env.reset(options={"task_id": task.id})
+        times.append(time.perf_counter() - started)
+    env.close()
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--resets", type=int, default=50)
+    parser.add_argument("--libraries", default=",".join(bundled_libraries()))
+    args = parser.parse_args()
+    names = args.libraries.split(",")
+    env = RepoRepairEnv("bundled", libraries=names)
+    print(f"{'library':12} {'tests':>6} {'bare pytest s':>14} {'codegym grade s':>16} {'ratio':>6}")
+    ratios = []
+    for name in names:
+        task = next(t for t in env.tasks if t.metadata["library"].startswith(name + "-"))
+        bare, ours = grading(env, task, args.repeats)
+        ratios.append(ours / bare)
+        print(f"{name:12} {len(task.tests):6d} {bare:14.3f} {ours:16.3f} {ours / bare:6.2f}")
+    worst = max(ratios)
+    print(f"grading: worst ratio {worst:.2f} (goal <= {GOAL_RATIO}): {'met' if worst <= GOAL_RATIO else 'NOT met'}")
+    agent = RepoRepairEnv("bundled", libraries=names, mode="agent")
+    reset_ms = {name: resets(agent, next(t for t in agent.tasks if t.metadata["library"].startswith(name + "-")),
+                             args.resets) for name in names}  # fmt: skip
+    for name, ms in reset_ms.items():
+        print(f"agent reset {name:12} median {ms:6.2f} ms")
+    slowest = max(reset_ms.values())
+    print(f"reset: slowest median {slowest:.2f} ms (goal <= {GOAL_RESET_MS} ms): "
+          f"{'met' if slowest <= GOAL_RESET_MS else 'NOT met'}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
