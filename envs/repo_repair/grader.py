@@ -101,6 +101,8 @@ def _outcome(phases: list[tuple[str, str, bool]]) -> str:
     """One test's outcome from its phases' reports (the worst phase wins)."""
     worst = "passed"
     for when, outcome, wasxfail in phases:
+        if outcome not in ("passed", "failed", "skipped"):
+            return "error"
         if outcome == "failed":
             return "failed" if when == "call" else "error"
         if outcome == "skipped":

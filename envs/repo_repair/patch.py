@@ -65,18 +65,25 @@ def apply(diff: str, files: Mapping[str, str]) -> dict[str, str | None]:
         elif current is None:
             raise PatchError(f"{path} does not exist in the repository")
         text = _apply_hunks(path, current, patch.hunks)
+        if patch.new_path is None and text:
+            left = len(split_lines(text))
+            raise PatchError(
+                f"{path}: the patch deletes the file (+++ /dev/null) but its hunks leave {left} lines in it"
+            )
         changed[path] = None if patch.new_path is None else text
     return changed
 
 
 def _parse(diff: str) -> list[_FilePatch]:
-    lines = split_lines(diff.replace("\r\n", "\n"))
+    lines = split_lines(diff)
     patches: list[_FilePatch] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.startswith("Binary files ") or line.startswith("GIT binary patch"):
+        if line.startswith(("Binary files ", "GIT binary patch")):
             raise PatchError("binary patches are not supported")
+        if line.startswith(("rename from ", "copy from ")):
+            raise PatchError(f"line {i + 1}: renames and copies are not supported (delete and create the file instead)")
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
             patch = _FilePatch(_path(line[4:]), _path(lines[i + 1][4:]))
             if patch.old_path is None and patch.new_path is None:
@@ -114,7 +121,7 @@ def _read_hunk(lines: list[str], i: int, match: re.Match[str], patch: _FilePatch
     while (old_count > 0 or new_count > 0) and i < len(lines):
         line = lines[i]
         tag, body = line[:1], line[1:]
-        if line in ("\n", ""):  # (an empty context line whose space an editor stripped)
+        if line in ("\n", "\r\n", ""):  # (an empty context line whose space an editor stripped)
             tag, body = " ", "\n"
         if tag == " ":
             hunk.old.append(body)
@@ -148,6 +155,8 @@ def _strip_newline(hunk: _Hunk, tag: str) -> None:
 
 def _apply_hunks(path: str, text: str, hunks: list[_Hunk]) -> str:
     lines = split_lines(text)
+    if "\r" not in text:  # (a diff written with Windows line ends, for a file without them)
+        hunks = [_Hunk(h.old_start, [_lf(x) for x in h.old], [_lf(x) for x in h.new]) for h in hunks]
     offset = 0
     for number, hunk in enumerate(hunks, 1):
         expected = hunk.old_start - 1 + offset if hunk.old else hunk.old_start + offset
@@ -157,6 +166,10 @@ def _apply_hunks(path: str, text: str, hunks: list[_Hunk]) -> str:
         lines[at : at + len(hunk.old)] = hunk.new
         offset += at - (expected if hunk.old else at) + len(hunk.new) - len(hunk.old)
     return "".join(lines)
+
+
+def _lf(line: str) -> str:
+    return line[:-2] + "\n" if line.endswith("\r\n") else line
 
 
 def _find(lines: list[str], old: list[str], expected: int) -> int | None:

@@ -178,7 +178,7 @@ def load_bundled(libraries: Iterable[str] | None = None) -> TaskSet:
     return TaskSet(tasks, name="repo-bundled" if libraries is None else f"repo-{'+'.join(names)}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bundled_file(name: str) -> tuple[Task, ...]:
     return tuple(load_library_file(DATA / f"{name}.json"))
 
