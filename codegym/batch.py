@@ -66,7 +66,7 @@ class Scorer:
                     self._seen.popitem(last=False)
             self.stats["executed"] += 1
         try:
-            run = self.env.executor.submit(self.env.build_job(task, code))
+            run = self.env.executor_for(task).submit(self.env.build_job(task, code))
         except SandboxError as e:  # failed before it started: same path as one that failed running
             run = Future()
             run.set_exception(e)

@@ -165,7 +165,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def _calibrate(self, task: Task, policy: ReferenceTimeLimits) -> Limits:
         reference = task.reference or ""
-        result = self.executor.run(self.build_job(task, reference, self.limits))
+        result = self.executor_for(task).run(self.build_job(task, reference, self.limits))
         grade = self.grade(task, reference, result)
         if grade.status is not Status.OK:
             logger.warning("reference of %s scored %s; keeping the env's limits", task.id, grade.status.value)
@@ -184,6 +184,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             self._executor = self.find_executor()
             self._executor_pid = os.getpid()
         return self._executor
+
+    def executor_for(self, task: Task) -> Executor:
+        """The executor ``task``'s jobs and workspace run on: the env's (a family whose tasks
+        bring their own environment, a Docker image each, picks theirs here)."""
+        return self.executor
 
     def find_executor(self) -> Executor:
         """The ``executor`` argument if it is an instance, else the process's shared executor
@@ -227,7 +232,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def _open_episode(self, task: Task) -> None:
         self._close_episode()
-        self._episode = AgentEpisode(self.executor, self.agent_setup(task), self.agent_limits)
+        self._episode = AgentEpisode(self.executor_for(task), self.agent_setup(task), self.agent_limits)
 
     def _close_episode(self) -> None:
         if self._episode is not None:
@@ -305,7 +310,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         infrastructure failure is flagged in ``info`` and ends the episode unscored)."""
         try:
             code = self.agent_submission(task, episode)
-            grade = self.grade(task, code, self.executor.run(self.build_job(task, code)))
+            grade = self.grade(task, code, self.executor_for(task).run(self.build_job(task, code)))
         except SandboxError as e:
             logger.warning("agent episode of %s lost to an infrastructure failure: %s", task.id, e)
             info["infra_error"] = str(e)
@@ -325,7 +330,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
         """Run and grade ``code``; returns the grade and, if flagged, the infra error."""
         try:
-            return self.grade(task, code, self.executor.run(self.build_job(task, code))), None
+            return self.grade(task, code, self.executor_for(task).run(self.build_job(task, code))), None
         except SandboxError as e:  # from the sandbox, or a harness that failed
             if self.on_infra_error == "raise":
                 raise

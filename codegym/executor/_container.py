@@ -1,6 +1,6 @@
 """The entry point of a docker backend container (stdlib only; runs inside the container).
 
-`DockerExecutor` starts each warm container as ``python3 -s -S -B -P _container.py CONFIG``
+`DockerExecutor` starts each warm container as ``python3 -I -S -B _container.py CONFIG``
 with codegym's source directories bound read-only at their host paths. This script connects
 to the executor's unix socket (a host directory bound into the container), gives the local
 backend's worker a cgroup of its own (a private cgroup namespace makes the container's cgroup
@@ -105,6 +105,7 @@ def describe_view(config: dict[str, object]) -> dict[str, object]:
     symlinks, binds = _view.toolchain(config["etc_allowlist"])  # type: ignore[arg-type]
     package_dirs = list(config["package_dirs"])  # type: ignore[call-overload]
     binds += [(d, d) for d in package_dirs]
+    binds += [(d, d) for d in config.get("view_binds", ()) if os.path.isdir(d)]  # type: ignore[attr-defined]
     return {"symlinks": symlinks, "binds": binds, "masks": [], "hide": package_dirs}
 
 
@@ -148,7 +149,9 @@ def main() -> None:
         os.set_inheritable(results, True)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
         python = sys.executable or "/usr/bin/python3"
-        os.execve(python, [python, "-s", "-S", "-B", "-P", config["worker_script"], json.dumps(worker)], env)
+        safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # (an image's python3 may be older)
+        flags = ["-s", "-S", "-B", *safe_path]
+        os.execve(python, [python, *flags, config["worker_script"], json.dumps(worker)], env)
     except BaseException:
         write_frame(fd, ("crash", traceback.format_exc()))
         sys.exit(1)

@@ -39,6 +39,8 @@ def _install_stub_packages(packages: dict[str, list[str]]) -> None:
 
 if __name__ == "__main__":
     _CONFIG = json.loads(sys.argv[1])
+    # (a Python before 3.11 has no -P: its script's folder would shadow top-level modules)
+    sys.path[:] = [path for path in sys.path if path != os.path.dirname(os.path.abspath(__file__))]
     _install_stub_packages(_CONFIG["packages"])
 
 import contextlib  # noqa: E402

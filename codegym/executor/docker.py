@@ -66,9 +66,10 @@ SYSTEM_SOCKET = "/var/run/docker.sock"
 # What building the per-job sandbox inside the container needs, and nothing else:
 # SYS_ADMIN (namespaces, mounts, pivot_root), SETUID/SETGID (drop to the job's uid),
 # CHOWN (hand the job its files), KILL (pid 1 of a job kills what the job left behind),
-# DAC_OVERRIDE (a workspace's overlay works on the submission's files with the worker's
-# credentials: copying one up, it writes into folders it does not own).
-CAPABILITIES = ("SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL", "DAC_OVERRIDE")
+# DAC_OVERRIDE and FOWNER (a workspace's overlay works on the submission's files with the
+# worker's credentials: copying one up, it writes into folders it does not own; a chmod of the
+# submission's own file, as an editor's atomic write does, is done as the worker, who owns none).
+CAPABILITIES = ("SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL", "DAC_OVERRIDE", "FOWNER")
 SECURITY = ("codegym", "default", "unconfined-seccomp")  # see DockerExecutor
 SCRATCH = "256m"  # the tmpfs of a container's worker folder
 START_TIMEOUT_S = 60.0
@@ -404,6 +405,7 @@ class _ContainerWorker:
             "index": self.index,
             "root": "/codegym/root",
             "worker_script": WORKER_SCRIPT,
+            "view_binds": list(ex.view_binds),
         }
 
     def _accept(self, listener: socket.socket, deadline: float) -> socket.socket:
@@ -493,7 +495,11 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
     Args:
         workers: Number of warm containers (one worker each); one per core by default.
         preload: Modules every worker imports once (``python -m`` targets, harness entries).
-        image: The name of an `images.RECIPES` entry; built on first use when missing.
+        image: The name of an `images.RECIPES` entry, built on first use when missing; or
+            an image already in the engine (``"repo/name:tag"``, e.g. a SWE-bench task's),
+            used as it is: it needs ``/usr/bin/python3`` (3.10 or later) for the worker.
+        view_binds: Folders of the image shown read-only in the sandbox's view besides its
+            toolchain (an environment under ``/opt``, a checkout), where they exist.
         retries: How often a job is retried after an infrastructure fault (a container that
             died, a daemon that went away) before `SandboxError` is raised.
         base_url: The daemon's address (default: ``$DOCKER_HOST``, else the system daemon's
@@ -538,6 +544,7 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         build: bool = True,
         uid_base: int | None = None,
         security: str = "codegym",
+        view_binds: Iterable[str] = (),
     ) -> None:
         if security not in SECURITY:
             raise ValueError(f"security must be one of {', '.join(SECURITY)}, got {security!r}")
@@ -554,7 +561,11 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         self.open_socket = self.container_root is None or self.container_root[0] != os.geteuid()
         if uid_base is None and self.container_root != (0, 0):
             self.uid_base = mapped_uid_base(self.serial)
-        self.image = images.ensure(self.client, images.recipe(image), build=build)
+        if image in images.RECIPES:
+            self.image = images.ensure(self.client, images.recipe(image), build=build)
+        else:
+            self.image = images.present(self.client, image)
+        self.view_binds = tuple(view_binds)
         self.owner = owner_label()
         reap(self.client)
         self.preload: tuple[str, ...] = ()
@@ -613,7 +624,8 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         try:
             return self.client.containers.run(
                 self.image,
-                ["/usr/bin/python3", "-s", "-S", "-B", "-P", CONTAINER_SCRIPT, json.dumps(config)],
+                # (-I, not -P: an image's python3 may predate 3.11; the script reads no environment)
+                ["/usr/bin/python3", "-I", "-S", "-B", CONTAINER_SCRIPT, json.dumps(config)],
                 name=f"codegym-{os.getpid()}-{self.serial}-{index}-{secrets.token_hex(3)}",
                 labels={OWNER_LABEL: self.owner, EXECUTOR_LABEL: str(self.serial), USER_LABEL: str(os.geteuid())},
                 detach=True,

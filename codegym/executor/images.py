@@ -98,6 +98,20 @@ def exists(client: Any, spec: Recipe) -> bool:
     return True
 
 
+def present(client: Any, name: str) -> str:
+    """``name``, an image that must already be in the engine (codegym builds only recipes)."""
+    import docker.errors
+
+    try:
+        client.images.get(name)
+    except docker.errors.ImageNotFound:
+        raise SandboxError(
+            f"docker image {name!r} is not in the engine: `docker pull {name}` (or `docker load`) it first, "
+            f"or name one of codegym's recipes ({', '.join(sorted(RECIPES))})"
+        ) from None
+    return name
+
+
 def ensure(client: Any, spec: Recipe, *, build: bool = True, log: Callable[[str], None] | None = None) -> str:
     """The tag of ``spec``'s image, built first when missing (and ``build``)."""
     if exists(client, spec):

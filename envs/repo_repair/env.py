@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Literal
 
 from codegym.envs.repo_repair import grader, integrity, patch, sandbox
-from codegym.envs.repo_repair.library import environment
 from codegym.envs.repo_repair.source import unified
 from codegym.envs.repo_repair.tasks import Instance, load_bundled, load_library_file
 from codegym.envs.repo_repair.workspace import git_repository, tool_env
@@ -115,6 +114,11 @@ class RepoRepairEnv(CodeEnv):
         choice = self._executor_choice
         return choice if isinstance(choice, Executor) else sandbox.shared_executor()
 
+    def executor_for(self, task: Task) -> Executor:
+        """A task with an `Image` runs in warm containers of it; the rest on the env's executor."""
+        image = _instance(task).image
+        return self.executor if image is None else sandbox.image_executor(image)
+
     # --- hooks ---------------------------------------------------------------------------
 
     def render_prompt(self, task: Task) -> str:
@@ -139,7 +143,12 @@ class RepoRepairEnv(CodeEnv):
         limits = limits or self.limits_for(task)
         if prepared.files is None or (prepared.findings and self.static_checks):  # (graded unrun: see grade)
             return Job(steps=(Step(argv=("true",)),), limits=limits)
-        return sandbox.suite_job(_instance(task).library, prepared.files, limits, timeout_s=self.test_timeout_s)
+        instance = _instance(task)
+        if instance.image is not None:
+            return sandbox.image_job(
+                instance.image, instance.library, prepared.files, limits, timeout_s=self.test_timeout_s
+            )
+        return sandbox.suite_job(instance.library, prepared.files, limits, timeout_s=self.test_timeout_s)
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
         prepared = self.prepare(task, code)
@@ -183,7 +192,7 @@ class RepoRepairEnv(CodeEnv):
                 f"(for example `pytest -x -q {' '.join(library.tests)}`); the tests that fail are hidden, so write "
                 "your own to reproduce the problem. `git diff` shows your changes."
             ),
-            env=tool_env(library, environment(library)),
+            env=tool_env(library, instance.image),
             graded=f"your changes to {library.name}'s source files (as `git diff` would show them)",
             processes=64,
         )

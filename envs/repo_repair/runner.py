@@ -9,8 +9,9 @@ The report never touches the tree: it goes, a frame per event, to the harness
 status}`` when the session ends. The grader checks them against one another and against the
 step's exit status (`codegym.envs.repo_repair.grader`).
 
-CONFIG (JSON): ``site`` (the test environment's site-packages), ``python_path`` (folders of the
-tree to import the library from), ``args`` (pytest's arguments) and ``timeout_s`` (per test).
+CONFIG (JSON): ``site`` (the test environment's site-packages; None where the interpreter's own
+environment is the test environment, as in a task image), ``python_path`` (folders of the tree
+to import the library from), ``args`` (pytest's arguments) and ``timeout_s`` (per test).
 Bytecode is neither read from the tree (the grader writes none into it) nor written;
 third-party plugins never load on their own (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): the
 arguments name each plugin that runs.
@@ -20,25 +21,37 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import sys
 from typing import Any
-
-from codegym.executor.channel import Channel
 
 MAX_LONGREPR = 2000
 # Built-in plugins that write into the tree or reach out: never wanted here.
 DISABLED = ("cacheprovider", "stepwise")
 
 
+class Frames:
+    """The channel's writing end: length-prefixed frames, as `codegym.executor.channel` reads
+    them (written here again, for this file also runs alone under a task image's Python)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(struct.pack("!I", len(data)) + data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+
 class Reporter:
     """The pytest plugin that sends each event over the channel."""
 
-    def __init__(self, channel: Channel) -> None:
-        self.channel = channel
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
         self.watched = watched()
 
     def send(self, event: dict[str, Any]) -> None:
-        self.channel.send(json.dumps(event).encode())
+        self.frames.send(json.dumps(event).encode())
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.send({"collected": [item.nodeid for item in session.items]})
@@ -79,7 +92,7 @@ def watched() -> dict[str, object]:
     found: dict[str, object] = {}
     for owner in (_pytest.runner, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports.BaseReport,
                   _pytest.reports.TestReport, _pytest.runner.CallInfo, _pytest.main.Session, pluggy.HookCaller,
-                  Reporter, Channel, json):  # fmt: skip
+                  Reporter, Frames, json):  # fmt: skip
         for name, value in vars(owner).items():
             if callable(value) or isinstance(value, (property, classmethod, staticmethod)):
                 found[f"{getattr(owner, '__name__', owner)}.{name}"] = value
@@ -87,9 +100,14 @@ def watched() -> dict[str, object]:
 
 
 def pytest_arguments(config: dict[str, Any]) -> list[str]:
-    """What pytest runs with: the suite's arguments and the fixed plugin list."""
+    """What pytest runs with: the suite's arguments and the fixed plugin list (pytest-timeout
+    where the environment has it)."""
+    import importlib.util
+
     plugins = [arg for name in DISABLED for arg in ("-p", f"no:{name}")]
-    timeout = ["-p", "pytest_timeout", f"--timeout={config['timeout_s']}"] if config.get("timeout_s") else []
+    timeout = []
+    if config.get("timeout_s") and importlib.util.find_spec("pytest_timeout") is not None:
+        timeout = ["-p", "pytest_timeout", f"--timeout={config['timeout_s']}"]
     return [*plugins, *timeout, "-o", "addopts=", "--rootdir=.", "-q", "--tb=short", *config["args"]]
 
 
@@ -98,14 +116,21 @@ def main() -> None:
     sys.dont_write_bytecode = True
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-    paths = [os.path.abspath(path) for path in config["python_path"]] + [config["site"]]
+    paths = [os.path.abspath(path) for path in config["python_path"]]
+    paths += [config["site"]] if config.get("site") else []
     sys.path[:0] = paths
-    # A test that starts Python again gets the same interpreter and paths (the worker's
-    # executable may be a virtual environment's, which the sandbox does not show).
-    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
-    sys.executable = os.path.realpath(sys.executable)
-    channel = Channel(3, 4)
+    if config.get("site"):
+        # A test that starts Python again gets the same interpreter and paths (the worker's
+        # executable may be a virtual environment's, which the sandbox does not show).
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+        sys.executable = os.path.realpath(sys.executable)
     import pytest
 
-    status = pytest.main(pytest_arguments(config), plugins=[Reporter(channel)])
+    status = pytest.main(pytest_arguments(config), plugins=[Reporter(Frames(4))])
     raise SystemExit(int(status))
+
+
+if __name__ == "__main__":  # (run as a file by a task image's own Python)
+    if sys.path and sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]  # (the tree's root comes back as python_path says, after the plugin's imports)
+    main()

@@ -9,8 +9,10 @@ which hold the code before any bug, stay out of every sandbox.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from codegym.envs.repo_repair.library import Environment, Library, environment, environments_root
 
@@ -22,6 +24,14 @@ from codegym.executor.registry import PerProcess
 RUNNER = "codegym.envs.repo_repair.runner"
 HARNESS = "codegym.envs.repo_repair.harness"
 MODULES = (RUNNER, HARNESS, *TOOL_MODULES)  # (the tools: agent episodes share the workers)
+RUNNER_FILE = ".codegym_runner.py"  # (the runner, as a file, for a task image's own Python)
+MAX_IMAGES = 4  # task images with warm containers at once
+IMAGE_MEMORY_BYTES = 4 << 30  # a task image's container: its suites may need more than a bundled library's
+
+if TYPE_CHECKING:
+    from codegym.envs.repo_repair.tasks import Image
+
+    from codegym.executor.docker import DockerExecutor
 
 _shared: PerProcess[str, RepoExecutor] = PerProcess()
 
@@ -71,3 +81,45 @@ def suite_job(library: Library, files: Mapping[str, bytes], limits: Limits, *, t
     step = Step(argv=("python", "-m", RUNNER, json.dumps(config)), channel=True)
     harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
     return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=MODULES)
+
+
+def image_job(
+    image: Image, library: Library, files: Mapping[str, bytes], limits: Limits, *, timeout_s: float | None
+) -> Job:
+    """`suite_job` for a task image: the runner runs as a file under the image's Python, whose
+    environment is the test environment."""
+    config = {"site": None, "python_path": list(library.python_path), "args": [*library.pytest_args, *library.tests],
+              "timeout_s": timeout_s}  # fmt: skip
+    step = Step(argv=(image.python, RUNNER_FILE, json.dumps(config)), channel=True)
+    harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
+    runner = Path(__file__).with_name("runner.py").read_bytes()
+    return Job(steps=(step,), files={**files, RUNNER_FILE: runner}, limits=limits, harness=harness,
+               preload=(HARNESS, *TOOL_MODULES))  # fmt: skip
+
+
+_images: dict[Image, DockerExecutor] = {}
+_images_pid = 0
+
+
+def image_executor(image: Image) -> DockerExecutor:
+    """Warm containers of ``image`` (one worker), kept for the last `MAX_IMAGES` images used."""
+    global _images_pid
+    from codegym.executor.docker import DockerExecutor
+
+    if _images_pid != os.getpid():  # (a forked child starts without its parent's)
+        _images.clear()
+        _images_pid = os.getpid()
+    executor = _images.pop(image, None)
+    if executor is None or executor._closed:
+        executor = DockerExecutor(workers=1, image=image.name, view_binds=image.binds, preload=(HARNESS, *TOOL_MODULES),
+                                  memory_bytes=IMAGE_MEMORY_BYTES)  # fmt: skip
+    _images[image] = executor
+    while len(_images) > MAX_IMAGES:
+        _images.pop(next(iter(_images))).close()
+    return executor
+
+
+def close_images() -> None:
+    """Stop the task images' containers (they also go at interpreter exit)."""
+    while _images:
+        _images.popitem()[1].close()

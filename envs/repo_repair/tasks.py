@@ -16,7 +16,7 @@ import hashlib
 import json
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,26 @@ SWE_BENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch",
 KIND_POINTS = {"drop_method": 0, "shuffle_statements": 2}
 
 
+@dataclass(frozen=True)
+class Image:
+    """A task image already in the Docker engine (SWE-bench, SWE-Gym and SWE-smith publish one
+    per task or repository): the repository at ``root`` and the Python environment its tests
+    run in. The image's files are read once, at load; its jobs run in warm containers of it
+    (the docker backend), with ``binds`` shown read-only in the sandbox's view.
+
+    Attributes:
+        name: The image (``"swebench/sweb.eval.x86_64.astropy__astropy-12907:latest"``).
+        python: The environment's interpreter in the image.
+        root: The checkout in the image.
+        binds: Folders of the image the tests need besides its toolchain (the environment).
+    """
+
+    name: str
+    python: str = "/opt/miniconda3/envs/testbed/bin/python"
+    root: str = "/testbed"
+    binds: tuple[str, ...] = ("/opt/miniconda3",)
+
+
 @dataclass(frozen=True, eq=False)
 class Instance:
     """One task's trees and tests.
@@ -47,6 +67,8 @@ class Instance:
         test_patch: Test changes applied for grading only (SWE-bench's ``test_patch``).
         hidden_files: Files of the graded tree kept out of the workspace.
         expected: The tests and what they must do.
+        image: Where the tests run when the task brings its own environment (else in the
+            family's workers, with the library's test environment).
     """
 
     library: Library
@@ -55,6 +77,7 @@ class Instance:
     expected: Expected
     test_patch: str = ""
     hidden_files: tuple[str, ...] = ()
+    image: Image | None = None
 
     @cached_property
     def buggy(self) -> dict[str, bytes]:
@@ -260,21 +283,35 @@ def patch_hash(diff: str) -> str:
 
 def load_swe_bench(
     path: str | Path,
-    checkouts: Mapping[str, str | Path],
+    checkouts: Mapping[str, str | Path] | None = None,
     *,
+    images: str | Mapping[str, str] | None = None,
+    image: Image = Image(""),
     test_requires: Mapping[str, Sequence[str]] | None = None,
     python_path: Mapping[str, Sequence[str]] | None = None,
 ) -> TaskSet:
-    """Tasks from a SWE-bench-format JSONL file, over local git checkouts of their repositories.
+    """Tasks from a SWE-bench-format JSONL file, over local git checkouts of their repositories
+    or over task images already in the Docker engine.
 
     Args:
         path: The JSONL file (``instance_id``, ``repo``, ``base_commit``, ``patch``,
             ``test_patch``, ``FAIL_TO_PASS``, ``PASS_TO_PASS``; the lists as JSON lists or as
             JSON-encoded strings, as SWE-bench publishes them; ``problem_statement`` if any).
-        checkouts: ``repo`` (``"owner/name"``) -> a local git clone holding ``base_commit``.
-        test_requires: ``repo`` -> what its tests need besides pytest, pinned.
+        checkouts: ``repo`` (``"owner/name"``) -> a local git clone holding ``base_commit``;
+            the tests run in the family's workers with a test environment of pytest and
+            ``test_requires``.
+        images: Instead of checkouts: each row's image, as a format string of the row's fields
+            (``"swebench/sweb.eval.x86_64.{instance_id}:latest"``) or ``instance_id`` ->
+            image. The repository is read from the image at ``image.root`` (at its
+            ``base_commit``, as those images hold it) and the tests run in containers of it
+            (`codegym.executor.docker.DockerExecutor`) under its own environment.
+        image: Where the checkout and the environment are in those images (`Image`; its
+            ``name`` is ignored). SWE-bench's layout by default.
+        test_requires: ``repo`` -> what its tests need besides pytest, pinned (checkouts).
         python_path: ``repo`` -> folders of the tree to import it from (``["src"]``).
     """
+    if (checkouts is None) == (images is None):
+        raise TaskFormatError("load_swe_bench needs checkouts={repo: path} or images=... (one of them)")
     tasks = []
     for number, line in enumerate(Path(path).read_text().splitlines(), 1):
         if not line.strip():
@@ -287,20 +324,30 @@ def load_swe_bench(
                 f"missing {missing}, found {sorted(row)}"
             )
         repo = row["repo"]
+        paths = (python_path or {}).get(repo)
+        if images is not None:
+            name = images.format(**row) if isinstance(images, str) else images.get(str(row["instance_id"]))
+            if not name:
+                raise TaskFormatError(f"{path}:{number}: no image given for {row['instance_id']!r}")
+            tasks.append(_swe_task(row, None, (), paths, replace(image, name=name)))
+            continue
+        assert checkouts is not None
         if repo not in checkouts:
             raise TaskFormatError(f"{path}:{number}: no checkout given for {repo!r} (checkouts={{{repo!r}: PATH}})")
-        tasks.append(
-            _swe_task(row, Path(checkouts[repo]), (test_requires or {}).get(repo, ()), (python_path or {}).get(repo))
-        )
+        tasks.append(_swe_task(row, Path(checkouts[repo]), (test_requires or {}).get(repo, ()), paths))
     if not tasks:
         raise TaskFormatError(f"{path} holds no SWE-bench rows")
     return TaskSet(tasks, name=Path(path).stem)
 
 
 def _swe_task(
-    row: Mapping[str, Any], checkout: Path, requires: Sequence[str], python_path: Sequence[str] | None
+    row: Mapping[str, Any],
+    checkout: Path | None,
+    requires: Sequence[str],
+    python_path: Sequence[str] | None,
+    image: Image | None = None,
 ) -> Task:
-    base = _tree_at(checkout, row["base_commit"])
+    base = _tree_at(checkout, row["base_commit"]) if checkout is not None else _tree_in_image(image)
     f2p, p2p = _node_list(row["FAIL_TO_PASS"]), _node_list(row["PASS_TO_PASS"])
     test_files = _changed_files(row["test_patch"])
     packages = tuple(sorted({p.split("/")[0] for p in base if p.endswith(".py") and "/" in p})) or (".",)
@@ -312,11 +359,12 @@ def _swe_task(
         tests=tuple(sorted({file_of(node) for node in (*f2p, *p2p)})),
         test_requires=tuple(requires),
         python_path=tuple(python_path or (".",)),
-        path=str(checkout),
+        path=str(checkout) if checkout is not None else None,
     )
     hidden_files = tuple(sorted(test_files))
     hidden = frozenset(node for node in (*f2p, *p2p) if file_of(node) in test_files)
-    instance = Instance(library, base, "", Expected(f2p, p2p, frozenset(), hidden), row["test_patch"], hidden_files)
+    expected = Expected(f2p, p2p, frozenset(), hidden)
+    instance = Instance(library, base, "", expected, row["test_patch"], hidden_files, image)
     prompt = row.get("problem_statement") or statement(library, f2p, "")
     return make_task(str(row["instance_id"]), instance, prompt=prompt, reference=row["patch"], tags=(row["repo"],))
 
@@ -356,4 +404,31 @@ def _tree_at(checkout: Path, commit: str) -> dict[str, bytes]:
             handle = archive.extractfile(member) if member.isfile() else None
             if handle is not None:
                 files[member.name] = handle.read()
+    return files
+
+
+def _tree_in_image(image: Image | None) -> dict[str, bytes]:
+    """The files under ``image.root`` in the image (without ``.git``: its history may hold the fix)."""
+    import io
+    import tarfile
+
+    from codegym.executor.docker import connect
+
+    assert image is not None
+    client = connect()
+    container = client.containers.create(image.name, command=["true"], network_disabled=True)
+    try:
+        stream, _ = container.get_archive(image.root)
+        data = b"".join(stream)
+    finally:
+        container.remove(force=True)
+    files = {}
+    prefix = image.root.rstrip("/").rsplit("/", 1)[-1] + "/"
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            name = member.name.removeprefix(prefix)
+            if member.isfile() and not (name == ".git" or name.startswith(".git/")):
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    files[name] = handle.read()
     return files

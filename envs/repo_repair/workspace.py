@@ -13,8 +13,13 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codegym.envs.repo_repair.library import Environment, Library
+from codegym.envs.repo_repair.library import Library
+from codegym.envs.repo_repair.library import environment as test_environment
+
+if TYPE_CHECKING:
+    from codegym.envs.repo_repair.tasks import Image
 
 AUTHOR = ("GIT_AUTHOR_NAME", "codegym"), ("GIT_AUTHOR_EMAIL", "codegym@localhost")
 DATE = "2000-01-01T00:00:00+0000"
@@ -54,15 +59,18 @@ def git_repository(files: Mapping[str, bytes], message: str) -> dict[str, bytes]
         }
 
 
-def tool_env(library: Library, environment: Environment) -> tuple[tuple[str, str], ...]:
+def tool_env(library: Library, image: Image | None = None) -> tuple[tuple[str, str], ...]:
     """The environment of the agent's commands: the test environment's ``pytest`` and
-    site-packages, this interpreter as ``python3``, no bytecode, git that accepts the tree."""
+    site-packages with this interpreter as ``python3`` (or a task image's own environment
+    first on ``PATH``), no bytecode, git that accepts the tree."""
+    common = (("PYTHONDONTWRITEBYTECODE", "1"), ("PYTEST_ADDOPTS", "-p no:cacheprovider"), *SAFE_DIRECTORY)
+    if image is not None:
+        return (("PATH", f"{os.path.dirname(image.python)}:/usr/local/bin:/usr/bin:/bin"), *common)
+    environment = test_environment(library)
     interpreter = os.path.dirname(os.path.realpath(sys.executable))
     python_path = ":".join([*library.python_path, environment.site])
     return (
         ("PATH", f"{environment.bin}:{interpreter}:/usr/local/bin:/usr/bin:/bin"),
         ("PYTHONPATH", python_path),
-        ("PYTHONDONTWRITEBYTECODE", "1"),
-        ("PYTEST_ADDOPTS", "-p no:cacheprovider"),
-        *SAFE_DIRECTORY,
+        *common,
     )

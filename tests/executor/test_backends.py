@@ -120,7 +120,7 @@ def test_containers_are_confined(docker_executor) -> None:
         assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
         assert host["CapDrop"] == ["ALL"]
         assert {c.removeprefix("CAP_") for c in host["CapAdd"]} == {
-            "SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL", "DAC_OVERRIDE"
+            "SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "KILL", "DAC_OVERRIDE", "FOWNER"
         }  # fmt: skip
         assert "no-new-privileges" in host["SecurityOpt"]
         assert host["PidsLimit"] == docker_executor.processes
@@ -146,6 +146,23 @@ def test_workspaces_need_dac_override(docker_daemon, monkeypatch: pytest.MonkeyP
         except SandboxError:
             return
         assert not (step.ok and step.stdout == b"one\nmore\n"), step
+
+
+@pytest.mark.docker
+def test_workspaces_need_fowner(docker_daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chmod of a file in a workspace, the submission's own, reaches the overlay's upper
+    layer with the worker's credentials, and the worker owns none of those files: without
+    FOWNER it fails (an editor's atomic write sets its new file's mode). With it, it works
+    (see test_workspace.py)."""
+    from codegym.executor import docker as backend
+    from codegym.executor.workspace import Layer
+
+    chmod = Job(steps=(Step(argv=("sh", "-c", "echo new > g && chmod 600 g && chmod 600 sub/f && echo ok")),))
+    with backend.DockerExecutor(workers=1, retries=0) as ex, ex.open_workspace(Layer({"sub/f": b"one\n"})) as ws:
+        assert ws.run(chmod).steps[0].stdout == b"ok\n"
+    monkeypatch.setattr(backend, "CAPABILITIES", tuple(c for c in backend.CAPABILITIES if c != "FOWNER"))
+    with backend.DockerExecutor(workers=1, retries=0) as ex, ex.open_workspace(Layer({"sub/f": b"one\n"})) as ws:
+        assert ws.run(chmod).steps[0].stdout != b"ok\n"
 
 
 @pytest.mark.docker
