@@ -34,7 +34,10 @@ from pathlib import Path
 
 from codegym.error import DependencyNotInstalled, SandboxError, TaskFormatError
 
-PYTEST = ("pytest==9.2.0", "pytest-timeout==2.4.0")  # (in every test environment)
+# In every test environment, pinned with what pytest needs, so that an environment made later
+# is the same as one made today.
+PYTEST = ("pytest==9.2.0", "pytest-timeout==2.4.0", "pluggy==1.7.0", "iniconfig==2.3.1", "packaging==26.4",
+          "pygments==2.21.0")  # fmt: skip
 INDEX = "https://pypi.org/simple"
 MAX_FILE_BYTES = 4 << 20  # a larger file of an sdist is data, not code or tests: left out
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
@@ -312,11 +315,9 @@ def _install(requirements: list[str], root: Path) -> None:
     script = staging / "bin" / "pytest"
     script.write_text('#!/bin/sh\nexec python3 -m pytest -p no:cacheprovider "$@"\n')
     script.chmod(0o755)
-    for folder, dirs, names in os.walk(staging):
-        for name in dirs + names:  # readable by the sandbox's unprivileged uid
-            os.chmod(
-                os.path.join(folder, name),
-                0o755 if name in dirs or os.access(os.path.join(folder, name), os.X_OK) else 0o644,
-            )
-    os.chmod(staging, 0o755)
+    for folder, _, names in os.walk(staging):  # readable by the sandbox's unprivileged uid, whatever the umask
+        os.chmod(folder, 0o755)
+        for name in names:
+            path = os.path.join(folder, name)
+            os.chmod(path, os.stat(path).st_mode | 0o444)
     os.rename(staging, root)
