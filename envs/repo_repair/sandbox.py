@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,9 +47,16 @@ class RepoExecutor(LocalExecutor):
         **kwargs: Passed on to `LocalExecutor`.
     """
 
-    def __init__(self, workers: int | None = None, *, preload: Iterable[str] = (), **kwargs: Any) -> None:
+    def __init__(
+        self, workers: int | None = None, *, preload: Iterable[str] = (), launcher: Iterable[str] = (), **kwargs: Any
+    ) -> None:
         self._environments = str(environments_root())
-        super().__init__(workers, preload=(*MODULES, *preload), **kwargs)
+        # Without address randomization: before Python 3.12, hash(None) is None's address, so a
+        # set holding None iterates in an order of the process's layout, and pytest's ids of
+        # tests parametrized from it (``expected23``) would differ from worker to worker.
+        if shutil.which("setarch"):
+            launcher = ("setarch", "-R", *launcher)
+        super().__init__(workers, preload=(*MODULES, *preload), launcher=launcher, **kwargs)
         self._extend_view()
 
     def ensure_preloaded(self, modules: Iterable[str]) -> None:
