@@ -15,7 +15,6 @@ report sent to the harness outside the tree (see `codegym.envs.repo_repair.grade
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -177,7 +176,7 @@ class RepoRepairEnv(CodeEnv):
     def prepare(self, task: Task, code: str) -> Prepared:
         """The tree ``code`` (a diff) is graded in: the task's graded tree, plus the diff's
         changes to the library's source files (others are ignored)."""
-        return _prepare(_instance(task), hashlib.sha256(code.encode()).hexdigest(), code)
+        return _prepare(_instance(task), code)
 
     # --- agent mode ----------------------------------------------------------------------
 
@@ -238,8 +237,8 @@ def _instance(task: Task) -> Instance:
 
 
 @functools.lru_cache(maxsize=256)
-def _prepare(instance: Instance, digest: str, code: str) -> Prepared:
-    """(``digest`` keys the cache: a diff is hashed once, not compared at every lookup.)"""
+def _prepare(instance: Instance, code: str) -> Prepared:
+    """(Cached: a step prepares its diff twice, for the job and for the grade.)"""
     library = instance.library
     if not code.strip():
         return Prepared(dict(instance.graded))

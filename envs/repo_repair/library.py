@@ -58,7 +58,8 @@ class Library:
         name: Its PyPI name.
         version: The pinned version (``"local"`` for a source tree on disk).
         sha256: The sdist's sha256 (for a local tree: of its files, see `Library.local`).
-        packages: Its source, relative to the tree's root: package folders or module files.
+        packages: Its source, relative to the tree's root: package folders or module files
+            (``"."``: every Python file of the tree that is not a test).
         tests: Test paths handed to pytest (the whole suite).
         test_requires: What its tests need besides pytest, pinned (``"pyyaml==6.0.2"``).
         pytest_args: Further pytest arguments (``-o`` options, ``--deselect``); the project's
@@ -120,7 +121,7 @@ class Library:
 
     def is_source(self, path: str) -> bool:
         """Whether ``path`` is a Python file of the library's source (what a repair may change)."""
-        inside = any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.packages)
+        inside = any(p in (".", path) or path.startswith(p.rstrip("/") + "/") for p in self.packages)
         return inside and path.endswith(".py") and not self.is_test(path)
 
 
