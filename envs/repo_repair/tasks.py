@@ -350,12 +350,11 @@ def _swe_task(
     base = _tree_at(checkout, row["base_commit"]) if checkout is not None else _tree_in_image(image)
     f2p, p2p = _node_list(row["FAIL_TO_PASS"]), _node_list(row["PASS_TO_PASS"])
     test_files = _changed_files(row["test_patch"])
-    packages = tuple(sorted({p.split("/")[0] for p in base if p.endswith(".py") and "/" in p})) or (".",)
     library = Library(
         name=row["repo"],
         version=row["base_commit"][:12],
         sha256=row["base_commit"],
-        packages=packages,
+        packages=(".",),  # (any Python file of the tree that is not a test)
         tests=tuple(sorted({file_of(node) for node in (*f2p, *p2p)})),
         test_requires=tuple(requires),
         python_path=tuple(python_path or (".",)),
