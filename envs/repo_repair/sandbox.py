@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from codegym.envs.repo_repair.library import Environment, Library, environment, environments_root
 
 from codegym.agent import TOOL_MODULES
+from codegym.error import SandboxError
 from codegym.executor import Harness, Job, Limits, Step
+from codegym.executor._probe import closed_at
 from codegym.executor.local import LocalExecutor
 from codegym.executor.registry import PerProcess
 
@@ -57,6 +59,14 @@ class RepoExecutor(LocalExecutor):
         if shutil.which("setarch"):
             launcher = ("setarch", "-R", *launcher)
         super().__init__(workers, preload=(*MODULES, *preload), launcher=launcher, **kwargs)
+        closed = closed_at(self._environments)
+        if self.isolation == "container" and closed:
+            self.close()
+            raise SandboxError(
+                f"the test environments in {self._environments} are out of reach of the `container` tier's "
+                f"submissions (another uid): {closed} lets no other user through. Set CODEGYM_CACHE to a folder "
+                f"others may read (such as /var/cache/codegym), or chmod o+x {closed}"
+            )
         self._extend_view()
 
     def ensure_preloaded(self, modules: Iterable[str]) -> None:

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 
 AUTHOR = ("GIT_AUTHOR_NAME", "codegym"), ("GIT_AUTHOR_EMAIL", "codegym@localhost")
 DATE = "2000-01-01T00:00:00+0000"
-# Git refuses a repository that another uid owns (the layer is written by the worker).
-SAFE_DIRECTORY = (("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "safe.directory"), ("GIT_CONFIG_VALUE_0", "*"))
+# Git refuses a repository that another uid owns (the layer is written by the worker); and the
+# system's /etc/gitconfig may be out of the sandbox's reach (the `container` tier).
+GIT_ENV = (("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "safe.directory"), ("GIT_CONFIG_VALUE_0", "*"),
+           ("GIT_CONFIG_NOSYSTEM", "1"))  # fmt: skip
 
 
 def git_repository(files: Mapping[str, bytes], message: str) -> dict[str, bytes]:
@@ -63,7 +65,7 @@ def tool_env(library: Library, image: Image | None = None) -> tuple[tuple[str, s
     """The environment of the agent's commands: the test environment's ``pytest`` and
     site-packages with this interpreter as ``python3`` (or a task image's own environment
     first on ``PATH``), no bytecode, git that accepts the tree."""
-    common = (("PYTHONDONTWRITEBYTECODE", "1"), ("PYTEST_ADDOPTS", "-p no:cacheprovider"), *SAFE_DIRECTORY)
+    common = (("PYTHONDONTWRITEBYTECODE", "1"), ("PYTEST_ADDOPTS", "-p no:cacheprovider"), *GIT_ENV)
     if image is not None:
         return (("PATH", f"{os.path.dirname(image.python)}:/usr/local/bin:/usr/bin:/bin"), *common)
     environment = test_environment(library)
