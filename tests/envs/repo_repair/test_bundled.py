@@ -8,7 +8,6 @@ import json
 from collections import Counter
 
 import pytest
-
 from codegym.envs.repo_repair.build import validate
 from codegym.envs.repo_repair.env import RepoRepairEnv
 from codegym.envs.repo_repair.libraries import LIBRARIES

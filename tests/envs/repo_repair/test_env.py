@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,8 @@ from gymnasium.utils.env_checker import check_env
 from codegym.error import TaskFormatError
 from codegym.grade import Status
 from codegym.task import Task, TaskSet
+
+from .shapes import shapes_repository, swe_row
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -146,41 +147,14 @@ def test_agent_hacks_in_the_workspace_score_zero(repo_tasks: TaskSet, core_task:
 # --- SWE-bench format ---------------------------------------------------------------------
 
 
-def git(root: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "HOME": str(root), "PATH": "/usr/bin:/bin"}  # fmt: skip
-    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.fixture
 def swe_bench(tmp_path: Path) -> tuple[Path, Path]:
     """A git checkout at a buggy commit and a SWE-bench row whose gold patch fixes it."""
     repo = tmp_path / "checkout"
-    (repo / "shapes").mkdir(parents=True)
-    (repo / "tests").mkdir()
-    (repo / "shapes/__init__.py").write_text(
-        "def area(w, h):\n    return w + h\n\n\ndef name():\n    return 'shapes'\n"
-    )
-    (repo / "tests/test_name.py").write_text(
-        "from shapes import name\n\n\ndef test_name():\n    assert name() == 'shapes'\n"
-    )
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "buggy")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    gold = "--- a/shapes/__init__.py\n+++ b/shapes/__init__.py\n@@ -1,2 +1,2 @@\n def area(w, h):\n-    return w + h\n+    return w * h\n"
-    test_patch = (
-        "--- /dev/null\n+++ b/tests/test_area.py\n@@ -0,0 +1,5 @@\n+from shapes import area\n+\n+\n"
-        "+def test_area():\n+    assert area(2, 3) == 6\n"
-    )
-    row = {
-        "instance_id": "acme__shapes-1", "repo": "acme/shapes", "base_commit": base, "patch": gold,
-        "test_patch": test_patch, "FAIL_TO_PASS": json.dumps(["tests/test_area.py::test_area"]),
-        "PASS_TO_PASS": ["tests/test_name.py::test_name"], "problem_statement": "area() adds instead of multiplying",
-    }  # fmt: skip
-    (repo / "shapes/__init__.py").write_text("# a later commit that must not matter\n")
+    base = shapes_repository(repo)
+    (repo / "shapes/__init__.py").write_text("# a later change that must not matter\n")
     jsonl = tmp_path / "instances.jsonl"
-    jsonl.write_text(json.dumps(row) + "\n")
+    jsonl.write_text(json.dumps(swe_row(base, encoded=True)) + "\n")
     return jsonl, repo
 
 
@@ -229,6 +203,7 @@ def test_workers_agree_on_the_order_of_sets_holding_none() -> None:
     """pytest ids of tests parametrized from a set holding None follow hash(None): an address
     before Python 3.12, the same in every worker only without address randomization."""
     from codegym.envs.repo_repair.sandbox import RepoExecutor
+
     from codegym.executor import Job, Step
 
     probe = Job(files={"p.py": b"print(hash(None), list({(1, None), (2, 'b'), (3, 0.5), (4, None)}))\n"},

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,8 @@ from codegym.envs.repo_repair.sandbox import close_images
 from codegym.envs.repo_repair.tasks import load_swe_bench
 
 from codegym.executor import images
+
+from .shapes import shapes_repository, swe_row
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 IMAGE = "codegym-test/swe-acme__shapes-1:latest"
@@ -38,30 +39,11 @@ COPY pytest /opt/miniconda3/envs/testbed/bin/pytest
 """
 
 
-def git(root: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "HOME": str(root), "PATH": "/usr/bin:/bin"}  # fmt: skip
-    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.fixture(scope="module")
 def task_image(docker_daemon: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The image, and a JSONL row whose gold patch fixes the checkout in it."""
     context = tmp_path_factory.mktemp("image")
-    repo = context / "testbed"
-    (repo / "shapes").mkdir(parents=True)
-    (repo / "tests").mkdir()
-    (repo / "tests/test_name.py").write_text(
-        "from shapes import name\n\n\ndef test_name():\n    assert name() == 'shapes'\n"
-    )
-    fixed = "def area(w, h):\n    return w * h\n\n\ndef name():\n    return 'shapes'\n"
-    (repo / "shapes/__init__.py").write_text(fixed)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "the fix, in the history")
-    (repo / "shapes/__init__.py").write_text(fixed.replace("w * h", "w + h"))
-    git(repo, "commit", "-qam", "buggy")
-    base = git(repo, "rev-parse", "HEAD").strip()
+    base = shapes_repository(context / "testbed")
     shutil.copytree(environment(Library("pytest-only", "0", "0", packages=("x",))).site, context / "site")
     (context / "python").write_text(PYTHON)
     (context / "pytest").write_text('#!/bin/sh\nexec /opt/miniconda3/envs/testbed/bin/python -m pytest "$@"\n')
@@ -70,18 +52,8 @@ def task_image(docker_daemon: Any, tmp_path_factory: pytest.TempPathFactory) -> 
     recipe = images.ensure(docker_daemon, images.recipe("python"))
     (context / "Dockerfile").write_text(DOCKERFILE.format(base=recipe))
     docker_daemon.images.build(path=str(context), tag=IMAGE, rm=True)
-    gold = "--- a/shapes/__init__.py\n+++ b/shapes/__init__.py\n@@ -1,2 +1,2 @@\n def area(w, h):\n-    return w + h\n+    return w * h\n"
-    test_patch = (
-        "--- /dev/null\n+++ b/tests/test_area.py\n@@ -0,0 +1,5 @@\n+from shapes import area\n+\n+\n"
-        "+def test_area():\n+    assert area(2, 3) == 6\n"
-    )
-    row = {
-        "instance_id": "acme__shapes-1", "repo": "acme/shapes", "base_commit": base, "patch": gold,
-        "test_patch": test_patch, "FAIL_TO_PASS": ["tests/test_area.py::test_area"],
-        "PASS_TO_PASS": ["tests/test_name.py::test_name"], "problem_statement": "area() adds instead of multiplying",
-    }  # fmt: skip
     jsonl = context / "instances.jsonl"
-    jsonl.write_text(json.dumps(row) + "\n")
+    jsonl.write_text(json.dumps(swe_row(base)) + "\n")
     yield jsonl, IMAGE
     close_images()
     docker_daemon.images.remove(IMAGE, force=True)
