@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import site
-import stat
 import sys
 from collections.abc import Callable
 
@@ -20,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _cgroup
 import _linux as linux
+from _view import closed_at
 
 CAPABILITIES = {"chown": 0, "dac_override": 1, "kill": 5, "setgid": 6, "setuid": 7, "sys_admin": 21}
 SYSCTLS = (
@@ -56,18 +56,6 @@ def container() -> str | None:
     for marker, kind in (("kubepods", "kubernetes"), ("docker", "docker"), ("containerd", "containerd")):
         if marker in text:
             return f"{kind} (/proc/1/cgroup names it)"
-    return None
-
-
-def closed_at(path: str) -> str | None:
-    """The first folder on the way to ``path`` that other users may not pass (no search
-    bit for others), or None: the `container` tier's submissions, another uid, reach this
-    Python in place."""
-    parts = os.path.realpath(path).split("/")[1:]
-    for depth in range(len(parts) + 1):
-        folder = "/" + "/".join(parts[:depth])
-        if not os.stat(folder).st_mode & stat.S_IXOTH:
-            return folder
     return None
 
 

@@ -4,10 +4,23 @@ worker runs this before any codegym package is importable)."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 ROOT_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def closed_at(path: str) -> str | None:
+    """The first folder on the way to ``path`` that other users may not pass (no search
+    bit for others), or None: the `container` tier's submissions, another uid, reach it
+    in place (that tier has no view of its own)."""
+    parts = os.path.realpath(path).split("/")[1:]
+    for depth in range(len(parts) + 1):
+        folder = "/" + "/".join(parts[:depth])
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return folder
+    return None
 
 
 def toolchain(etc_allowlist: Iterable[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

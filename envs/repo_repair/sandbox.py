@@ -20,7 +20,7 @@ from codegym.envs.repo_repair.library import Environment, Library, environment, 
 from codegym.agent import TOOL_MODULES
 from codegym.error import SandboxError
 from codegym.executor import Harness, Job, Limits, Step
-from codegym.executor._probe import closed_at
+from codegym.executor._view import closed_at
 from codegym.executor.local import LocalExecutor
 from codegym.executor.registry import PerProcess
 
