@@ -213,3 +213,26 @@ def test_workers_agree_on_the_order_of_sets_holding_none() -> None:
         with RepoExecutor(workers=2) as executor:
             seen |= {executor.run(probe).steps[0].stdout for _ in range(4)}
     assert len(seen) == 1, seen
+
+
+def test_the_container_tier_refuses_environments_out_of_its_reach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """That tier has no view: its submissions (another uid) read the cache in place. One they
+    cannot reach would fail every test run, scored as the repair's fault: refused at start."""
+    from codegym.envs.repo_repair.sandbox import RepoExecutor
+
+    from codegym.error import SandboxError
+
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    monkeypatch.setenv("CODEGYM_CACHE", str(closed / "cache"))
+    try:
+        executor = RepoExecutor(workers=1, isolation="container", python="/usr/bin/python3")
+    except SandboxError as e:
+        if "out of reach" not in str(e):
+            pytest.skip(f"no container tier here: {e}")
+        assert f"chmod o+x {closed}" in str(e) or "lets no other user through" in str(e)
+    else:
+        executor.close()
+        pytest.fail("the container tier started with test environments its submissions cannot read")
