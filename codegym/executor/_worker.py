@@ -290,6 +290,7 @@ class Supervisor:
             self._fresh_scratch(disk)
         self.fresh = False
         made = {self.work}  # the directories, which the submission's uid gets to own (its files too)
+        protected = set(job.protected)
         for relative, content in job.files.items():
             path = os.path.join(self.work, relative)
             directory = os.path.dirname(path)
@@ -298,18 +299,34 @@ class Supervisor:
                 while directory not in made and directory.startswith(self.work):  # (Job keeps paths in)
                     made.add(directory)
                     directory = os.path.dirname(directory)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if relative in job.executables else 0o644)
+            mode = 0o755 if relative in job.executables else 0o644
+            if relative in protected:
+                mode &= 0o555
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
             try:
-                if self.uid is not None:
+                if self.uid is not None and relative not in protected:
                     os.fchown(fd, self.uid, self.uid)
                 view = memoryview(content)
                 while view:
                     view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
+        guarded = _folders_on_the_way(self.work, protected)
         if self.uid is not None:  # last: in a container, root may lack CAP_DAC_OVERRIDE
             for directory in made:
-                os.chown(directory, self.uid, self.uid)
+                if directory in guarded:  # the worker's, sticky: no step renames or removes what is in it
+                    os.chown(directory, os.geteuid(), self.uid)  # (and the steps' group's, which writes there)
+                    os.chmod(directory, 0o1770)
+                else:
+                    os.chown(directory, self.uid, self.uid)
+                    if directory == self.work:  # (the container tier's is used again)
+                        os.chmod(directory, 0o700 if self.paths is not None else 0o755)
+        elif protected and self.paths is None:  # (steps run as this uid: mounts stand in for owners)
+            for directory in sorted(guarded - {self.work}):  # a mount point cannot be renamed away
+                linux.bind(directory, directory, readonly=False, recursive=False)
+            for relative in sorted(protected):
+                path = os.path.join(self.work, relative)
+                linux.bind(path, path, readonly=True, recursive=False)
         return disk
 
     def _fresh_scratch(self, disk: int) -> None:
@@ -573,6 +590,17 @@ def _make_pipes(ours_write: tuple[bool, ...]) -> list[tuple[int, int]]:
     for (read, write), write_is_ours in zip(pipes, ours_write, strict=True):
         os.set_blocking(write if write_is_ours else read, False)
     return pipes
+
+
+def _folders_on_the_way(work: str, protected: set[str]) -> set[str]:
+    """The folders from ``work`` down to each of the ``protected`` files."""
+    found = {work} if protected else set()
+    for relative in protected:
+        directory = os.path.dirname(os.path.join(work, relative))
+        while directory not in found and directory.startswith(work):
+            found.add(directory)
+            directory = os.path.dirname(directory)
+    return found
 
 
 def _collect(job: Job, work: str) -> dict[str, bytes]:

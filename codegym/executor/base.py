@@ -152,6 +152,12 @@ class Job:
             contents come back in `RunResult.files` after the last step (a compiled binary to
             cache); missing ones, links and non-files are left out.
         executables: Paths of ``files`` written with the executable bit (a cached binary).
+        protected: Paths of ``files`` the steps may read but never change, replace or remove:
+            the harness's own files that must run alongside the submission's (a repository's
+            tests). They belong to the worker, read-only, and every folder on their way is
+            the worker's too, sticky, so that no step can rename it away (a step still
+            creates files there). Where the steps run as the worker's own uid (a plain
+            user's `userns` tier) each is bound read-only onto itself instead.
     """
 
     steps: tuple[Step, ...]
@@ -161,10 +167,14 @@ class Job:
     preload: tuple[str, ...] = ()
     collect: tuple[str, ...] = ()
     executables: tuple[str, ...] = ()
+    protected: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.steps:
             raise ValueError("a Job needs at least one Step")
+        stray = set(self.protected) - set(self.files)
+        if stray:
+            raise ValueError(f"Job.protected names paths that are not among its files: {sorted(stray)[:5]}")
         for path in (*self.files, *self.collect):
             if path.startswith("/") or ".." in path.split("/"):
                 raise ValueError(f"Job file paths must be relative and stay inside the work dir, got {path!r}")
@@ -187,6 +197,7 @@ class Job:
             self.preload,
             self.collect,
             self.executables,
+            self.protected,
         )
 
     @classmethod

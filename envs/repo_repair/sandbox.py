@@ -98,7 +98,15 @@ def suite_job(library: Library, files: Mapping[str, bytes], limits: Limits, *, t
     }
     step = Step(argv=("python", "-m", RUNNER, json.dumps(config)), channel=True)
     harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
-    return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=MODULES)
+    return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=MODULES,
+               protected=_harness_files(library, files))  # fmt: skip
+
+
+def _harness_files(library: Library, files: Mapping[str, bytes]) -> tuple[str, ...]:
+    """Every file of the tree but the library's source: its tests, their data, conftest and
+    configuration. The tests import the library, so a repair's code runs beside them; it must
+    not rewrite a test module before pytest imports it."""
+    return tuple(path for path in files if not library.is_source(path))
 
 
 def image_job(
@@ -110,9 +118,9 @@ def image_job(
               "timeout_s": timeout_s}  # fmt: skip
     step = Step(argv=(image.python, RUNNER_FILE, json.dumps(config)), channel=True)
     harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
-    runner = Path(__file__).with_name("runner.py").read_bytes()
-    return Job(steps=(step,), files={**files, RUNNER_FILE: runner}, limits=limits, harness=harness,
-               preload=(HARNESS, *TOOL_MODULES))  # fmt: skip
+    files = {**files, RUNNER_FILE: Path(__file__).with_name("runner.py").read_bytes()}
+    return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=(HARNESS, *TOOL_MODULES),
+               protected=_harness_files(library, files))  # fmt: skip
 
 
 _images: dict[Image, DockerExecutor] = {}

@@ -89,6 +89,44 @@ def test_job_files_in_folders_belong_to_the_submission(executor: Executor) -> No
     assert (step.exit_code, step.stdout, step.stderr) == (0, b"deep\n", b"")
 
 
+PROTECTED_ATTACK = """\
+import os
+results = {}
+def attempt(name, action):
+    try:
+        action()
+        results[name] = "done"
+    except OSError as e:
+        results[name] = e.errno
+attempt("write", lambda: open("tests/t.py", "w").write("forged"))
+attempt("append", lambda: open("tests/t.py", "a").write("forged"))
+attempt("chmod", lambda: os.chmod("tests/t.py", 0o666))
+attempt("remove", lambda: os.remove("tests/t.py"))
+attempt("replace", lambda: (open("forged.py", "w").write("forged"), os.replace("forged.py", "tests/t.py")))
+attempt("rename folder", lambda: os.rename("tests", "elsewhere"))
+attempt("remove folder", lambda: os.rmdir("tests"))
+attempt("new file beside", lambda: open("tests/new.py", "w").write("mine"))
+attempt("own file", lambda: open("src.py", "w").write("changed"))
+print(sorted(name for name, outcome in results.items() if outcome == "done"))
+print(open("tests/t.py").read())
+"""
+
+
+def test_protected_files_cannot_be_changed_replaced_or_removed(executor: Executor) -> None:
+    """`Job.protected`: the harness's files that run beside the submission (a repository's
+    tests) cannot be written, chmodded, removed, replaced, nor their folders renamed; the
+    submission's own files and new files stay its own. A job without protection after one
+    with it gets a work dir of its own again."""
+    files = {"main.py": PROTECTED_ATTACK.encode(), "tests/t.py": b"original", "src.py": b"x"}
+    job = Job(steps=(Step(argv=("python", "main.py")),), files=files, protected=("tests/t.py",), limits=FAST)
+    step = executor.run(job).steps[0]
+    assert step.exit_code == 0, step.stderr
+    assert step.stdout == b"['new file beside', 'own file']\noriginal\n", step.stdout
+    after = Job(steps=(Step(argv=("sh", "-c", "mkdir d && mv d e && echo ok > tests/t.py && cat tests/t.py")),),
+                files={"tests/t.py": b"x"}, limits=FAST)  # fmt: skip
+    assert executor.run(after).steps[0].stdout == b"ok\n"
+
+
 def test_runs_python_and_captures_output(executor: Executor) -> None:
     result = python(
         executor, "import sys\nprint(input()[::-1])\nprint('err', file=sys.stderr)\nsys.exit(3)", stdin=b"abc\n"

@@ -125,6 +125,16 @@ def core_task(repo_tasks: TaskSet) -> Task:
     raise AssertionError(f"no task with its failing tests in tests/test_core.py among {repo_tasks.ids}")
 
 
+@pytest.fixture(scope="session")
+def stack_task(repo_tasks: TaskSet) -> Task:
+    """A task whose bug is in Stack: its FAIL_TO_PASS tests are all in tests/test_stack.py,
+    which pytest imports after tests/test_core.py (and so after the library)."""
+    for task in repo_tasks:
+        if all(node.startswith("tests/test_stack.py::") for node in task.metadata["instance"].expected.fail_to_pass):
+            return task
+    raise AssertionError(f"no task with its failing tests in tests/test_stack.py among {repo_tasks.ids}")
+
+
 @pytest.fixture
 def env(repo_tasks: TaskSet) -> RepoRepairEnv:
     return RepoRepairEnv(repo_tasks)

@@ -7,6 +7,8 @@ that the layer behind (the runner's checks, the grader's cross-checks) is shown 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from codegym.envs.repo_repair.env import RepoRepairEnv
 from codegym.envs.repo_repair.source import unified
@@ -155,3 +157,27 @@ def test_sitecustomize_and_pth_files_are_ignored(loose: RepoRepairEnv, core_task
     reward, status, text = score(loose, core_task, diff)
     assert (reward, status) == (0.0, Status.WA)
     assert "sitecustomize.py" in text and "zz_forge.pth" in text
+
+
+REWRITE_TESTS = """\
+import os as _os
+
+for _path in ("tests/test_stack.py", "tests/conftest.py"):
+    try:
+        with open(_path + ".new", "w") as _file:
+            _file.write("def test_push_pop():\\n    pass\\n\\n\\ndef test_pop_empty():\\n    pass\\n")
+        _os.replace(_path + ".new", _path)
+    except OSError:
+        pass
+"""
+
+
+def test_rewriting_a_test_module_before_pytest_imports_it_fails(loose: RepoRepairEnv, stack_task: Task) -> None:
+    """The library loads while pytest collects the first test module; a repair's code could
+    then rewrite the next one. The tests are the harness's files, which no step may change."""
+    diff = edit_core(stack_task, REWRITE_TESTS)
+    assert score(loose, stack_task, diff)[:2] == (0.0, Status.WA)
+    # The same repair, were the tests not protected, would have been scored resolved:
+    job = loose.build_job(stack_task, diff)
+    unprotected = loose.executor.run(replace(job, protected=()))
+    assert loose.grade(stack_task, diff, unprotected).status is Status.OK
