@@ -318,9 +318,9 @@ class Supervisor:
                     os.chown(directory, os.geteuid(), self.uid)  # (and the steps' group's, which writes there)
                     os.chmod(directory, 0o1770)
                 else:
+                    if directory == self.work and self.paths is not None:  # (the container tier's, used again)
+                        os.chmod(directory, 0o700)  # (first: once it is the step's, only FOWNER could)
                     os.chown(directory, self.uid, self.uid)
-                    if directory == self.work:  # (the container tier's is used again)
-                        os.chmod(directory, 0o700 if self.paths is not None else 0o755)
         elif protected and self.paths is None:  # (steps run as this uid: mounts stand in for owners)
             for directory in sorted(guarded - {self.work}):  # a mount point cannot be renamed away
                 linux.bind(directory, directory, readonly=False, recursive=False)

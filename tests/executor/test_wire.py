@@ -32,6 +32,7 @@ JOB = Job(
     preload=("pkg.mod",),
     collect=("a.out",),
     executables=("d/x",),
+    protected=("a.c",),
 )
 RESULT = RunResult(
     steps=(
