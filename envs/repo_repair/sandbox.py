@@ -1,9 +1,12 @@
-"""The family's executor: local workers whose view also shows the test environments.
+"""Where the family's tests run, and the jobs that run them.
 
 Each library's tests need pytest and their own requirements, installed into the cache's
 ``env/`` folder (`codegym.envs.repo_repair.library.environment`). `RepoExecutor` binds that
 folder read-only into its workers' views, and nothing else of the cache: the unpacked sources,
-which hold the code before any bug, stay out of every sandbox.
+which hold the code before any bug, stay out of every sandbox. A task that brings its own
+Docker image runs in warm containers of it instead (`image_executor`), under the image's
+environment. Either way the job (`suite_job`, `image_job`) writes the whole tree, protects
+every file but the library's source (`Job.protected`), and reports to the harness.
 """
 
 from __future__ import annotations
@@ -46,7 +49,12 @@ class RepoExecutor(LocalExecutor):
     Args:
         workers: Number of workers; one per core by default.
         preload: Further modules to import in every worker.
+        launcher: As `LocalExecutor`'s; ``setarch -R`` goes before it (see below).
         **kwargs: Passed on to `LocalExecutor`.
+
+    Raises:
+        SandboxError: In the `container` tier, whose submissions read the environments in
+            place as another uid, when a folder on the way lets no other user through.
     """
 
     def __init__(
