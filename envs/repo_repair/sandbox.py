@@ -75,18 +75,10 @@ class RepoExecutor(LocalExecutor):
                 f"submissions (another uid): {closed} lets no other user through. Set CODEGYM_CACHE to a folder "
                 f"others may read (such as /var/cache/codegym), or chmod o+x {closed}"
             )
-        self._extend_view()
 
-    def ensure_preloaded(self, modules: Iterable[str]) -> None:
-        generation = self.generation
-        super().ensure_preloaded(modules)
-        if self.generation != generation:
-            self._extend_view()
-
-    def _extend_view(self) -> None:
-        binds = self.view["binds"]
-        if (self._environments, self._environments) not in binds:
-            self.view = {**self.view, "binds": [*binds, (self._environments, self._environments)]}
+    def _view(self) -> dict[str, Any]:
+        view = super()._view()
+        return {**view, "binds": [*view["binds"], (self._environments, self._environments)]}
 
 
 def shared_executor() -> RepoExecutor:

@@ -75,23 +75,12 @@ class TritonExecutor(LocalExecutor):
         self.interpret = interpret
         self._paths = site_directories()
         super().__init__(workers, preload=(*runtime(interpret=interpret), *preload), **kwargs)
-        self._extend_view()
 
-    def ensure_preloaded(self, modules: Iterable[str]) -> None:
-        generation = self.generation
-        super().ensure_preloaded(modules)
-        if self.generation != generation:
-            self._extend_view()
-
-    def _extend_view(self) -> None:
+    def _view(self) -> dict[str, Any]:
+        view = super()._view()
         binds = [(path, path) for path in self._paths]
         devices = [] if self.interpret else gpu_devices()
-        self.view = {
-            **self.view,
-            "binds": [*self.view["binds"], *binds],
-            "devices": devices,
-            "python_path": self._paths,
-        }
+        return {**view, "binds": [*view["binds"], *binds], "devices": devices, "python_path": self._paths}
 
 
 def shared_executor(*, interpret: bool) -> TritonExecutor:
