@@ -207,7 +207,7 @@ def _sdist_url(library: Library) -> str:
 
 def _unpack(data: bytes, root: Path) -> None:
     """Unpack an sdist's regular files (its one top folder stripped) into ``root``, atomically."""
-    members = dict(_archive_members(data))
+    members = dict(archive_members(data))
     tops = {path.split("/", 1)[0] for path in members}
     strip = len(tops) == 1 and all("/" in path for path in members)
     staging = Path(tempfile.mkdtemp(dir=root.parent if root.parent.exists() else _mkdirs(root.parent)))
@@ -219,7 +219,9 @@ def _unpack(data: bytes, root: Path) -> None:
     os.rename(staging, root)
 
 
-def _archive_members(data: bytes) -> Iterator[tuple[str, bytes]]:
+def archive_members(data: bytes) -> Iterator[tuple[str, bytes]]:
+    """The regular files of a tar or zip archive, as ``(path, content)``; members with an
+    absolute or ``..`` path, and links, are left out."""
     if data[:2] == b"PK":
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():

@@ -23,7 +23,7 @@ from typing import Any
 
 from codegym.envs.repo_repair import patch as patching
 from codegym.envs.repo_repair.grader import Expected
-from codegym.envs.repo_repair.library import Library, fetch
+from codegym.envs.repo_repair.library import Library, archive_members, fetch
 from codegym.envs.repo_repair.mutations import KINDS, Mutation, candidates
 
 from codegym.error import TaskFormatError
@@ -387,47 +387,26 @@ def _changed_files(diff: str) -> set[str]:
 
 def _tree_at(checkout: Path, commit: str) -> dict[str, bytes]:
     """The files of ``commit`` in the git clone ``checkout`` (read with ``git archive``)."""
-    import io
-    import tarfile
-
-    done = subprocess.run(
-        ["git", "-C", str(checkout), "archive", "--format=tar", commit], capture_output=True, check=False
-    )
+    command = ["git", "-C", str(checkout), "archive", "--format=tar", commit]
+    done = subprocess.run(command, capture_output=True, check=False)
     if done.returncode != 0:
         raise TaskFormatError(
             f"cannot read commit {commit} of {checkout}: {done.stderr.decode(errors='replace').strip()}"
         )
-    files = {}
-    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-        for member in archive.getmembers():
-            handle = archive.extractfile(member) if member.isfile() else None
-            if handle is not None:
-                files[member.name] = handle.read()
-    return files
+    return dict(archive_members(done.stdout))
 
 
 def _tree_in_image(image: Image | None) -> dict[str, bytes]:
     """The files under ``image.root`` in the image (without ``.git``: its history may hold the fix)."""
-    import io
-    import tarfile
-
     from codegym.executor.docker import connect
 
     assert image is not None
-    client = connect()
-    container = client.containers.create(image.name, command=["true"], network_disabled=True)
+    container = connect().containers.create(image.name, command=["true"], network_disabled=True)
     try:
         stream, _ = container.get_archive(image.root)
         data = b"".join(stream)
     finally:
         container.remove(force=True)
-    files = {}
     prefix = image.root.rstrip("/").rsplit("/", 1)[-1] + "/"
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for member in archive.getmembers():
-            name = member.name.removeprefix(prefix)
-            if member.isfile() and not (name == ".git" or name.startswith(".git/")):
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    files[name] = handle.read()
-    return files
+    files = ((path.removeprefix(prefix), content) for path, content in archive_members(data))
+    return {path: content for path, content in files if path != ".git" and not path.startswith(".git/")}
