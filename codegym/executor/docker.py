@@ -74,6 +74,9 @@ SECURITY = ("codegym", "default", "unconfined-seccomp")  # see DockerExecutor
 SCRATCH = "256m"  # the tmpfs of a container's worker folder
 START_TIMEOUT_S = 60.0
 DAEMON_TIMEOUT_S = 30.0
+# Where a default dockerd keeps the pids of itself and of the containerd it runs. Both
+# outlive a daemon killed without its shutdown (SIGKILL, a machine's reset of a session).
+DAEMON_PID_FILES = {"/var/run/docker.pid": "dockerd", "/var/run/docker/containerd/containerd.pid": "containerd"}
 MEMORY_HEADROOM = 256 << 20  # the worker's own processes, above the largest job
 # Where the daemon maps the container's uids (rootless, userns-remap), container uids 1-65535
 # are the usual subordinate range: submissions take a block of UIDS_PER_POOL (a uid per worker) there.
@@ -242,6 +245,7 @@ def start_daemon(log_path: str | None = None, timeout_s: float = DAEMON_TIMEOUT_
     if shutil.which("dockerd") is None:
         raise SandboxError("no Docker daemon answers and dockerd is not installed (apt-get install docker.io)")
     log_path = log_path or os.path.join(tempfile.gettempdir(), "codegym-dockerd.log")
+    clear_stale_pid_files()
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
             ["dockerd", "--iptables=false", "--ip6tables=false", "--bridge=none"],
@@ -260,6 +264,38 @@ def start_daemon(log_path: str | None = None, timeout_s: float = DAEMON_TIMEOUT_
     with open(log_path, "rb") as log:
         tail = log.read()[-3000:].decode(errors="replace")
     raise SandboxError(f"dockerd did not come up within {timeout_s:.0f} s; its log ({log_path}) ends:\n{tail}")
+
+
+def clear_stale_pid_files(pid_files: dict[str, str] | None = None) -> list[str]:
+    """Remove the pid files a killed daemon left whose pid now names another program.
+
+    dockerd trusts a pid file whose pid is alive: it refuses to start over its own ("process
+    with PID ... is still running") and waits for the socket of a containerd that is really
+    some process which got the recycled pid, until it gives up ("timeout waiting for
+    containerd to start"). Only a file whose process runs the expected program is kept
+    (dockerd adopts a containerd that outlived it). Returns the paths removed.
+    """
+    removed = []
+    for path, program in (DAEMON_PID_FILES if pid_files is None else pid_files).items():
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if _program_of(text) != program:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            removed.append(path)
+    return removed
+
+
+def _program_of(pid: str) -> str:
+    """The name of the program whose pid ``pid`` is, "" when none is (or it is no pid)."""
+    if not pid.isdigit():
+        return ""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def stop_daemon(process: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None:

@@ -262,6 +262,29 @@ def test_a_dead_daemon_is_a_sandbox_error() -> None:
         DockerExecutor(workers=1, base_url="unix:///nonexistent/docker.sock")
 
 
+def test_pid_files_of_a_killed_daemon_whose_pids_were_reused_are_removed(tmp_path) -> None:
+    """A SIGKILLed dockerd leaves its pid files; once another program holds the pid, dockerd
+    would wait for a containerd that is not one and give up ("timeout waiting for containerd
+    to start"). Those files go, as do garbled ones; one naming the program it should (dockerd
+    adopts a containerd that outlived it) stays."""
+    from codegym.executor.docker import clear_stale_pid_files
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        files = {name: tmp_path / f"{name}.pid" for name in ("reused", "gone", "garbled", "adopted")}
+        files["reused"].write_text(str(sleeper.pid))
+        files["gone"].write_text("2147483646")
+        files["garbled"].write_text("not a pid")
+        files["adopted"].write_text(str(sleeper.pid))
+        expected = {str(files[name]): "containerd" for name in ("reused", "gone", "garbled")}
+        removed = clear_stale_pid_files({**expected, str(files["adopted"]): "sleep"})
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert sorted(removed) == sorted(expected)
+    assert [path.name for path in tmp_path.iterdir()] == ["adopted.pid"]
+
+
 @pytest.mark.docker
 def test_a_daemon_lost_mid_session_is_a_sandbox_error(docker_daemon) -> None:
     """The daemon goes away under a running executor and takes its containers along (what
