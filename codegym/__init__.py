@@ -18,6 +18,7 @@ from codegym.core import CodeEnv, ReferenceTimeLimits
 from codegym.executor.registry import configure
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome
 from codegym.task import Task, TaskSet, TestCase
+from codegym.validation import Validation, validate
 
 __version__ = "0.1.0"
 __all__ = [
@@ -31,7 +32,9 @@ __all__ = [
     "TaskSet",
     "TestCase",
     "TestOutcome",
+    "Validation",
     "configure",
     "envs",
     "score",
+    "validate",
 ]

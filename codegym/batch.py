@@ -4,6 +4,9 @@
 submission, ``score`` a list in input order, ``score_groups`` one list per GRPO-style group
 (one task, N candidates). Identical ``(task, code)`` pairs of a deterministic task are run
 once and share the grade. `score` is the one-call form.
+
+A task that cannot be graded (`InvalidTask`) costs only its own submissions: they get an
+``IE`` grade naming why (the env's ``on_task_error``), and the rest of the batch completes.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from codegym.core import CodeEnv
-from codegym.error import SandboxError
+from codegym.error import InvalidTask, SandboxError
 from codegym.executor import RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
@@ -66,8 +69,8 @@ class Scorer:
                     self._seen.popitem(last=False)
             self.stats["executed"] += 1
         try:
-            run = self.env.executor_for(task).submit(self.env.build_job(task, code))
-        except SandboxError as e:  # failed before it started: same path as one that failed running
+            run = self.env.executor_for(task).submit(self.env.build_job_checked(task, code))
+        except (SandboxError, InvalidTask) as e:  # failed before it started: as if it had failed running
             run = Future()
             run.set_exception(e)
         run.add_done_callback(lambda done: self._finish(task, code, done, grade))
@@ -105,13 +108,18 @@ class Scorer:
 
     def _finish(self, task: Task, code: str, run: Future[RunResult], grade: Future[Grade]) -> None:
         try:
-            grade.set_result(self.env.grade(task, code, run.result()))
+            grade.set_result(self.env.grade_checked(task, code, run.result()))
         except SandboxError as e:
             if self.env.on_infra_error == "raise":
                 grade.set_exception(e)
             else:
                 grade.set_result(Grade(Status.IE, message="infrastructure failure (not the submission's fault)"))
-        except BaseException as e:  # a grader bug must surface, not hang the caller
+        except InvalidTask as e:
+            try:
+                grade.set_result(self.env.ungradable(task, e))
+            except InvalidTask as raised:  # on_task_error="raise"
+                grade.set_exception(raised)
+        except BaseException as e:  # must surface, not hang the caller
             grade.set_exception(e)
 
 
@@ -121,7 +129,8 @@ def score(
     """Grade ``(task_id, answer)`` pairs with the env registered as ``env_id``.
 
     Submissions run concurrently on every warm worker; the grades come back in input
-    order. Infrastructure failures follow the env's ``on_infra_error`` policy.
+    order. Infrastructure failures follow the env's ``on_infra_error`` policy; submissions to
+    a task that cannot be graded are ``IE`` with the reason (``on_task_error``).
 
     Args:
         env_id: A registered id such as ``"codegym/PythonFunction-v0"``.

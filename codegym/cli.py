@@ -1,5 +1,5 @@
-"""The ``codegym`` command: list envs and task sets, score sample files, run a demo, and check
-what sandbox this machine allows (``doctor``)."""
+"""The ``codegym`` command: list envs and task sets, score sample files, validate task sets,
+run a demo, and check what sandbox this machine allows (``doctor``)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import gymnasium as gym
 import codegym
 
 DEFAULT_ENV = "codegym/PythonFunction-v0"
+EXECUTOR_HELP = "the sandbox backend: local (default), docker (dockerd is started when none answers), ray"
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -37,6 +38,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     score.add_argument("--tasks", help="task set; inferred from the task ids when omitted")
     score.add_argument("-k", default="1,10,100", help="comma-separated k for pass@k")
     score.add_argument("--out", type=Path, help="where to write per-sample results (default: SAMPLES_results.jsonl)")
+    score.add_argument("--executor", help=EXECUTOR_HELP)
+    check = commands.add_parser(
+        "validate", help="run every task's reference; report valid, invalid (with why) and flaky tasks"
+    )
+    check.add_argument("env", help="a registered env id, e.g. codegym/Verilog-v0")
+    check.add_argument("--tasks", help="the task source (a bundled set's name, a file or a folder)")
+    check.add_argument("--runs", type=int, default=3, help="gradings of each reference (runs that disagree: flaky)")
+    check.add_argument("--quarantine", type=Path, help="write the tasks that are not valid here (quarantine=FILE)")
+    check.add_argument("--executor", help=EXECUTOR_HELP)
     demo = commands.add_parser("demo", help="score HumanEval's canonical solutions and broken variants of them")
     demo.add_argument("--out", type=Path, default=Path("codegym_demo_samples.jsonl"))
     doctor = commands.add_parser(
@@ -54,10 +64,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _list()
     if args.command == "doctor":
         return _doctor(args.isolation)
+    if args.command == "validate":
+        return _validate(args.env, args.tasks, args.runs, args.quarantine, args.executor)
     if args.command == "demo":
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", "1,2", None)
-    return _score(args.samples, args.env, args.tasks, args.k, args.out)
+    return _score(args.samples, args.env, args.tasks, args.k, args.out, args.executor)
+
+
+def _start_docker() -> None:
+    """Start dockerd when none answers (root only), or exit saying how to get one."""
+    from codegym.error import SandboxError
+    from codegym.executor.docker import start_daemon
+
+    try:
+        start_daemon()
+    except SandboxError as e:
+        raise SystemExit(f"codegym: the docker backend needs a Docker daemon: {e}") from None
 
 
 TASK_SETS = {
@@ -98,14 +121,29 @@ def _doctor(requested: str | None) -> int:
     return 0 if ran else 1
 
 
-def _score(samples: Path, env_id: str, tasks: str | None, ks: str, out: Path | None) -> int:
+def _validate(env_id: str, tasks: str | None, runs: int, quarantine: Path | None, executor: str | None) -> int:
+    """Print the validation's report; exit status 0 when every task is valid, 1 otherwise."""
+    kwargs = {k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v is not None}
+    report = codegym.validate(env_id, runs=runs, progress=True, **kwargs)
+    print(report.render())
+    if quarantine is not None:
+        report.write_quarantine(quarantine)
+        print(f"quarantine file ({len(report.quarantined)} tasks): {quarantine}")
+    return 0 if not report.quarantined else 1
+
+
+def _score(
+    samples: Path, env_id: str, tasks: str | None, ks: str, out: Path | None, executor: str | None = None
+) -> int:
     records = [json.loads(line) for line in samples.read_text().splitlines() if line.strip()]
     if not records:
         print(f"{samples}: no samples", file=sys.stderr)
         return 2
     tasks = tasks or _infer_tasks(records[0]["task_id"])
     started = time.perf_counter()
-    grades = codegym.score(env_id, [(r["task_id"], r["completion"]) for r in records], tasks=tasks, progress=True)
+    kwargs = {"executor": executor} if executor else {}
+    pairs = [(r["task_id"], r["completion"]) for r in records]
+    grades = codegym.score(env_id, pairs, tasks=tasks, progress=True, **kwargs)
     elapsed = time.perf_counter() - started
     out = out or samples.with_name(samples.stem + "_results.jsonl")
     with out.open("w") as handle:

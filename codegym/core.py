@@ -19,18 +19,19 @@ import gymnasium as gym
 import numpy as np
 
 from codegym.agent import TOOL_MODULES, AgentEpisode, AgentLimits, AgentSetup, ToolResult, agent_prompt, tools_for
-from codegym.error import InvalidAction, ResetNeeded, SandboxError
+from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.spaces import NO_STATUS, UnicodeText, observation_space
-from codegym.task import Task, TaskSet
+from codegym.task import Quarantine, Task, TaskSet, quarantined
 from codegym.tools.calls import ToolCall, parse_tool_calls
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["single", "refine", "agent"]
 InfraPolicy = Literal["raise", "flag"]
+TaskPolicy = Literal["flag", "raise"]
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,20 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         agent: The budgets of an agent episode (`AgentLimits`; its defaults when None).
         limits: Resource limits of every run.
         time_limits: Derive tighter per-task time limits from each task's reference
-            solution (see `ReferenceTimeLimits`); None keeps ``limits`` for every task.
+            solution (see `ReferenceTimeLimits`); None keeps ``limits`` for every task. A
+            task whose reference does not pass cannot be calibrated: it is an `InvalidTask`.
         executor: The sandbox backend; the process-wide local executor by default.
         on_infra_error: ``"raise"`` a `SandboxError` (default), or ``"flag"`` the step with
             status ``IE``, reward 0 and ``info["infra_error"]`` for trainers that mask it.
+        on_task_error: A task that cannot be graded (`InvalidTask`: its reference fails its
+            own tests, its testbench is broken; or its build or grading raised) is ``"flag"``-ged
+            (default): its submissions get status ``IE``, reward 0 and ``info["task_error"]``
+            with the reason, and the rest of a batch goes on; ``"raise"`` raises it.
+        quarantine: Tasks to leave out: a file ``codegym validate`` wrote, a text file of
+            task ids, or the ids (see `codegym.task.read_quarantine`).
+
+    Families also take ``validate=True`` (or a number of runs): grade every task's
+    reference when the env is made and keep only the valid tasks (see `validate_on_load`).
         render_mode: ``"ansi"`` renders the last feedback as text.
     """
 
@@ -90,20 +101,26 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
         agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
     ) -> None:
         if mode not in ("single", "refine", "agent"):
             raise ValueError(f"mode must be 'single', 'refine' or 'agent', got {mode!r}")
         if on_infra_error not in ("raise", "flag"):
             raise ValueError(f"on_infra_error must be 'raise' or 'flag', got {on_infra_error!r}")
+        if on_task_error not in ("flag", "raise"):
+            raise ValueError(f"on_task_error must be 'flag' or 'raise', got {on_task_error!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.tasks = tasks
+        self.tasks = quarantined(tasks, quarantine)
         self.limits = limits
         self.time_limits = time_limits
         self._task_limits: dict[str, Limits] = {}
         self._limits_lock = threading.Lock()
         self.mode: Mode = mode
         self.on_infra_error: InfraPolicy = on_infra_error
+        self.on_task_error: TaskPolicy = on_task_error
+        self._invalid: dict[str, str] = {}  # task id -> why it cannot be graded
         self.render_mode = render_mode
         self._executor_choice = executor
         self._executor: Executor | None = None
@@ -154,6 +171,19 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         without counting another twice."""
         return {"correct": 1.0 if grade.status is Status.OK else 0.0}
 
+    def validate_on_load(self, validate: bool | int) -> None:
+        """With ``validate`` (True: one run; an int: that many), grade every task's reference
+        (see `codegym.validation`) and keep only the valid tasks; the others are logged with
+        why. A family calls this at the end of its ``__init__``."""
+        if not validate:
+            return
+        from codegym.validation import validate as run_validation
+
+        report = run_validation(self, runs=int(validate))
+        if report.quarantined:
+            logger.warning("%s", report.render())
+            self.tasks = self.tasks.without(report.quarantined, why="invalid on load")
+
     def limits_for(self, task: Task) -> Limits:
         """The limits a submission to ``task`` runs under (see `ReferenceTimeLimits`)."""
         if self.time_limits is None or not task.reference:
@@ -167,9 +197,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         reference = task.reference or ""
         result = self.executor_for(task).run(self.build_job(task, reference, self.limits))
         grade = self.grade(task, reference, result)
-        if grade.status is not Status.OK:
-            logger.warning("reference of %s scored %s; keeping the env's limits", task.id, grade.status.value)
-            return self.limits
+        if grade.status is not Status.OK:  # no time to calibrate on, and no submission can be judged fairly
+            raise InvalidTask(f"its reference scored {grade.status.value}: {grade.message or grade.feedback()[:500]}")
         cpu = max(step.cpu_s for step in result.steps)
         wall = max(step.wall_s for step in result.steps)
         return policy.derive(self.limits, cpu, wall)
@@ -248,9 +277,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             raise InvalidAction(f"the action is the submission as a str, got {type(action).__name__}")
         task = self.task
         code = extract_code(action, task.language)
-        grade, infra = self.evaluate(task, code)
+        grade, problem = self.evaluate_task(task, code)
         self.attempt += 1
-        components = {"correct": 0.0} if infra else self.reward_components(grade)
+        components = {"correct": 0.0} if problem else self.reward_components(grade)
         reward = float(sum(components.values()))
         grade = _with_components(grade, components)
         self.last_grade = grade
@@ -264,8 +293,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "attempt": self.attempt,
             "code": code,
         }
-        if infra is not None:
-            info["infra_error"] = infra
+        info.update(problem)
         return self._observation(grade), reward, terminated, False, info
 
     def _agent_step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -310,11 +338,18 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         infrastructure failure is flagged in ``info`` and ends the episode unscored)."""
         try:
             code = self.agent_submission(task, episode)
-            grade = self.grade(task, code, self.executor_for(task).run(self.build_job(task, code)))
+            grade, problem = self.evaluate_task(task, code)
         except SandboxError as e:
             logger.warning("agent episode of %s lost to an infrastructure failure: %s", task.id, e)
             info["infra_error"] = str(e)
             return None, 0.0
+        if "infra_error" in problem:
+            info.update(problem)
+            return None, 0.0
+        if problem:  # the task cannot be graded: IE, never scored
+            self.last_grade = grade
+            info.update(problem, grade=grade, status=grade.status.value, reward_components={"correct": 0.0}, code=code)
+            return grade, 0.0
         components = self.reward_components(grade)
         grade = _with_components(grade, components)
         self.last_grade = grade
@@ -327,15 +362,92 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         except SandboxError:  # (a lost workspace closes quietly anyway)
             self._episode = None
 
-    def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
-        """Run and grade ``code``; returns the grade and, if flagged, the infra error."""
+    def evaluate(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
+        """Run and grade ``code``. Returns the grade and, when it is a flagged ``IE``, why:
+        ``{"infra_error": ...}`` (the sandbox failed) or ``{"task_error": ...}`` (the task
+        cannot be graded, see `InvalidTask`); else ``{}``."""
         try:
-            return self.grade(task, code, self.executor_for(task).run(self.build_job(task, code))), None
+            return self.grade_checked(task, code, self.executor_for(task).run(self.build_job_checked(task, code))), {}
         except SandboxError as e:  # from the sandbox, or a harness that failed
             if self.on_infra_error == "raise":
                 raise
             logger.warning("infrastructure failure flagged as IE: %s", e)
-            return Grade(Status.IE, message="infrastructure failure (not the submission's fault)"), str(e)
+            return Grade(Status.IE, message="infrastructure failure (not the submission's fault)"), {
+                "infra_error": str(e)
+            }
+        except InvalidTask as e:
+            return self.ungradable(task, e), {"task_error": str(e)}
+
+    # --- tasks that cannot be graded -------------------------------------------------------
+
+    def evaluate_task(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
+        """`evaluate`, unless ``task`` is known to be ungradable: then its ``IE`` grade (see
+        `ungradable`) without running anything."""
+        try:
+            self._raise_if_invalid(task)
+        except InvalidTask as e:
+            return self.ungradable(task, e), {"task_error": str(e)}
+        return self.evaluate(task, code)
+
+    def build_job_checked(self, task: Task, code: str) -> Job:
+        """`build_job`, for a task not known to be invalid; any error of building other than
+        the sandbox's marks the task invalid (see `InvalidTask`) and raises as one."""
+        self._raise_if_invalid(task)
+        try:
+            return self.build_job(task, code)
+        except SandboxError:
+            raise
+        except Exception as e:
+            raise self._invalidate(task, e) from e
+
+    def grade_checked(self, task: Task, code: str, result: RunResult) -> Grade:
+        """`grade`, turning a grader's failure other than the sandbox's into `InvalidTask`."""
+        try:
+            return self.grade(task, code, result)
+        except SandboxError:
+            raise
+        except Exception as e:
+            raise self._invalidate(task, e) from e
+
+    def ungradable(self, task: Task, error: InvalidTask) -> Grade:
+        """The ``IE`` grade of a submission to a task that cannot be graded (or ``error``
+        raised, with ``on_task_error="raise"``)."""
+        if self.on_task_error == "raise":
+            raise error
+        return Grade(Status.IE, message=f"task {task.id} cannot be graded (not the submission's fault): {error}")
+
+    @property
+    def invalid_tasks(self) -> dict[str, str]:
+        """The tasks known to be ungradable, with why: marked so by their loader, or found so
+        in this env (their submissions are graded ``IE`` without running)."""
+        marked = {t.id: t.invalid for t in self.tasks if t.invalid}
+        return {**marked, **self._invalid}
+
+    def check_task(self, task: Task) -> None:
+        """Raise `InvalidTask` when ``task`` cannot be graded. Runs before any submission to
+        it is judged, so that all of them are ``IE`` (none judged by an earlier layer); a
+        family that measures its reference once (an external testbench) does it here."""
+
+    def _raise_if_invalid(self, task: Task) -> None:
+        reason = task.invalid or self._invalid.get(task.id)
+        if reason is not None:
+            raise InvalidTask(reason)
+        try:
+            self.check_task(task)
+        except InvalidTask as e:
+            raise self._invalidate(task, e) from None
+
+    def _invalidate(self, task: Task, error: Exception) -> InvalidTask:
+        """``error`` as an `InvalidTask`. One that is an `InvalidTask` is about the task: the
+        task's later submissions are IE without running. Any other (a grader's bug, a task
+        field of the wrong type) may be about this submission only: it is logged, not kept."""
+        if not isinstance(error, InvalidTask):
+            logger.error("grading a submission to %s raised", task.id, exc_info=error)
+            return InvalidTask(f"grading raised {type(error).__name__}: {error}")
+        if task.id not in self._invalid:
+            logger.warning("task %s cannot be graded; its submissions are IE: %s", task.id, error)
+            self._invalid[task.id] = str(error)
+        return error
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

@@ -12,6 +12,14 @@ class SandboxError(Error):
     submission. Never scored: retried, then raised."""
 
 
+class InvalidTask(Error):
+    """The task cannot be graded: its reference fails its own tests, its testbench or checker
+    is broken, or it does not fit this machine. Not the submission's fault nor the sandbox's:
+    the task's submissions are graded ``IE`` with this reason (``on_task_error="flag"``, the
+    default) and the rest of a batch goes on; ``codegym validate`` finds such tasks ahead of
+    time and writes a quarantine file that every loader accepts."""
+
+
 class DependencyNotInstalled(Error, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

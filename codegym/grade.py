@@ -24,7 +24,7 @@ class Status(str, enum.Enum):
     OLE = "OLE"  # output or file size limit
     SEC = "SEC"  # sandbox violation: a denied syscall, an escape attempt
     HACK = "HACK"  # integrity check failed: tests not all run, harness tampered, forbidden construct
-    IE = "IE"  # infrastructure failure (only when the caller asked to flag rather than raise)
+    IE = "IE"  # not graded: the sandbox failed (when the caller asked to flag it) or the task cannot be graded
 
     @property
     def ordinal(self) -> int:

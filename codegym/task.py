@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from codegym.error import UnknownTask
+from codegym.error import TaskFormatError, UnknownTask
+
+logger = logging.getLogger(__name__)
 
 Difficulty = Literal["easy", "medium", "hard"]
 TIERS = ("basic", "intermediate", "complex", "edge")
+QUARANTINE_FORMAT = "codegym-quarantine/1"
+# What ``quarantine=`` takes: a file `codegym.validate` wrote (or one task id per line), or the ids.
+Quarantine = str | Path | Mapping[str, Any] | Iterable[str]
 
 
 @dataclass(frozen=True)
@@ -50,7 +58,10 @@ class Task:
         difficulty: ``easy``/``medium``/``hard`` when known.
         tags: Free-form labels.
         reference: A known-correct solution, never shown to the agent.
-        metadata: Family-specific fields (entry point, prelude, ...).
+        metadata: Family-specific fields (entry point, prelude, ...). A loader that finds a
+            task it cannot make gradable (a reference that does not parse, a problem too
+            big for the machine) keeps it with ``metadata["invalid"]`` saying why: its
+            submissions are graded ``IE`` and ``codegym validate`` reports it.
     """
 
     id: str
@@ -62,6 +73,12 @@ class Task:
     tags: tuple[str, ...] = ()
     reference: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def invalid(self) -> str | None:
+        """Why the task cannot be graded, when its loader found out (else None)."""
+        reason = self.metadata.get("invalid")
+        return str(reason) if reason else None
 
     @property
     def public_tests(self) -> tuple[TestCase, ...]:
@@ -109,7 +126,46 @@ class TaskSet:
     def sample(self, rng: np.random.Generator) -> Task:
         return self._tasks[self.ids[int(rng.integers(len(self._tasks)))]]
 
+    def without(self, task_ids: Iterable[str], *, why: str = "left out") -> TaskSet:
+        """This set less ``task_ids`` (ids it does not hold are ignored)."""
+        dropped = set(task_ids)
+        kept = [t for t in self if t.id not in dropped]
+        if len(kept) < len(self):
+            logger.info("%s: %d task(s) %s", self.name, len(self) - len(kept), why)
+        return TaskSet(kept, name=self.name)
+
     def filter(self, **fields: Any) -> TaskSet:
         """The tasks whose attributes equal ``fields`` (e.g. ``difficulty="easy"``)."""
         chosen = [t for t in self if all(getattr(t, k) == v for k, v in fields.items())]
         return TaskSet(chosen, name=f"{self.name}[{fields}]")
+
+
+def read_quarantine(quarantine: Quarantine) -> dict[str, str]:
+    """The quarantined task ids, with why: from a file `codegym.validate` wrote (JSON), a text
+    file of one id per line (``#`` comments), a mapping of id to reason, or an iterable of ids."""
+    if isinstance(quarantine, Mapping):
+        return {str(k): str(v) for k, v in quarantine.items()}
+    if not isinstance(quarantine, (str, Path)):
+        return {str(task_id): "quarantined" for task_id in quarantine}
+    path = Path(quarantine)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise TaskFormatError(f"cannot read the quarantine file {path}: {e}") from e
+    if text.lstrip().startswith("{"):
+        data = json.loads(text)
+        if data.get("format") != QUARANTINE_FORMAT or not isinstance(data.get("quarantined"), dict):
+            raise TaskFormatError(
+                f"{path} is not a quarantine file: expected a JSON object with format {QUARANTINE_FORMAT!r} and a "
+                "'quarantined' object (`codegym validate ... --quarantine FILE` writes one), or one task id per line"
+            )
+        return {k: f"{v.get('verdict', 'invalid')}: {v.get('reason', '')}" for k, v in data["quarantined"].items()}
+    ids = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return {task_id: "quarantined" for task_id in ids if task_id}
+
+
+def quarantined(tasks: TaskSet, quarantine: Quarantine | None) -> TaskSet:
+    """``tasks`` less those ``quarantine`` names (see `read_quarantine`); all when None."""
+    if quarantine is None:
+        return tasks
+    return tasks.without(read_quarantine(quarantine), why="quarantined")

@@ -266,6 +266,9 @@ def start_daemon(log_path: str | None = None, timeout_s: float = DAEMON_TIMEOUT_
     raise SandboxError(f"dockerd did not come up within {timeout_s:.0f} s; its log ({log_path}) ends:\n{tail}")
 
 
+_launch_daemon = start_daemon  # (DockerExecutor's argument of the same name hides it)
+
+
 def clear_stale_pid_files(pid_files: dict[str, str] | None = None) -> list[str]:
     """Remove the pid files a killed daemon left whose pid now names another program.
 
@@ -544,6 +547,9 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
             limit (swap included) is this plus the worker's headroom.
         processes: The container's pids limit (jobs get their own, smaller one).
         build: Build a missing image (else raise `SandboxError`).
+        start_daemon: Start ``dockerd`` when no daemon answers and it is installed (root
+            only; see `start_daemon`), as the test suite does. It keeps running after
+            `close`: ``stop_daemon(executor.daemon)`` stops one this executor started.
         uid_base: First of the unprivileged uids submissions run as (one per container),
             inside the container: a block of 512 past 2,000,000 by default, one below 65536
             where the daemon maps the container's uids (rootless Docker, userns-remap).
@@ -581,6 +587,7 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         uid_base: int | None = None,
         security: str = "codegym",
         view_binds: Iterable[str] = (),
+        start_daemon: bool = False,
     ) -> None:
         if security not in SECURITY:
             raise ValueError(f"security must be one of {', '.join(SECURITY)}, got {security!r}")
@@ -592,6 +599,9 @@ class DockerExecutor(WorkerPool["_ContainerWorker"]):
         self.memory_bytes = memory_bytes
         self.processes = processes
         self._claim_uids(uid_base)
+        self.daemon = None
+        if start_daemon and base_url in (None, f"unix://{SYSTEM_SOCKET}") and not daemon_answers(base_url):
+            self.daemon = _launch_daemon()
         self.client = connect(base_url)
         self.container_root = container_root(self.client)
         self.open_socket = self.container_root is None or self.container_root[0] != os.geteuid()

@@ -12,6 +12,8 @@ the dataset's ``task_id`` column, grades the whole batch at once on every warm w
 returns one float per completion. Several components share one grading per batch. An
 infrastructure failure is never a silent 0: it raises (default) or, with
 ``on_infra_error="none"``, yields None, which TRL turns into NaN and leaves out of the mean.
+A completion for a task that cannot be graded (`codegym.error.InvalidTask`) yields None too;
+the rest of the batch is scored.
 
 Multi-turn agents train through TRL's ``environment_factory`` on ``mode="agent"`` envs::
 
@@ -121,11 +123,13 @@ def _reward_function(scorer: Scorer, component: str, task_column: str, on_infra_
         out: list[float | None] = []
         for future in futures:
             try:
-                out.append(term(future.result()))
+                grade = future.result()
             except SandboxError:
                 if on_infra_error == "raise":
                     raise
                 out.append(None)
+                continue
+            out.append(None if grade.status is Status.IE else term(grade))  # (IE: never a score)
         return out
 
     reward.__name__ = reward.__qualname__ = f"codegym_{component}"
@@ -252,7 +256,7 @@ class CodegymAgentEnvironment:
     def get_reward(self) -> float | None:
         """The episode's return: the reward of the graded submission for a plain env, 0.0 when
         the model never submitted or a budget ran out, None (TRL leaves it out) when the
-        sandbox failed, which is never the model's doing."""
+        sandbox failed or the task could not be graded, which is never the model's doing."""
         return None if self._infra else self._return
 
     @_described_as("bash")
@@ -299,7 +303,7 @@ class CodegymAgentEnvironment:
         self._return += float(reward)
         if terminated or truncated:
             self._over = True
-            self._infra = "infra_error" in info
+            self._infra = "infra_error" in info or "task_error" in info
         return _tool_text(observation, info)
 
     def _lost(self, error: SandboxError) -> None:

@@ -63,7 +63,10 @@ def compute_score(
     """1.0 when the completion passes every test of task ``ground_truth``, else 0.0.
 
     ``data_source`` is a codegym env id; ``extra_info["env_kwargs"]`` (JSON) its arguments.
-    An infrastructure failure raises `codegym.error.SandboxError`: it is never a score.
+    An infrastructure failure raises `codegym.error.SandboxError`: it is never a score. A
+    task that cannot be graded (`codegym.error.InvalidTask`, logged once with why) scores 0.0
+    for every completion, which leaves its GRPO group without advantage, and the rest of the
+    batch is scored (verl has no way to leave one rollout out).
     """
     grade = _scorer(data_source, extra_info).submit(ground_truth, solution_str).result()
     return 1.0 if grade.passed else 0.0

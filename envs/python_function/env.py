@@ -11,10 +11,10 @@ from codegym.envs.python_function.harness import CANDIDATE, STEPS, harness_for
 from codegym.envs.python_function.tasks import load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
-from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
 from codegym.executor import Executor, Harness, Job, Limits, RunResult
 from codegym.grade import Grade
-from codegym.task import Task, TaskSet
+from codegym.task import Quarantine, Task, TaskSet
 
 HARNESS = "codegym.envs.python_function.harness"
 DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
@@ -75,6 +75,9 @@ class PythonFunctionEnv(CodeEnv):
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
         agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
     ) -> None:
         super().__init__(
             load_tasks(tasks, public=public_tests),
@@ -85,8 +88,11 @@ class PythonFunctionEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
             agent=agent,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
         )
         self._last_harness: tuple[Task, Limits, Harness] | None = None
+        self.validate_on_load(validate)
 
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         limits = limits or self.limits_for(task)

@@ -26,12 +26,12 @@ from codegym.envs.repo_repair.tasks import Instance, load_bundled, load_library_
 from codegym.envs.repo_repair.workspace import git_repository, tool_env
 
 from codegym.agent import AgentEpisode, AgentLimits, AgentSetup
-from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
 from codegym.error import TaskFormatError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.executor.base import MiB
 from codegym.grade import Diagnostic, Grade, Status
-from codegym.task import Task, TaskSet
+from codegym.task import Quarantine, Task, TaskSet
 
 Context = Literal["listing", "file", "source"]
 LIMITS = Limits(cpu_s=120.0, wall_s=180.0, memory_bytes=2048 * MiB, processes=64, output_bytes=1 * MiB,
@@ -91,6 +91,9 @@ class RepoRepairEnv(CodeEnv):
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
         agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
     ) -> None:
         if context not in ("listing", "file", "source"):
             raise ValueError(f"context must be 'listing', 'file' or 'source', got {context!r}")
@@ -103,11 +106,14 @@ class RepoRepairEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
             agent=agent,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
         )
         self.context: Context = context
         self.traces_of_hidden = traces_of_hidden
         self.test_timeout_s = test_timeout_s
         self.static_checks = static_checks
+        self.validate_on_load(validate)
 
     def find_executor(self) -> Executor:
         choice = self._executor_choice

@@ -15,11 +15,11 @@ from codegym.envs.stdio_program.tasks import load_tasks
 from codegym.envs.stdio_program.workspace import STUBS, runner_script
 
 from codegym.agent import AgentLimits, AgentSetup
-from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade
-from codegym.task import Task, TaskSet
+from codegym.task import Quarantine, Task, TaskSet
 
 CHECKER_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=512 << 20)
 RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
@@ -78,6 +78,9 @@ class StdioProgramEnv(CodeEnv):
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
         agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
     ) -> None:
         super().__init__(
             load_tasks(tasks, public=public_tests),
@@ -88,12 +91,15 @@ class StdioProgramEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
             agent=agent,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
         )
         self.language: Language = language_named(language)
         self.compile_limits = compile_limits
         self._builds: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._versions: dict[str, str] = {}
         self._lock = threading.Lock()
+        self.validate_on_load(validate)
 
     def render_prompt(self, task: Task) -> str:
         return f"{task.prompt.rstrip()}\n\nWrite the program in {self.language.name}."

@@ -73,7 +73,7 @@ class Runner:
         self.timer: Timer | None = None
 
     def run(self) -> None:
-        module = problem.load(self.plan["problem"], small=self.plan["small"])
+        module = problem.load(self.plan["problem"], shapes=self.plan["shapes"])
         init_args = problem.init_inputs(module, self.plan["init_seed"])
         trials = [problem.inputs(module, seed, self.device) for seed in self.plan["seeds"]]
         pristine = [[_clone(x) for x in inputs] for inputs in trials]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import sys
@@ -12,16 +13,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from codegym.envs.triton_kernel import grader, harness, integrity, sandbox, wire, workspace
+from codegym.envs.triton_kernel import grader, harness, integrity, sandbox, shrink, wire, workspace
 from codegym.envs.triton_kernel.tasks import load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
-from codegym.error import SandboxError
-from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
+from codegym.error import InvalidTask, SandboxError
+from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade, Status
 from codegym.task import Task, TaskSet
 
+logger = logging.getLogger(__name__)
+
+SIZING = "codegym.envs.triton_kernel.sizing"
 REFERENCE = "codegym.envs.triton_kernel.reference"
 CANDIDATE = "codegym.envs.triton_kernel.candidate"
 HARNESS = "codegym.envs.triton_kernel.harness"
@@ -36,6 +40,7 @@ GPU_LIMITS = Limits(
     file_size_bytes=1 << 30, disk_bytes=4 << 30,
 )  # fmt: skip
 Device = Literal["auto", "cpu", "cuda"]
+ShapesKind = Literal["auto", "small", "task"]
 RewardKind = Literal["correct", "log_speedup", "fast_p"]
 REWARDS = ("correct", "log_speedup", "fast_p")
 NO_GPU_NOTE = (
@@ -46,6 +51,10 @@ NO_GPU_NOTE = (
 # of the family in this process, so a task's reference runs once.
 _references: dict[tuple[Any, ...], tuple[dict[str, Any], list[bytes]]] = {}
 _references_lock = threading.Lock()
+# The sizes each problem runs at, by (problem source, small): a `Shapes`, or the reason an
+# `InvalidTask` gives (found once per process, like the reference outputs).
+_shapes: dict[tuple[str, bool], shrink.Shapes | str] = {}
+_shapes_lock = threading.Lock()
 
 
 class TritonKernelEnv(CodeEnv):
@@ -92,16 +101,27 @@ class TritonKernelEnv(CodeEnv):
     inputs; ``ModelNew`` then runs in another, on inputs regenerated from the same seeds,
     its outputs NaN-poisoned beforehand, and sends them as raw arrays to the harness, which
     alone holds the reference outputs and compares dtype, shape, strides and values. On a
-    CPU kernels run in Triton's interpreter (small shapes) after a front-end compile for
-    an NVIDIA target; on a GPU at the task's own shapes. Static checks of the source and run
+    CPU kernels run in Triton's interpreter at small shapes (see Shapes) after a front-end
+    compile for an NVIDIA target; on a GPU at the task's own shapes. Static checks of the source and run
     time checks in the submission's process (launch counts, aten operators, patched
     attributes, threads, streams, aliased or cached outputs) score cheating as ``HACK``.
+
+    ## Shapes
+    Small shapes are the problem's ``cpu_shapes`` where it has them; otherwise its size
+    constants (the module-level integers ``get_inputs`` and ``get_init_inputs`` read) are
+    shrunk until it fits `shrink.Budget` (see `codegym.envs.triton_kernel.shrink`), found
+    once per problem by a sandboxed sizing job on PyTorch's meta device. Reference and
+    submission run at the same sizes; ``info["shapes"]`` (reset and step) shows them. A
+    problem that cannot be made to fit, or whose reference fails at its sizes, raises
+    `InvalidTask` when graded (its submissions are ``IE``); one that evidently cannot be
+    shrunk (sizes written inside ``get_inputs``) is logged when the env is built.
 
     Args:
         tasks: ``"codegym-triton"``, a folder of KernelBench problem files, or a `TaskSet`.
         device: ``"cpu"`` (interpreter), ``"cuda"``, or ``"auto"`` (cuda when one is visible).
-        shapes: ``"small"`` (the problems' ``cpu_shapes``), ``"task"`` (their own sizes), or
-            ``"auto"`` (small on the CPU, the task's on a GPU).
+        shapes: ``"small"`` (the problems' ``cpu_shapes``, else shrunk: see Shapes),
+            ``"task"`` (their own sizes, always), or ``"auto"`` (small on the CPU, the task's
+            on a GPU).
         reward: ``"correct"``, ``"log_speedup"`` or ``"fast_p"``.
         p: The speedup ``fast_p`` requires.
         trials: Seeded trials per evaluation.
@@ -123,7 +143,7 @@ class TritonKernelEnv(CodeEnv):
         tasks: str | Path | TaskSet = "codegym-triton",
         *,
         device: Device = "auto",
-        shapes: Literal["auto", "small", "task"] = "auto",
+        shapes: ShapesKind = "auto",
         reward: RewardKind = "correct",
         p: float = 1.0,
         trials: int = 3,
@@ -159,7 +179,10 @@ class TritonKernelEnv(CodeEnv):
         )
         self.device: str = resolved
         self.preload = sandbox.runtime(interpret=self.device == "cpu")  # type: ignore[misc]
+        self.shapes: ShapesKind = shapes
         self.small = shapes == "small" or (shapes == "auto" and self.device == "cpu")
+        if self.small:
+            _warn_unshrinkable(self.tasks)
         self.reward_kind: RewardKind = reward
         self.p = p
         self.timing = (reward != "correct") if timing is None else timing
@@ -171,10 +194,10 @@ class TritonKernelEnv(CodeEnv):
 
     # --- hooks ---------------------------------------------------------------------------
 
-    def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
+    def evaluate(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
         findings = self.findings(code)
         if findings:  # refused before anything runs
-            return grader.static_grade(task, findings), None
+            return grader.static_grade(task, findings), {}
         return super().evaluate(task, code)
 
     def findings(self, code: str) -> list[integrity.Finding]:
@@ -226,13 +249,18 @@ class TritonKernelEnv(CodeEnv):
     def agent_setup(self, task: Task) -> AgentSetup:
         source: str = task.metadata["problem"]
         graded = [int(task.metadata["init_seed"]), *(int(t.code) for t in task.tests)]
+        try:
+            overrides = dict(self.shapes_for(task).overrides)
+        except InvalidTask:  # (submit grades it IE; the workspace shows the problem as it is)
+            overrides = {}
         check = workspace.check_script(
-            site=sandbox.site_directories(), device=self.device, small=self.small,
+            site=sandbox.site_directories(), device=self.device, shapes=overrides,
             seeds=workspace.public_seeds(graded), tolerance=harness.TOLERANCE,
         )  # fmt: skip
         interpret = self.device == "cpu"
+        sizes = ", ".join(f"{k}={v}" for k, v in overrides.items())
         how = [*(["kernels run in Triton's CPU interpreter"] if interpret else []),
-               *(["the problem's small shapes (cpu_shapes) apply"] if self.small else [])]  # fmt: skip
+               *([f"smaller sizes than problem.py's apply: {sizes}"] if overrides else [])]  # fmt: skip
         return AgentSetup(
             files={
                 "TASK.md": f"{task.prompt.rstrip()}\n\nWrite that file as {workspace.SUBMISSION}.\n".encode(),
@@ -256,6 +284,14 @@ class TritonKernelEnv(CodeEnv):
         shows its installation), else this process's."""
         return os.path.realpath(getattr(self.executor, "python", None) or sys.executable)
 
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        assert self.task is not None
+        info["shapes"] = self._reported_shapes(self.task)
+        return observation, info
+
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
         grade: Grade | None = info.get("grade")
@@ -264,6 +300,8 @@ class TritonKernelEnv(CodeEnv):
         timing = {k: grade.metrics[k] for k in wire.TIMING_KEYS if k in grade.metrics}
         info["timing"] = timing or None
         info["device"] = self.device
+        if self.task is not None:
+            info["shapes"] = self._reported_shapes(self.task)
         if not timing and self.reward_kind != "correct":
             info["reward_notes"] = {"speedup": self._why_no_speedup(grade)}
         return observation, reward, terminated, truncated, info
@@ -275,10 +313,90 @@ class TritonKernelEnv(CodeEnv):
             return NO_GPU_NOTE
         return "timing is off for this env (timing=False)"
 
+    # --- the task's sizes ---------------------------------------------------------------
+
+    def shapes_for(self, task: Task) -> shrink.Shapes:
+        """The sizes ``task`` runs at in this env (found once per process; see Shapes).
+
+        Raises:
+            InvalidTask: The problem cannot be made to fit the CPU.
+            SandboxError: The sizing job could not run.
+        """
+        source: str = task.metadata["problem"]
+        key = (source, self.small)
+        with _shapes_lock:
+            known = _shapes.get(key)
+        if known is None:
+            try:
+                known = self._find_shapes(task, source)
+            except InvalidTask as e:
+                known = str(e)
+            with _shapes_lock:
+                _shapes[key] = known
+        if isinstance(known, str):
+            raise InvalidTask(known)
+        return known
+
+    def _reported_shapes(self, task: Task) -> dict[str, Any] | None:
+        """``info["shapes"]``: None for a task whose sizes cannot be found."""
+        try:
+            return dict(self.shapes_for(task).values)
+        except InvalidTask:
+            return None
+
+    def _find_shapes(self, task: Task, source: str) -> shrink.Shapes:
+        try:
+            sizes = shrink.analyse(source)
+        except SyntaxError as e:
+            raise InvalidTask(f"task {task.id}: the problem file does not parse: {e}") from e
+        if not self.small:
+            return shrink.Shapes(values={n: sizes.original[n] for n in sizes.sizes}, overrides={}, origin="task")
+        if sizes.cpu_shapes_error:
+            raise InvalidTask(f"task {task.id}: {sizes.cpu_shapes_error}")
+        try:
+            if sizes.cpu_shapes is not None:
+                return shrink.shapes(sizes, sizes.cpu_shapes, "cpu_shapes")
+            bases = self._sizing(task, sizes)
+            return shrink.shapes(sizes, bases, "shrunk" if bases else "task")
+        except ValueError as e:
+            raise InvalidTask(f"task {task.id}: its sizes cannot be applied: {e}") from e
+
+    def _sizing(self, task: Task, sizes: shrink.Sizes) -> dict[str, Any]:
+        """The shrunk size constants of ``task``, found by the sandboxed sizing job."""
+        plan = {"budget": vars(shrink.BUDGET)}
+        result = self.executor.run(
+            Job(
+                steps=(Step(argv=("python", "-m", SIZING), env=self._step_env()),),
+                files={"plan.json": json.dumps(plan).encode(), "problem.py": task.metadata["problem"].encode()},
+                limits=self.limits,
+                preload=self.preload,
+                collect=("sizing.json",),
+            )
+        )
+        step = result.steps[0]
+        if not step.ok:
+            raise InvalidTask(f"sizing task {task.id} for the CPU failed: {_why(step)}")
+        if "sizing.json" not in result.files:
+            raise SandboxError(f"the sizing job of task {task.id} ended without its report")
+        report = json.loads(result.files["sizing.json"])
+        if report["bases"] is None:
+            raise InvalidTask(f"task {task.id} cannot be shrunk to fit the CPU: {report['reason']}")
+        bases: dict[str, Any] = report["bases"]
+        if not set(bases) <= {name for name, _ in sizes.slots}:
+            raise SandboxError(f"the sizing job of task {task.id} changed constants it may not: {sorted(bases)}")
+        logger.info("task %s runs on the CPU at %s (%s)", task.id, bases or "its own sizes", report["measurement"])
+        return bases
+
     # --- the reference's run -------------------------------------------------------------
 
     def reference_outputs(self, task: Task) -> tuple[dict[str, Any], list[bytes]]:
-        """The task's reference outputs for this env's trials (run once, then cached)."""
+        """The task's reference outputs for this env's trials (run once, then cached).
+
+        Raises:
+            InvalidTask: The reference ``Model`` failed (an exception, a limit), or the
+                problem's sizes cannot be found (see `shapes_for`).
+            SandboxError: The sandbox failed.
+        """
         plan = self._plan(task)
         digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
         key = (task.id, digest)
@@ -295,9 +413,17 @@ class TritonKernelEnv(CodeEnv):
             )
         )
         step = result.steps[0]
-        if not step.ok or "reference.out" not in result.files:
-            why = step.limit or step.stderr.decode(errors="replace")[-2000:] or f"exit status {step.exit_code}"
-            raise SandboxError(f"the reference Model of task {task.id} failed in the sandbox: {why}")
+        if not step.ok:
+            shapes = self.shapes_for(task)
+            at = ", ".join(f"{k}={v}" for k, v in shapes.values.items()) or "its own sizes"
+            hint = (
+                "; shapes='task' keeps the problem's own sizes, which may not fit the CPU: shapes='auto' shrinks them"
+                if self.device == "cpu" and not self.small
+                else ""
+            )
+            raise InvalidTask(f"the reference Model of task {task.id} failed at {at}: {_why(step)}{hint}")
+        if "reference.out" not in result.files:
+            raise SandboxError(f"the reference job of task {task.id} ended without its outputs")
         outputs = wire.unpack(result.files["reference.out"])
         with _references_lock:
             _references[key] = outputs
@@ -307,7 +433,7 @@ class TritonKernelEnv(CodeEnv):
         timing = {"warmup": 5, "rounds": 30} if self.timing and self.device == "cuda" else None
         return {
             "problem": task.metadata["problem"],
-            "small": self.small,
+            "shapes": dict(self.shapes_for(task).overrides),
             "device": self.device,
             "seeds": [int(t.code) for t in task.tests],
             "init_seed": int(task.metadata["init_seed"]),
@@ -324,6 +450,35 @@ class TritonKernelEnv(CodeEnv):
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         return tuple(sorted(env.items()))
+
+
+def _why(step: StepResult) -> str:
+    """What ended a failed step: the limit it hit, else the end of its stderr."""
+    if step.limit:
+        return f"the {step.limit} limit was exceeded"
+    if step.denied_syscall:
+        return "a forbidden system call"
+    return step.stderr.decode(errors="replace")[-2000:].strip() or f"exit status {step.exit_code}"
+
+
+def _warn_unshrinkable(tasks: TaskSet) -> None:
+    """Log the problems that evidently cannot be shrunk for the CPU (their grading raises
+    `InvalidTask` when their reference fails at their own sizes)."""
+    found = []
+    for task in tasks:
+        try:
+            reason = shrink.why_not_shrinkable(shrink.analyse(task.metadata.get("problem", "")))
+        except SyntaxError as e:
+            reason = f"it does not parse: {e}"
+        if reason:
+            found.append(f"{task.id}: {reason}")
+    if found:
+        logger.warning(
+            "%d Triton problem(s) cannot be shrunk for the CPU and may not fit it (grading them raises InvalidTask "
+            "if their reference fails):\n  %s",
+            len(found),
+            "\n  ".join(found[:20]) + (f"\n  ... and {len(found) - 20} more" if len(found) > 20 else ""),
+        )
 
 
 def agent_limits(limits: Limits) -> AgentLimits:

@@ -4,21 +4,21 @@ turn tensors into raw records. Runs in the reference and candidate processes (to
 from __future__ import annotations
 
 import types
+from collections.abc import Mapping
 from typing import Any
 
 import torch
 from codegym.envs.triton_kernel.wire import ITEM_SIZE
-
-SMALL_SHAPES = "cpu_shapes"  # a problem's dict of module globals to use on CPU
 
 
 class ProblemError(Exception):
     """The problem file itself failed (a fault of the task, not of the submission)."""
 
 
-def load(source: str, *, small: bool) -> types.ModuleType:
-    """The problem as a private module (never in ``sys.modules``), with its small shapes
-    (``cpu_shapes``) applied when ``small``."""
+def load(source: str, *, shapes: Mapping[str, Any] | None = None) -> types.ModuleType:
+    """The problem as a private module (never in ``sys.modules``), its globals ``shapes``
+    (the plan's: sizes that replace the problem's own, see `shrink`) replaced once it ran;
+    a list given for a tuple global becomes a tuple (JSON has no tuples)."""
     module = types.ModuleType("codegym_problem")
     module.__file__ = "problem.py"
     try:
@@ -28,8 +28,9 @@ def load(source: str, *, small: bool) -> types.ModuleType:
     for name in ("Model", "get_inputs", "get_init_inputs"):
         if not hasattr(module, name):
             raise ProblemError(f"the problem file defines no {name}")
-    if small:
-        vars(module).update(getattr(module, SMALL_SHAPES, {}))
+    for name, value in (shapes or {}).items():
+        original = getattr(module, name, None)
+        setattr(module, name, tuple(value) if isinstance(original, tuple) and isinstance(value, list) else value)
     return module
 
 

@@ -37,7 +37,7 @@ def main() -> None:
 
 
 def run(plan: dict, source: str) -> tuple[dict, list[bytes]]:
-    module = problem.load(source, small=plan["small"])
+    module = problem.load(source, shapes=plan["shapes"])
     device = plan["device"]
     model = problem.build(module.Model, problem.init_inputs(module, plan["init_seed"]), plan["init_seed"], device)
     blobs: list[bytes] = []

@@ -22,6 +22,7 @@ from codegym.executor.registry import PerProcess
 SITEPATH = "codegym.envs.triton_kernel.sitepath"
 INTERPRET = "codegym.envs.triton_kernel.interpret"
 MODULES = (
+    "codegym.envs.triton_kernel.sizing",
     "codegym.envs.triton_kernel.reference",
     "codegym.envs.triton_kernel.candidate",
     "codegym.envs.triton_kernel.harness",

@@ -11,7 +11,8 @@ the graded trials' seeds, and it runs none of the integrity checks: those happen
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 SUBMISSION = "model_new.py"
 PROBLEM = "problem.py"
@@ -128,7 +129,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402, F401  (before model_new, with the interpreter set or not)
 
 DEVICE = {device!r}
-SMALL = {small!r}
+SHAPES = {shapes!r}  # module globals of problem.py replaced by the grader's sizes
 INIT_SEED = {init_seed!r}
 SEEDS = {seeds!r}
 TOLERANCE = {tolerance!r}
@@ -236,10 +237,9 @@ def main():
     sys.path.insert(0, os.getcwd())
     import problem
 
-    if SMALL:
-        vars(problem).update(getattr(problem, "cpu_shapes", {{}}))
+    vars(problem).update(SHAPES)
     where = "CPU, Triton's interpreter" if os.environ.get("TRITON_INTERPRET") == "1" else DEVICE
-    shapes = ", ".join(f"{{k}}={{v}}" for k, v in getattr(problem, "cpu_shapes", {{}}).items()) if SMALL else ""
+    shapes = ", ".join(f"{{k}}={{v}}" for k, v in SHAPES.items())
     print(f"device: {{where}}" + (f"; small shapes: {{shapes}}" if shapes else ""))
     torch.manual_seed(INIT_SEED)
     init_args = list(problem.get_init_inputs())
@@ -271,11 +271,17 @@ if __name__ == "__main__":
 
 
 def check_script(
-    *, site: Sequence[str], device: str, small: bool, seeds: Sequence[int], tolerance: dict[str, float]
+    *,
+    site: Sequence[str],
+    device: str,
+    shapes: Mapping[str, Any],
+    seeds: Sequence[int],
+    tolerance: dict[str, float],
 ) -> str:
     """The public check's source: ``site`` (folders holding torch and triton in the sandbox's
-    view) joins its path; ``seeds[0]`` builds the models, the rest make the trials' inputs."""
+    view) joins its path; ``shapes`` replace globals of problem.py (the graded sizes);
+    ``seeds[0]`` builds the models, the rest make the trials' inputs."""
     return CHECK_SCRIPT.format(
-        site=repr(list(site)), device=device, small=small, init_seed=seeds[0], seeds=list(seeds[1:]),
+        site=repr(list(site)), device=device, shapes=dict(shapes), init_seed=seeds[0], seeds=list(seeds[1:]),
         tolerance=tolerance,
     )  # fmt: skip

@@ -14,11 +14,11 @@ from codegym.envs.verilog.runner import IVERILOG
 from codegym.envs.verilog.tasks import interface_block, load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
-from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
-from codegym.error import SandboxError
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
+from codegym.error import InvalidTask
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Diagnostic, Grade, Status
-from codegym.task import Task, TaskSet
+from codegym.task import Quarantine, Task, TaskSet
 
 LintPolicy = Literal["failure", "always", "never"]
 SIM_LIMITS = Limits(cpu_s=5.0, wall_s=10.0, memory_bytes=512 << 20, processes=8, output_bytes=1 << 20)
@@ -99,6 +99,9 @@ class VerilogEnv(CodeEnv):
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
         agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
     ) -> None:
         if lint not in ("failure", "always", "never"):
             raise ValueError(f"lint must be 'failure', 'always' or 'never', got {lint!r}")
@@ -111,12 +114,15 @@ class VerilogEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
             agent=agent,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
         )
         self.lint = lint
         self._expected: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
 
-    # --- hooks -------------------------------------------------------------------------------
+        # --- hooks -------------------------------------------------------------------------------
+        self.validate_on_load(validate)
 
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         if not self.check(task, code).passed:
@@ -133,10 +139,13 @@ class VerilogEnv(CodeEnv):
             verdict = replace(verdict, diagnostics=(*verdict.diagnostics, *self.run_lint(code)))
         return verdict
 
-    def evaluate(self, task: Task, code: str) -> tuple[Grade, str | None]:
+    def check_task(self, task: Task) -> None:
+        self.expected_samples(task)  # an external testbench's reference runs once, here
+
+    def evaluate(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
         report = self.check(task, code)
         if not report.passed:  # judged without a sandbox run
-            return grader.grade(report, None, expected=None), None
+            return grader.grade(report, None, expected=None), {}
         return super().evaluate(task, code)
 
     def agent_setup(self, task: Task) -> AgentSetup:
@@ -200,13 +209,18 @@ class VerilogEnv(CodeEnv):
         simulate = result.steps[0]
         if not simulate.ok:
             output = simulate.stderr.decode(errors="replace")[-2000:]
-            raise SandboxError(f"the reference of {task.id} did not compile and run cleanly:\n{output}")
+            raise InvalidTask(f"its reference did not compile and run cleanly:\n{output}")
         nonce = grader.nonce_of(simulate) or ""
         report = grader.external_report(grader.tagged_lines(simulate.stdout, nonce))
         if grader.imitations(simulate.stdout, nonce):  # every design would be flagged HACK
-            raise SandboxError(f"the testbench of {task.id} prints report lines its tag does not cover")
-        if not report.complete or sum(report.errors.values()) or report.timeout:
-            raise SandboxError(f"the reference of {task.id} does not pass its own testbench: {report}")
+            raise InvalidTask("its testbench prints report lines its tag does not cover")
+        if report.timeout:
+            raise InvalidTask("its testbench reports a timeout (TIMEOUT) when it simulates the reference")
+        if not report.complete:
+            raise InvalidTask("its testbench ended before reporting the reference's mismatches")
+        if sum(report.errors.values()):
+            mismatches = ", ".join(f"{name}: {count}" for name, count in report.errors.items() if count)
+            raise InvalidTask(f"its reference does not pass its own testbench (mismatched samples: {mismatches})")
         return dict(report.samples)
 
 

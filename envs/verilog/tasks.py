@@ -17,6 +17,7 @@ complete run must report is measured once per task from the reference (see `Veri
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -27,6 +28,8 @@ from codegym.envs.verilog.gate import Port, declared_modules, module_ports
 
 from codegym.error import TaskFormatError
 from codegym.task import Task, TaskSet, TestCase
+
+logger = logging.getLogger(__name__)
 
 FAMILY = "Verilog"
 DATA = Path(__file__).with_name("data")
@@ -104,7 +107,11 @@ def verilog_eval_tasks(folder: Path) -> list[Task]:
     prompts = sorted(folder.glob(f"*{_PROMPT_SUFFIX}"))
     if not prompts:
         raise TaskFormatError(f"{folder} has no *{_PROMPT_SUFFIX} files (VerilogEval v2 layout)")
-    return [verilog_eval_task(path) for path in prompts]
+    tasks = [verilog_eval_task(path) for path in prompts]
+    invalid = [f"{t.id}: {t.invalid}" for t in tasks if t.invalid]
+    if invalid:
+        logger.warning("%s: %d problem(s) cannot be graded (IE):\n%s", folder, len(invalid), "\n".join(invalid))
+    return tasks
 
 
 def verilog_eval_task(prompt_path: Path) -> Task:
@@ -114,14 +121,16 @@ def verilog_eval_task(prompt_path: Path) -> Task:
         if not path.is_file():
             raise TaskFormatError(f"problem {stem}: {path.name} is missing")
     reference, test = ref_path.read_text(encoding="utf-8"), test_path.read_text(encoding="utf-8")
+    spec = prompt_path.read_text(encoding="utf-8")
     try:
         ports = module_ports(reference, "RefModule")
         tagged = testbench.tag_external(test)
-    except ValueError as e:
-        raise TaskFormatError(f"problem {stem}: {e}") from e
+    except ValueError as e:  # kept, to be reported: one unusable problem must not cost the folder
+        tests = (TestCase("all", "", hidden=False, tier="all"),)
+        return Task(id=f"verilog-eval/{stem}", family=FAMILY, prompt=spec, tests=tests, language="verilog",
+                    reference=as_top(reference), metadata={"title": stem, "invalid": str(e)})  # fmt: skip
     harness_ref = _private_helpers(reference)
     harness = f"{tagged}\n{harness_ref}\n{testbench.undefine_macros(test + reference)}"
-    spec = prompt_path.read_text(encoding="utf-8")
     prompt = spec if "TopModule" in spec else _prompt(spec, ports)
     return Task(
         id=f"verilog-eval/{stem}",

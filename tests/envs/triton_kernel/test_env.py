@@ -337,7 +337,7 @@ def test_task_shapes_fit_the_harness_channel() -> None:
     from codegym.executor.channel import MAX_FRAME
 
     for task in bundled():
-        module = problem.load(task.metadata["problem"], small=False)
+        module = problem.load(task.metadata["problem"])
         with torch.device("meta"):
             model = module.Model(*module.get_init_inputs())
             value = model(*module.get_inputs())

@@ -10,7 +10,7 @@ from codegym.envs.verilog.env import VerilogEnv
 from codegym.envs.verilog.gate import GateReport, Port
 from codegym.envs.verilog.tasks import load_tasks
 
-from codegym.error import SandboxError, TaskFormatError
+from codegym.error import InvalidTask, TaskFormatError
 from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
 
@@ -106,5 +106,5 @@ def test_a_testbench_printing_untagged_report_lines_is_refused(tmp_path: Path, e
             text = text.replace('$display("Mismatches: %1d', '$display("Done.\\nMismatches: %1d')
         (tmp_path / f"Prob001_and4_{suffix}").write_text(text)
     env = VerilogEnv(tmp_path, executor=executor, lint="never")
-    with pytest.raises(SandboxError, match="prints report lines its tag does not cover"):
+    with pytest.raises(InvalidTask, match="prints report lines its tag does not cover"):
         env.expected_samples(env.tasks.get(AND4))

@@ -1,0 +1,178 @@
+"""Task validation: run every task's reference, report which tasks can be graded, quarantine the rest.
+
+A task is *valid* when its reference passes every one of ``runs`` gradings, *invalid* when
+none does (with the reason: it does not compile, fails its own tests, exceeds limits, its
+testbench reports a timeout, ...), and *flaky* when runs disagree. `validate` grades the
+references on the env's warm workers like any batch; `Validation.write_quarantine` writes
+the tasks that are not valid to a file every loader accepts (``quarantine=``)::
+
+    report = codegym.validate("codegym/Verilog-v0", tasks="path/to/VerilogEval/dataset_spec-to-rtl")
+    print(report.render())
+    report.write_quarantine("quarantine.json")
+    env = gym.make("codegym/Verilog-v0", tasks="path/...", quarantine="quarantine.json")
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import gymnasium as gym
+
+from codegym.batch import Scorer
+from codegym.grade import Grade, Status
+from codegym.task import QUARANTINE_FORMAT, Task
+
+Verdict = Literal["valid", "invalid", "flaky"]
+
+# What a reference's status says about its task, in words.
+_REASONS: Mapping[Status, str] = {
+    Status.WA: "fails its own tests",
+    Status.CE: "does not compile",
+    Status.RE: "crashes",
+    Status.TLE: "exceeds its time limit",
+    Status.MLE: "exceeds its memory limit",
+    Status.OLE: "exceeds its output limit",
+    Status.SEC: "is stopped by the sandbox",
+    Status.HACK: "is refused by the integrity checks",
+    Status.IE: "cannot be graded",
+}
+
+
+@dataclass(frozen=True)
+class TaskCheck:
+    """One task's verdict, with the status of its reference in each run."""
+
+    task_id: str
+    verdict: Verdict
+    statuses: tuple[Status, ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Validation:
+    """What `validate` found, task by task, in the task set's order."""
+
+    env_id: str
+    tasks: str
+    runs: int
+    checks: tuple[TaskCheck, ...]
+
+    def of(self, verdict: Verdict) -> tuple[TaskCheck, ...]:
+        return tuple(c for c in self.checks if c.verdict == verdict)
+
+    @property
+    def valid_ids(self) -> tuple[str, ...]:
+        return tuple(c.task_id for c in self.of("valid"))
+
+    @property
+    def quarantined(self) -> dict[str, str]:
+        """The tasks that are not valid, with why."""
+        return {c.task_id: f"{c.verdict}: {c.reason}" for c in self.checks if c.verdict != "valid"}
+
+    def counts(self) -> dict[str, int]:
+        counted = Counter(c.verdict for c in self.checks)
+        return {verdict: counted.get(verdict, 0) for verdict in ("valid", "invalid", "flaky")}
+
+    def render(self) -> str:
+        """A summary line, then one line per task that is not valid."""
+        counts = self.counts()
+        lines = [
+            f"{self.env_id} tasks={self.tasks}: {len(self.checks)} tasks, {counts['valid']} valid, "
+            f"{counts['invalid']} invalid, {counts['flaky']} flaky ({self.runs} run{'s' * (self.runs > 1)} each)"
+        ]
+        lines += [f"  {c.verdict:8} {c.task_id}: {_one_line(c.reason)}" for c in self.checks if c.verdict != "valid"]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The quarantine file's contents (see `codegym.task.read_quarantine`)."""
+        return {
+            "format": QUARANTINE_FORMAT,
+            "env": self.env_id,
+            "tasks_source": self.tasks,
+            "runs": self.runs,
+            "counts": self.counts(),
+            "quarantined": {
+                c.task_id: {"verdict": c.verdict, "reason": c.reason, "statuses": [s.value for s in c.statuses]}
+                for c in self.checks
+                if c.verdict != "valid"
+            },
+        }
+
+    def write_quarantine(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        return path
+
+
+def validate(
+    env: str | gym.Env,
+    *,
+    runs: int = 3,
+    progress: bool = False,
+    task_ids: Sequence[str] | None = None,
+    **env_kwargs: Any,
+) -> Validation:
+    """Grade every task's reference ``runs`` times and judge each task.
+
+    Args:
+        env: A registered id (made with ``env_kwargs``: ``tasks=...``) or a codegym env.
+        runs: Gradings per task; runs that disagree make the task flaky.
+        progress: Show a progress bar on stderr.
+        task_ids: Only these tasks (default: all of the env's).
+        **env_kwargs: Passed to ``gym.make`` when ``env`` is an id.
+
+    An infrastructure failure raises `codegym.error.SandboxError`: it says nothing of a task.
+    """
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    with Scorer(env, dedupe=False, **env_kwargs) as scorer:
+        core = scorer.env
+        policy, core.on_task_error = core.on_task_error, "flag"
+        try:
+            tasks = [core.tasks.get(i) for i in task_ids] if task_ids is not None else list(core.tasks)
+            gradable = [t for t in tasks if t.reference]
+            pairs = [(t.id, t.reference or "") for t in gradable for _ in range(runs)]
+            grades = scorer.score(pairs, progress=progress)
+        finally:
+            core.on_task_error = policy
+        by_task = {t.id: grades[i * runs : (i + 1) * runs] for i, t in enumerate(gradable)}
+        checks = tuple(_judge(t, by_task.get(t.id, []), core.invalid_tasks.get(t.id)) for t in tasks)
+    env_id = env if isinstance(env, str) else (core.spec.id if core.spec else type(core).__name__)
+    source = env_kwargs.get("tasks", core.tasks.name)
+    return Validation(env_id, str(source) if isinstance(source, (str, Path)) else core.tasks.name, runs, checks)
+
+
+def _judge(task: Task, grades: Sequence[Grade], invalid: str | None) -> TaskCheck:
+    if not grades:
+        return TaskCheck(task.id, "invalid", (), "it has no reference solution to check it with")
+    statuses = tuple(g.status for g in grades)
+    failed = [g for g in grades if g.status is not Status.OK]
+    if not failed:
+        return TaskCheck(task.id, "valid", statuses)
+    reasons = list(dict.fromkeys(invalid if invalid and g.status is Status.IE else _reason(g) for g in failed))
+    if len(failed) < len(grades):
+        ok = len(grades) - len(failed)
+        return TaskCheck(task.id, "flaky", statuses, f"the reference passed {ok} of {len(grades)} runs; " + reasons[0])
+    return TaskCheck(task.id, "invalid", statuses, "; ".join(reasons))
+
+
+def _reason(grade: Grade) -> str:
+    """Why a reference's grade is not OK, in words, with the grade's own message or failing tests."""
+    what = _REASONS.get(grade.status, grade.status.value)
+    if grade.status is Status.IE:
+        return grade.message
+    failing = [t.name for t in grade.tests if not t.passed]
+    detail = grade.message or (f"failing {', '.join(failing[:5])}" + (" ..." if len(failing) > 5 else ""))
+    if grade.status is Status.WA and "timeout" in grade.feedback().lower():
+        what = "reports a timeout"
+    return f"the reference {what} ({grade.status.value}): {detail}" if detail else f"the reference {what}"
+
+
+def _one_line(text: str, width: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
