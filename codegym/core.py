@@ -19,7 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 from codegym.agent import TOOL_MODULES, AgentEpisode, AgentLimits, AgentSetup, ToolResult, agent_prompt, tools_for
-from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError
+from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError, UngradableSubmission
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
@@ -439,12 +439,15 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def _invalidate(self, task: Task, error: Exception) -> InvalidTask:
         """``error`` as an `InvalidTask`. One that is an `InvalidTask` is about the task: the
-        task's later submissions are IE without running. Any other (a grader's bug, a task
-        field of the wrong type) may be about this submission only: it is logged, not kept."""
+        task's later submissions are IE without running. An `UngradableSubmission`, or any
+        other error (a grader's bug, a task field of the wrong type), may be about this
+        submission only: it is logged, not kept."""
         if not isinstance(error, InvalidTask):
             logger.error("grading a submission to %s raised", task.id, exc_info=error)
-            return InvalidTask(f"grading raised {type(error).__name__}: {error}")
-        if task.id not in self._invalid:
+            return UngradableSubmission(f"grading raised {type(error).__name__}: {error}")
+        if isinstance(error, UngradableSubmission):
+            logger.warning("a submission to %s could not be graded: %s", task.id, error)
+        elif task.id not in self._invalid:
             logger.warning("task %s cannot be graded; its submissions are IE: %s", task.id, error)
             self._invalid[task.id] = str(error)
         return error

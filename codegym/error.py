@@ -20,6 +20,11 @@ class InvalidTask(Error):
     time and writes a quarantine file that every loader accepts."""
 
 
+class UngradableSubmission(InvalidTask):
+    """The task's own grading code failed on this one submission (its checker crashed on this
+    output): that submission is graded ``IE``, and the task stays in use."""
+
+
 class DependencyNotInstalled(Error, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

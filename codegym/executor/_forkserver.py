@@ -662,7 +662,8 @@ def _in_temp_dir(env: dict[str, str]) -> dict[str, str]:
 
 
 def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
-    """Run ``python file.py`` or ``python -m preloaded_module`` in this interpreter."""
+    """Run ``python file.py``, ``python -c source`` or ``python -m preloaded_module`` in this
+    interpreter."""
     if extra_env:  # (update() of an empty dict still walks the Mapping ABCs)
         os.environ.update(extra_env)
     code = 0
@@ -670,6 +671,9 @@ def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
         if argv[1] == "-m":
             sys.argv = [argv[2], *argv[3:]]
             sys.modules[argv[2]].main()
+        elif argv[1] == "-c":
+            sys.argv = ["-c", *argv[3:]]
+            _run_source(argv[2].encode(), "<string>", os.getcwd())
         else:
             sys.argv = list(argv[1:])
             _run_script(os.path.abspath(argv[1]))  # (the work dir is the current one)
@@ -691,12 +695,18 @@ def _run_script(path: str) -> None:
     """What ``python path`` does, minus the interpreter start (runpy costs milliseconds)."""
     with open(path, "rb") as handle:
         source = handle.read()
-    code = compile(source, path, "exec", dont_inherit=True)
+    _run_source(source, path, os.path.dirname(path))
+
+
+def _run_source(source: bytes, filename: str, directory: str) -> None:
+    """Run ``source`` as ``__main__`` with ``directory`` first on the path."""
+    code = compile(source, filename, "exec", dont_inherit=True)
     module = types.ModuleType("__main__")
-    module.__file__ = path
+    if filename != "<string>":
+        module.__file__ = filename
     module.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = module
-    sys.path[0] = os.path.dirname(path)
+    sys.path[0] = directory
     exec(code, module.__dict__)
 
 

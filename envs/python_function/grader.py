@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codegym.error import SandboxError
+from codegym.error import InvalidTask, SandboxError
 from codegym.executor import RunResult, StepResult
 from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.task import Task
@@ -23,8 +23,10 @@ def grade(task: Task, result: RunResult, *, line_offset: int = 0) -> Grade:
         result: What the sandbox reported.
         line_offset: Lines of task code placed before the submission in ``solution.py``.
     """
-    if result.harness_error is not None or result.harness_output is None:
-        raise SandboxError(f"the Python-function harness failed for task {task.id}: {result.harness_error}")
+    if result.harness_error is not None:  # the task's own test code (a prelude, a setup) broke it
+        raise InvalidTask(f"its tests could not run (the harness failed): {_last_line(result.harness_error)}")
+    if result.harness_output is None:
+        raise SandboxError(f"the Python-function harness of task {task.id} did not report")
     step = result.steps[0]
     report = json.loads(result.harness_output)
     phase = report["phase"]
@@ -113,3 +115,9 @@ def _diagnostics(report: dict[str, Any], tests: tuple[TestOutcome, ...], offset:
         if frames:
             diagnostics.append(Diagnostic(str(result.get("trace")), line=max(int(frames[-1][0]) - offset, 1)))
     return tuple(dict.fromkeys(diagnostics))[:10]
+
+
+def _last_line(traceback: str | None) -> str:
+    """The exception line of a traceback (its last non-empty line)."""
+    lines = [line for line in (traceback or "no report").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no report"

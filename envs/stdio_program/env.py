@@ -16,7 +16,7 @@ from codegym.envs.stdio_program.workspace import STUBS, runner_script
 
 from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
-from codegym.error import SandboxError
+from codegym.error import SandboxError, UngradableSubmission
 from codegym.executor import Executor, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade
 from codegym.task import Quarantine, Task, TaskSet
@@ -196,7 +196,7 @@ class StdioProgramEnv(CodeEnv):
             steps.append(Step(argv=argv, stop_on_failure=False))
         result = self.executor.run(Job(steps=tuple(steps), files=files, limits=CHECKER_LIMITS))
         if any(step.limit or step.signal for step in result.steps):
-            raise SandboxError(f"the checker of task {task.id} crashed or ran out of limits")
+            raise UngradableSubmission("its checker crashed or ran out of limits on this submission's output")
         return [step.exit_code == 0 for step in result.steps]
 
     def _language_for(self, task: Task, code: str) -> Language:

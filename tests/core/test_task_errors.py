@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -165,3 +167,50 @@ def test_trainer_adapters_leave_the_broken_task_out(broken_eval: Path, executor:
     extra = {"env_kwargs": json.dumps({"tasks": str(broken_eval), "lint": "never"})}
     scores = compute_score_batch([VERILOG] * 5, completions, ids, [extra] * 5)
     assert scores == [1.0, 0.0, 1.0, 0.0, 0.0]  # verl cannot leave one out: the group gets no advantage
+
+
+def test_leaving_with_jobs_in_flight_prints_nothing_from_the_workers(broken_eval: Path) -> None:
+    """The batch raises (``on_task_error="raise"``) while most of its jobs still run, and the
+    interpreter exits: the workers go quietly (no "connection closed", no "Broken pipe")."""
+    script = f"""
+import gymnasium as gym, codegym
+folder = {str(broken_eval)!r}
+pairs = [(t.id, t.reference) for t in gym.make("codegym/Verilog-v0", tasks=folder).unwrapped.tasks] * 30
+try:
+    codegym.score("codegym/Verilog-v0", pairs, tasks=folder, on_task_error="raise", lint="never")
+except codegym.error.InvalidTask as e:
+    print("raised:", e)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0 and "raised: its testbench reports a timeout" in done.stdout, done.stderr
+    markers = ("connection closed", "Broken pipe", "Traceback", "Exception ignored", "died")
+    assert not [line for line in done.stderr.splitlines() if any(m in line for m in markers)], done.stderr
+
+
+def test_a_python_task_whose_test_code_breaks_the_harness_is_ie(executor: LocalExecutor) -> None:
+    tasks = list(load_tasks("humaneval"))[:2]
+    broken = replace(tasks[0], metadata={**tasks[0].metadata, "test_prelude": "import no_such_module_here"})
+    answers = [(t.id, t.reference or "") for t in tasks]
+    grades = codegym.score("codegym/PythonFunction-v0", answers, tasks=TaskSet([broken, tasks[1]]), executor=executor)
+    assert [g.status for g in grades] == [Status.IE, Status.OK]
+    assert "No module named 'no_such_module_here'" in grades[0].message
+
+
+def test_a_checker_that_fails_on_one_output_costs_that_submission_only(executor: LocalExecutor) -> None:
+    from codegym.envs.stdio_program.tasks import task_from
+
+    checker = (
+        "import sys\n"
+        "got = open(sys.argv[3]).read()\n"
+        "if 'boom' in got:\n"
+        "    while True:\n"
+        "        pass\n"
+        "sys.exit(0 if got.split() == open(sys.argv[2]).read().split() else 1)\n"
+    )
+    record = {"task_id": "echo", "prompt": "Print the input.", "tests": [{"input": "4\n", "output": "4\n"}],
+              "checker": {"kind": "program", "source": checker}, "reference": "print(input())"}  # fmt: skip
+    answers = [("echo", "print(input())"), ("echo", "print('boom')"), ("echo", "print(5)"), ("echo", "print(input())")]
+    with Scorer("codegym/StdioProgram-v0", tasks=TaskSet([task_from(record)]), executor=executor, dedupe=False) as s:
+        grades = s.score(answers)
+        assert [g.status for g in grades] == [Status.OK, Status.IE, Status.WA, Status.OK]
+        assert "checker" in grades[1].message and s.env.invalid_tasks == {}

@@ -286,6 +286,26 @@ def test_pid_files_of_a_killed_daemon_whose_pids_were_reused_are_removed(tmp_pat
 
 
 @pytest.mark.docker
+def test_start_daemon_uses_the_daemon_that_answers(docker_daemon, tmp_path) -> None:
+    """``start_daemon=True`` (and the CLI's ``--executor docker``) start dockerd only when none
+    answers: here one does, so none is started and the jobs run on it."""
+    from codegym.cli import main
+    from codegym.executor.docker import DockerExecutor
+
+    with DockerExecutor(workers=1, start_daemon=True) as ex:
+        assert ex.daemon is None
+        result = ex.run(Job(steps=(Step(argv=("python", "-c", "print(6 * 7)")),)))
+        assert result.steps[0].stdout == b"42\n" and result.backend == "docker"
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"task_id": "HumanEval/2", "completion": "    return number % 1.0\n"}) + "\n")
+    try:
+        assert main(["score", str(samples), "--executor", "docker", "-k", "1"]) == 0
+    finally:
+        registry.close_shared("docker")
+    assert json.loads((tmp_path / "samples_results.jsonl").read_text())["status"] == "OK"
+
+
+@pytest.mark.docker
 def test_a_daemon_lost_mid_session_is_a_sandbox_error(docker_daemon) -> None:
     """The daemon goes away under a running executor and takes its containers along (what
     stopping dockerd does): the job is retried on fresh containers, none can be started, and

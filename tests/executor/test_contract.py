@@ -136,6 +136,12 @@ def test_runs_python_and_captures_output(executor: Executor) -> None:
     assert result.cgroup == executor.cgroup and result.backend == executor.name
 
 
+def test_runs_python_dash_c_as_python_does(executor: Executor) -> None:
+    code = "import sys, os\nprint(sys.argv, __name__, '__file__' in globals(), sys.path[0] == os.getcwd())"
+    step = executor.run(Job(steps=(Step(argv=("python", "-c", code, "a", "b")),), limits=FAST)).steps[0]
+    assert (step.stdout, step.exit_code) == (b"['-c', 'a', 'b'] __main__ False True\n", 0), step.stderr
+
+
 def test_runs_toolchain_commands(executor: Executor) -> None:
     result = shell(executor, "echo $((6*7)); hostname")
     # (the `container` tier has no uts namespace to name: the host's, or the docker backend's
