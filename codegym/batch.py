@@ -52,11 +52,11 @@ class Scorer:
         self._lock = threading.Lock()
         self.stats = {"submitted": 0, "executed": 0}
 
-    def submit(self, task_id: str, answer: str) -> Future[Grade]:
+    def submit(self, task_id: str | int, answer: str) -> Future[Grade]:
         """Start grading ``answer`` (code, or a chat answer with a fenced block)."""
         task = self.env.tasks.get(task_id)
         code = extract_code(answer, task.language)
-        key = (task_id, code)
+        key = (task.id, code)
         with self._lock:
             self.stats["submitted"] += 1
             if self.dedupe and task.metadata.get("deterministic", True) and key in self._seen:

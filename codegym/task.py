@@ -109,19 +109,25 @@ class TaskSet:
         return iter(self._tasks.values())
 
     def __contains__(self, task_id: object) -> bool:
-        return task_id in self._tasks
+        return str(task_id) in self._tasks
 
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(self._tasks)
 
-    def get(self, task_id: str) -> Task:
-        try:
-            return self._tasks[task_id]
-        except KeyError:
-            close = [i for i in self._tasks if task_id.lower() in i.lower()][:5]
-            hint = f" Did you mean one of {close}?" if close else f" It holds {len(self)} tasks, e.g. {self.ids[:3]}."
-            raise UnknownTask(f"task {task_id!r} is not in task set {self.name!r}.{hint}") from None
+    def get(self, task_id: str | int) -> Task:
+        """The task of id ``task_id``; also found by the id its source gave it (``11`` or
+        ``"11"`` for ``"mbpp/11"``) when exactly one task's id ends with ``/`` and that."""
+        key = str(task_id)
+        task = self._tasks.get(key)
+        if task is not None:
+            return task
+        suffixed = [t for i, t in self._tasks.items() if i.endswith(f"/{key}")]
+        if len(suffixed) == 1:
+            return suffixed[0]
+        close = [i for i in self._tasks if key.lower() in i.lower()][:5]
+        hint = f" Did you mean one of {close}?" if close else f" It holds {len(self)} tasks, e.g. {self.ids[:3]}."
+        raise UnknownTask(f"task {task_id!r} is not in task set {self.name!r}.{hint}")
 
     def sample(self, rng: np.random.Generator) -> Task:
         return self._tasks[self.ids[int(rng.integers(len(self._tasks)))]]
@@ -169,3 +175,17 @@ def quarantined(tasks: TaskSet, quarantine: Quarantine | None) -> TaskSet:
     if quarantine is None:
         return tasks
     return tasks.without(read_quarantine(quarantine), why="quarantined")
+
+
+def as_rows(source: object) -> list[Mapping[str, Any]] | None:
+    """``source`` as a list of records when it holds rows in memory: a list or tuple of
+    mappings, or a ``datasets.Dataset`` / ``IterableDataset`` (anything with
+    ``column_names`` that iterates mappings; ``datasets`` itself is never imported). None
+    for anything else (a name, a path, a `TaskSet`, tasks)."""
+    if isinstance(source, (str, Path, TaskSet, Mapping)):
+        return None
+    if hasattr(source, "column_names") and hasattr(source, "__iter__"):
+        return [dict(row) for row in source]  # type: ignore[union-attr]
+    if isinstance(source, (list, tuple)) and source and all(isinstance(row, Mapping) for row in source):
+        return list(source)
+    return None

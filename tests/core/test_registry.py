@@ -80,6 +80,32 @@ def test_async_vector_env_steps(env_id: str) -> None:
             single.close()
 
 
+def test_async_vector_env_on_humaneval_carries_any_text() -> None:
+    """HumanEval's prompts hold characters outside gymnasium's default charset (``➞``): four
+    async envs with shared memory step, and a non-ASCII action and its feedback round-trip."""
+    envs = gym.make_vec("codegym/PythonFunction-v0", num_envs=4, vectorization_mode="async", tasks="humaneval")
+    try:
+        obs, _ = envs.reset(seed=list(range(4)))
+        prompts = list(obs["prompt"])
+        assert all(isinstance(p, str) and p for p in prompts)
+        action = "def f():\n    return 'caf\u00e9 \u279e \u65e5\u672c'\n"
+        obs, reward, terminated, _, info = envs.step([action] * 4)
+        assert list(info["code"]) == [action] * 4 and terminated.all() and (reward == 0).all()
+        assert all(isinstance(f, str) and f for f in obs["feedback"])
+    finally:
+        envs.close()
+    with_arrow = [
+        t for t in gym.make("codegym/PythonFunction-v0", tasks="humaneval").unwrapped.tasks if "\u279e" in t.prompt
+    ]  # type: ignore[attr-defined]
+    assert with_arrow, "HumanEval has prompts with characters outside the default charset"
+    envs = gym.make_vec("codegym/PythonFunction-v0", num_envs=2, vectorization_mode="async", tasks="humaneval")
+    try:
+        obs, _ = envs.reset(options={"task_id": with_arrow[0].id})
+        assert list(obs["prompt"]) == [with_arrow[0].prompt] * 2
+    finally:
+        envs.close()
+
+
 def test_unknown_env_id_suggests_the_registered_one() -> None:
     with pytest.raises(gym.error.Error, match="PythonFunction"):
         gym.make("codegym/PythonFuncton-v0")
