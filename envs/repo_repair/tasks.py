@@ -15,7 +15,7 @@ import functools
 import hashlib
 import json
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -27,7 +27,7 @@ from codegym.envs.repo_repair.library import Library, archive_members, fetch
 from codegym.envs.repo_repair.mutations import KINDS, Mutation, candidates
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase
+from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
 
 FAMILY = "repo_repair"
 DATA = Path(__file__).with_name("data")
@@ -282,7 +282,7 @@ def patch_hash(diff: str) -> str:
 
 
 def load_swe_bench(
-    path: str | Path,
+    path: str | Path | Iterable[Mapping[str, Any]],
     checkouts: Mapping[str, str | Path] | None = None,
     *,
     images: str | Mapping[str, str] | None = None,
@@ -294,7 +294,8 @@ def load_swe_bench(
     or over task images already in the Docker engine.
 
     Args:
-        path: The JSONL file (``instance_id``, ``repo``, ``base_commit``, ``patch``,
+        path: The JSONL file, or its rows in memory (a list of dicts, a ``datasets.Dataset``)
+            (``instance_id``, ``repo``, ``base_commit``, ``patch``,
             ``test_patch``, ``FAIL_TO_PASS``, ``PASS_TO_PASS``; the lists as JSON lists or as
             JSON-encoded strings, as SWE-bench publishes them; ``problem_statement`` if any).
         checkouts: ``repo`` (``"owner/name"``) -> a local git clone holding ``base_commit``;
@@ -313,31 +314,44 @@ def load_swe_bench(
     if (checkouts is None) == (images is None):
         raise TaskFormatError("load_swe_bench needs checkouts={repo: path} or images=... (one of them)")
     tasks = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for number, row in _swe_rows(path):
         missing = [name for name in SWE_BENCH_FIELDS if name not in row]
         if missing:
             raise TaskFormatError(
-                f"{path}:{number}: a SWE-bench row needs {list(SWE_BENCH_FIELDS)}; "
-                f"missing {missing}, found {sorted(row)}"
+                f"{number}: a SWE-bench row needs {list(SWE_BENCH_FIELDS)}; missing {missing}, found {sorted(row)}"
             )
         repo = row["repo"]
         paths = (python_path or {}).get(repo)
         if images is not None:
             name = images.format(**row) if isinstance(images, str) else images.get(str(row["instance_id"]))
             if not name:
-                raise TaskFormatError(f"{path}:{number}: no image given for {row['instance_id']!r}")
+                raise TaskFormatError(f"{number}: no image given for {row['instance_id']!r}")
             tasks.append(_swe_task(row, None, (), paths, replace(image, name=name)))
             continue
         assert checkouts is not None
         if repo not in checkouts:
-            raise TaskFormatError(f"{path}:{number}: no checkout given for {repo!r} (checkouts={{{repo!r}: PATH}})")
+            raise TaskFormatError(f"{number}: no checkout given for {repo!r} (checkouts={{{repo!r}: PATH}})")
         tasks.append(_swe_task(row, Path(checkouts[repo]), (test_requires or {}).get(repo, ()), paths))
+    name = Path(path).stem if isinstance(path, (str, Path)) else "swe-bench-rows"
     if not tasks:
-        raise TaskFormatError(f"{path} holds no SWE-bench rows")
-    return TaskSet(tasks, name=Path(path).stem)
+        raise TaskFormatError(f"{name} holds no SWE-bench rows")
+    return TaskSet(tasks, name=name)
+
+
+def _swe_rows(source: str | Path | Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(where, row)`` for each row of a JSONL file (where: ``path:line``), or of rows in
+    memory (a list of dicts, a ``datasets.Dataset``; where: ``row N``)."""
+    rows = as_rows(source)
+    if rows is not None:
+        yield from ((f"row {number}", row) for number, row in enumerate(rows))
+        return
+    if not isinstance(source, (str, Path)):
+        raise TaskFormatError(
+            f"SWE-bench rows come as a JSONL path, a list of dicts or a datasets.Dataset; got {type(source).__name__}"
+        )
+    for number, line in enumerate(Path(source).read_text().splitlines(), 1):
+        if line.strip():
+            yield f"{source}:{number}", json.loads(line)
 
 
 def _swe_task(

@@ -27,7 +27,7 @@ from codegym.envs.verilog import testbench
 from codegym.envs.verilog.gate import Port, declared_modules, module_ports
 
 from codegym.error import TaskFormatError
-from codegym.task import Task, TaskSet, TestCase
+from codegym.task import Task, TaskSet, TestCase, as_rows
 
 logger = logging.getLogger(__name__)
 
@@ -37,10 +37,17 @@ BUNDLED = "codegym-verilog"
 _PROMPT_SUFFIX = "_prompt.txt"
 
 
-def load_tasks(source: str | Path | TaskSet | Iterable[Task]) -> TaskSet:
-    """``"codegym-verilog"``, a VerilogEval v2 folder, a `TaskSet`, or tasks."""
+RECORD_FIELDS = ("id", "spec", "reference", "ports", "stimulus")
+
+
+def load_tasks(source: str | Path | TaskSet | Iterable[Task] | Iterable[Mapping[str, Any]]) -> TaskSet:
+    """``"codegym-verilog"``, a VerilogEval v2 folder, records in the bundled set's format in
+    memory (a list of dicts or a ``datasets.Dataset``), a `TaskSet`, or tasks."""
     if isinstance(source, TaskSet):
         return source
+    rows = as_rows(source)
+    if rows is not None:
+        return TaskSet((_record_task(number, row) for number, row in enumerate(rows)), name="verilog-rows")
     if source == BUNDLED:
         records = json.loads((DATA / "problems.json").read_text(encoding="utf-8"))
         return TaskSet((bundled_task(r) for r in records), name=BUNDLED)
@@ -49,7 +56,17 @@ def load_tasks(source: str | Path | TaskSet | Iterable[Task]) -> TaskSet:
         if not path.is_dir():
             raise TaskFormatError(f"tasks={source!r} is neither {BUNDLED!r} nor a VerilogEval folder")
         return TaskSet(verilog_eval_tasks(path), name=path.name)
-    return TaskSet(source)
+    return TaskSet(source)  # type: ignore[arg-type]
+
+
+def _record_task(number: int, record: Mapping[str, Any]) -> Task:
+    missing = [name for name in RECORD_FIELDS if name not in record]
+    if missing:
+        raise TaskFormatError(
+            f"row {number}: a Verilog record needs {list(RECORD_FIELDS)} (the bundled set's format, "
+            f"envs/verilog/data/problems.json); missing {missing}, found {sorted(record)}"
+        )
+    return bundled_task(record)
 
 
 def interface_block(ports: Iterable[Port]) -> str:

@@ -191,6 +191,24 @@ def test_swe_bench_rows_missing_fields_say_which(tmp_path: Path, swe_bench: tupl
         load_swe_bench(jsonl, {})
 
 
+def test_swe_bench_rows_in_memory(swe_bench: tuple[Path, Path]) -> None:
+    """Rows a user already loaded (a list of dicts, or a ``datasets.Dataset`` of them)."""
+    jsonl, checkout = swe_bench
+    rows = [json.loads(jsonl.read_text())]
+    sources: list[object] = [rows]
+    try:
+        import datasets  # type: ignore[import-not-found]
+
+        sources.append(datasets.Dataset.from_list(rows))
+    except ImportError:
+        pass
+    for source in sources:
+        tasks = load_swe_bench(source, {"acme/shapes": checkout})  # type: ignore[arg-type]
+        assert tasks.ids == ("acme__shapes-1",) and tasks.get("acme__shapes-1").reference == rows[0]["patch"]
+    with pytest.raises(TaskFormatError, match=r"row 0: a SWE-bench row needs"):
+        load_swe_bench([{"instance_id": "x"}], {"acme/shapes": checkout})
+
+
 def test_grades_are_deterministic(env: RepoRepairEnv, core_task: Task) -> None:
     grades = []
     for _ in range(2):

@@ -178,3 +178,19 @@ def test_problems_json_is_what_the_build_script_writes() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.records() == RECORDS
+
+
+def test_records_in_memory_load_as_tasks(executor) -> None:
+    import json
+
+    import gymnasium as gym
+    from codegym.envs.verilog.tasks import DATA
+
+    from codegym.error import TaskFormatError
+
+    rows = json.loads((DATA / "problems.json").read_text())[:2]
+    env = gym.make("codegym/Verilog-v0", tasks=rows, executor=executor, lint="never").unwrapped
+    task = env.tasks.get(rows[0]["id"])  # type: ignore[attr-defined]
+    assert env.evaluate(task, task.reference)[0].status.value == "OK"  # type: ignore[attr-defined]
+    with pytest.raises(TaskFormatError, match=r"row 0: a Verilog record needs .* missing \['spec'"):
+        gym.make("codegym/Verilog-v0", tasks=[{"id": "x", "reference": "", "ports": [], "stimulus": {}}])
