@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from codegym.envs.stdio_program import grader
 from codegym.envs.stdio_program.languages import Language
 from codegym.envs.stdio_program.languages import language as language_named
-from codegym.envs.stdio_program.tasks import load_tasks
+from codegym.envs.stdio_program.tasks import INCLUDE_GENERATED, load_tasks
 from codegym.envs.stdio_program.workspace import STUBS, runner_script
 
 from codegym.agent import AgentLimits, AgentSetup
@@ -25,6 +26,59 @@ CHECKER_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=512 << 20)
 RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
 COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes=64, output_bytes=1 << 20,
                         file_size_bytes=64 << 20, disk_bytes=256 << 20)  # fmt: skip
+
+# A problem's own time limit was set for its judge's machine and language: here it becomes
+# TIME_FLOOR_S + TIME_SCALE x the limit of CPU time (the floor for a runtime's start-up, the
+# scale for a slower or busier machine), and WALL_PER_CPU x that of wall time. Its memory limit
+# is kept, but never under MEMORY_FLOOR_BYTES (an interpreter's own). MAX_CPU_S and
+# MAX_MEMORY_BYTES keep one problem from holding a worker for long, or its memory.
+TIME_SCALE = 1.25
+TIME_FLOOR_S = 0.25
+WALL_PER_CPU = 2.0
+MEMORY_FLOOR_BYTES = 128 << 20
+MAX_CPU_S = 10.0
+MAX_MEMORY_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class ProblemLimits:
+    """How a task's own limits (``Task.metadata["limits"]``: a CodeContests, TACO or
+    Codeforces problem's time and memory limits) become the limits its submissions run
+    under: CPU seconds ``time_floor_s + time_scale * time_s`` (at most ``max_cpu_s``), wall
+    seconds ``wall_per_cpu`` times that, memory ``memory_bytes`` (at least
+    ``memory_floor_bytes``, at most ``max_memory_bytes``). They take the place of the env's
+    ``limits`` (and of its ``time_limits`` calibration) for those two; processes, output and
+    disk stay the env's. A task without limits of its own runs under the env's."""
+
+    time_scale: float = TIME_SCALE
+    time_floor_s: float = TIME_FLOOR_S
+    wall_per_cpu: float = WALL_PER_CPU
+    memory_floor_bytes: int = MEMORY_FLOOR_BYTES
+    max_cpu_s: float = MAX_CPU_S
+    max_memory_bytes: int = MAX_MEMORY_BYTES
+
+    def __post_init__(self) -> None:
+        if self.time_scale <= 0 or self.time_floor_s < 0 or self.wall_per_cpu < 1 or self.max_cpu_s <= 0:
+            raise ValueError(
+                "ProblemLimits needs time_scale > 0, time_floor_s >= 0, wall_per_cpu >= 1 and max_cpu_s > 0, got "
+                f"{self.time_scale}, {self.time_floor_s}, {self.wall_per_cpu} and {self.max_cpu_s}"
+            )
+        if not 0 < self.memory_floor_bytes <= self.max_memory_bytes:
+            raise ValueError(
+                f"ProblemLimits needs 0 < memory_floor_bytes <= max_memory_bytes, got {self.memory_floor_bytes} "
+                f"and {self.max_memory_bytes}"
+            )
+
+    def derive(self, base: Limits, own: Mapping[str, Any]) -> Limits:
+        """``base`` with a problem's ``own`` limits (``time_s``, ``memory_bytes``) in place."""
+        limits = base
+        if own.get("time_s"):
+            cpu = min(self.max_cpu_s, self.time_floor_s + self.time_scale * float(own["time_s"]))
+            limits = replace(limits, cpu_s=cpu, wall_s=cpu * self.wall_per_cpu)
+        if own.get("memory_bytes"):
+            memory = min(self.max_memory_bytes, max(self.memory_floor_bytes, int(own["memory_bytes"])))
+            limits = replace(limits, memory_bytes=memory)
+        return limits
 
 
 class StdioProgramEnv(CodeEnv):
@@ -52,13 +106,17 @@ class StdioProgramEnv(CodeEnv):
 
     ## Registered configurations
     ``codegym/StdioProgram-v0`` with ``tasks="codegym-stdio"`` and ``language="python"``;
-    any language of ``languages.yaml`` (``language="rust"``...), any task file in APPS,
-    CodeContests, LiveCodeBench or plain JSONL form.
+    any language of ``languages.yaml`` (``language="rust"``...); ``tasks=`` any JSON/JSONL
+    file, list of dicts or ``datasets.Dataset`` in CodeContests, TACO, APPS, LiveCodeBench,
+    Codeforces or plain form (see `codegym.envs.stdio_program.tasks`).
 
     ## How it is judged
     A compile step (with its own limits) and then one fresh sandboxed process per test, stdin
     from the test; outputs are compared outside the sandbox with the task's checker. Builds
-    are cached by (language, toolchain version, source).
+    are cached by (language, toolchain version, source). A problem's own time and memory
+    limits are honoured, scaled by ``problem_limits`` (`ProblemLimits`; None: the env's
+    ``limits`` for every task); ``include_generated=False`` leaves out CodeContests'
+    generated tests.
     """
 
     family: ClassVar[str] = "StdioProgram"
@@ -66,7 +124,7 @@ class StdioProgramEnv(CodeEnv):
 
     def __init__(
         self,
-        tasks: str | Path | TaskSet = "codegym-stdio",
+        tasks: str | Path | TaskSet | Any = "codegym-stdio",
         *,
         language: str = "python",
         mode: Mode = "single",
@@ -74,6 +132,8 @@ class StdioProgramEnv(CodeEnv):
         compile_limits: Limits = COMPILE_LIMITS,
         time_limits: ReferenceTimeLimits | None = None,
         public_tests: int = 1,
+        include_generated: bool = INCLUDE_GENERATED,
+        problem_limits: ProblemLimits | None = ProblemLimits(),
         executor: Executor | str | None = None,
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
@@ -83,7 +143,7 @@ class StdioProgramEnv(CodeEnv):
         validate: bool | int = False,
     ) -> None:
         super().__init__(
-            load_tasks(tasks, public=public_tests),
+            load_tasks(tasks, public=public_tests, include_generated=include_generated),
             limits=limits,
             time_limits=time_limits,
             mode=mode,
@@ -95,11 +155,20 @@ class StdioProgramEnv(CodeEnv):
             quarantine=quarantine,
         )
         self.language: Language = language_named(language)
+        self.problem_limits = problem_limits
         self.compile_limits = compile_limits
         self._builds: dict[tuple[str, str, str], dict[str, bytes]] = {}
         self._versions: dict[str, str] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
+
+    def limits_for(self, task: Task) -> Limits:
+        """The task's own limits scaled by ``problem_limits`` when it has some, else the
+        env's (or those calibrated on its reference, with ``time_limits``)."""
+        own = task.metadata.get("limits")
+        if self.problem_limits is None or not own:
+            return super().limits_for(task)
+        return self.problem_limits.derive(self.limits, own)
 
     def render_prompt(self, task: Task) -> str:
         return f"{task.prompt.rstrip()}\n\nWrite the program in {self.language.name}."
