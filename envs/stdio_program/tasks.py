@@ -131,9 +131,25 @@ def load_tasks(
     return TaskSet(source)
 
 
-def _tasks(records: Iterable[Mapping[str, Any]], *, public: int, include_generated: bool) -> Iterator[Task]:
+class UnsupportedRow(TaskFormatError):
+    """A well-formed row of a problem this family does not run (call-based, functional,
+    interactive). A source that mixes them with stdin problems (TACO, APPS, LiveCodeBench)
+    loads the rest, with a warning counting those left out; a source of nothing else fails."""
+
+
+def _tasks(records: Iterable[Mapping[str, Any]], *, public: int, include_generated: bool) -> list[Task]:
+    tasks: list[Task] = []
+    skipped: list[UnsupportedRow] = []
     for index, record in enumerate(records):
-        yield task_from(record, public=public, include_generated=include_generated, index=index)
+        try:
+            tasks.append(task_from(record, public=public, include_generated=include_generated, index=index))
+        except UnsupportedRow as e:
+            skipped.append(e)
+    if skipped and not tasks:
+        raise skipped[0]
+    if skipped:
+        logger.warning("left out %d row(s) this family does not run, e.g. %s", len(skipped), skipped[0])
+    return tasks
 
 
 def _records(path: Path) -> Iterator[Mapping[str, Any]]:
@@ -257,7 +273,7 @@ def _livecodebench(record: Mapping[str, Any], task_id: str, include_generated: b
     public = _lcb_cases(record["public_test_cases"], "public_test_cases", task_id)
     private = _lcb_cases(record.get("private_test_cases") or "[]", "private_test_cases", task_id)
     if not public and not private:
-        raise TaskFormatError(
+        raise UnsupportedRow(
             f"task {task_id}: LiveCodeBench functional (LeetCode) problems have no stdin tests; they belong to the "
             "PythonFunction family"
         )
@@ -277,7 +293,7 @@ def _apps(record: Mapping[str, Any], task_id: str, include_generated: bool) -> _
     if not isinstance(io_, Mapping):
         raise TaskFormatError(f"task {task_id}: input_output must hold an object with inputs and outputs")
     if io_.get("fn_name"):
-        raise TaskFormatError(f"task {task_id}: {CALL_BASED}")
+        raise UnsupportedRow(f"task {task_id}: {CALL_BASED}")
     inputs, outputs = io_.get("inputs") or [], io_.get("outputs") or []
     if len(inputs) != len(outputs):
         raise TaskFormatError(f"task {task_id}: input_output has {len(inputs)} inputs but {len(outputs)} outputs")
@@ -299,7 +315,7 @@ def _apps(record: Mapping[str, Any], task_id: str, include_generated: bool) -> _
 def _listed(record: Mapping[str, Any], task_id: str, include_generated: bool) -> _Problem:
     """Codeforces-style rows and plain JSONL: tests as lists of ``{input, output}``."""
     if _given(record, "interaction_format"):
-        raise TaskFormatError(
+        raise UnsupportedRow(
             f"task {task_id}: interactive problems (interaction_format) need an interactor, which this family does "
             "not run"
         )

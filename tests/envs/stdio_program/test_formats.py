@@ -308,6 +308,9 @@ def test_rows_of_other_families_are_refused_with_where_they_belong() -> None:
         task_from(leetcode)
     with pytest.raises(TaskFormatError, match="interactive"):
         task_from({**ROWS["codeforces"], "interaction_format": "Ask queries with ?"})
+    # A split that mixes them with stdin problems (TACO's do) loads the stdin ones.
+    mixed = load_tasks([call_based, ROWS["taco"], call_based])
+    assert mixed.ids == ("taco/1",) and mixed.get(1).metadata["format"] == "taco"
 
 
 @pytest.mark.parametrize(
