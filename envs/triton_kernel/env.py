@@ -17,11 +17,11 @@ from codegym.envs.triton_kernel import grader, harness, integrity, sandbox, shri
 from codegym.envs.triton_kernel.tasks import load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
-from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits
+from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade, Status
-from codegym.task import Task, TaskSet
+from codegym.task import Quarantine, Task, TaskSet
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +133,9 @@ class TritonKernelEnv(CodeEnv):
             memory and processes raised to the runs' limits).
         executor: The family's own `TritonExecutor` by default (shared in the process); an
             `Executor` given here must provide torch and triton in its sandbox.
+        on_task_error, quarantine, validate: What to do with tasks that cannot be graded
+            (see `CodeEnv`): here, problems that cannot be sized for the CPU or whose
+            reference fails at its sizes.
     """
 
     family: ClassVar[str] = "TritonKernel"
@@ -156,6 +159,9 @@ class TritonKernelEnv(CodeEnv):
         on_infra_error: InfraPolicy = "raise",
         render_mode: str | None = None,
         agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
     ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
@@ -176,6 +182,8 @@ class TritonKernelEnv(CodeEnv):
             on_infra_error=on_infra_error,
             render_mode=render_mode,
             agent=agent or agent_limits(limits),
+            on_task_error=on_task_error,
+            quarantine=quarantine,
         )
         self.device: str = resolved
         self.preload = sandbox.runtime(interpret=self.device == "cpu")  # type: ignore[misc]
@@ -187,6 +195,7 @@ class TritonKernelEnv(CodeEnv):
         self.p = p
         self.timing = (reward != "correct") if timing is None else timing
         self.static_checks = static_checks
+        self.validate_on_load(validate)
 
     def find_executor(self) -> Executor:
         choice = self._executor_choice
@@ -199,6 +208,11 @@ class TritonKernelEnv(CodeEnv):
         if findings:  # refused before anything runs
             return grader.static_grade(task, findings), {}
         return super().evaluate(task, code)
+
+    def check_task(self, task: Task) -> None:
+        """Find the task's sizes and run its reference at them (once per process): an
+        `InvalidTask` when either fails, before any submission is judged."""
+        self.reference_outputs(task)
 
     def findings(self, code: str) -> list[integrity.Finding]:
         """What the static checks refuse in ``code`` (nothing when they are off)."""
@@ -380,10 +394,10 @@ class TritonKernelEnv(CodeEnv):
             raise SandboxError(f"the sizing job of task {task.id} ended without its report")
         report = json.loads(result.files["sizing.json"])
         if report["bases"] is None:
-            raise InvalidTask(f"task {task.id} cannot be shrunk to fit the CPU: {report['reason']}")
+            raise InvalidTask(f"task {task.id} cannot be sized for the CPU: {report['reason']}")
         bases: dict[str, Any] = report["bases"]
-        if not set(bases) <= {name for name, _ in sizes.slots}:
-            raise SandboxError(f"the sizing job of task {task.id} changed constants it may not: {sorted(bases)}")
+        if not isinstance(bases, dict) or not shrink.accepts(sizes, bases):
+            raise SandboxError(f"the sizing job of task {task.id} reported sizes it may not set: {bases!r:.300}")
         logger.info("task %s runs on the CPU at %s (%s)", task.id, bases or "its own sizes", report["measurement"])
         return bases
 

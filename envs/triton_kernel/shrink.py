@@ -12,9 +12,10 @@ its constructor arguments and its inputs, never as globals.
 integers) reached from ``get_inputs`` and ``get_init_inputs``, directly or through other
 constants (``hidden = 4 * dim``: derived ones are recomputed, never scaled themselves).
 `search` then halves the largest of the scalable ones (every constant tied with it too),
-keeping each at least `MIN_SIZE` and multiples where the originals were multiples
-(``in_features % groups == 0``), and asks a measure (run by ``sizing`` in the sandbox, on
-PyTorch's meta device) after each step, until the problem fits `Budget`. Left alone:
+keeping each at least `MIN_SIZE` and, where it can, multiples where the originals were
+multiples (``in_features % groups == 0``), and asks a measure (run by ``sizing`` in the
+sandbox, on PyTorch's meta device) after each step, until the problem fits `Budget`; a
+step the model refuses (a group norm whose channels no longer divide) is undone. Left alone:
 integers of at most `SCALE_ABOVE` (axes, kernel sizes, channel counts like 3), constants
 named like window geometry (kernel, stride, padding, dilation, window), and constants
 other code reads (``Model`` itself, a module-level statement): changing them would change
@@ -35,6 +36,7 @@ ROOTS = ("get_inputs", "get_init_inputs")
 CPU_SHAPES = "cpu_shapes"  # a problem's own dict of module globals to use on the CPU
 SCALE_ABOVE = 16  # integers up to this are never scaled (axes, kernel sizes, RGB channels)
 MIN_SIZE = 4  # a scaled integer never drops below this
+DIVISOR_UP_TO = 64  # a size this small that divides another (groups, heads) keeps dividing it
 LARGE_LITERAL = 1024  # an integer written into get_inputs this large is a size no constant sets
 MAX_STEPS = 256  # measurements per search
 WINDOW = re.compile(r"kernel|stride|pad|dilation|window", re.IGNORECASE)
@@ -71,6 +73,7 @@ class Measurement:
     flops: int = 0
     how: str = "meta"  # "meta" (shapes only), "real" (ran on the CPU) or "inputs" (inputs only)
     error: str | None = None
+    note: str | None = None  # why it is not "meta" (the meta device's error)
 
     def fits(self, budget: Budget = BUDGET) -> bool:
         return (
@@ -83,6 +86,8 @@ class Measurement:
     def describe(self) -> str:
         if self.error is not None:
             return self.error
+        if self.how == "inputs":
+            return f"{self.elements} elements in its inputs alone (its forward fails on the meta device: {self.note})"
         return f"{self.elements} elements, {self.activations} in the forward's tensors, {self.flops} flops"
 
 
@@ -112,7 +117,8 @@ class Sizes:
         sizes: The int (or int tuple) constants reached from get_inputs / get_init_inputs.
         slots: What `search` may scale: (constant, tuple index or -1).
         derived: Size constants computed from others (recomputed, never scaled).
-        pinned: Size constants that other code reads too, or that are bound more than once.
+        pinned: Size constants that other code reads too (``Model``, a module-level
+            statement), or that something other than a constant assignment rebinds.
         literals: Large integers written inside get_inputs / get_init_inputs themselves.
         cpu_shapes: The problem's ``cpu_shapes`` dict, if it has one.
         cpu_shapes_error: Why its ``cpu_shapes`` is unusable (not a literal dict).
@@ -225,6 +231,20 @@ def shapes(sizes: Sizes, bases: Mapping[str, Any], origin: Literal["task", "cpu_
     return Shapes(values=values, overrides=overrides, origin=origin)
 
 
+def accepts(sizes: Sizes, bases: Mapping[str, Any]) -> bool:
+    """Whether ``bases`` (a sizing report's) changes only what `search` may: scalable
+    constants, each an int (a list of ints for a tuple) from 1 to its original value."""
+    scalable = {name for name, _ in sizes.slots}
+    for name, value in bases.items():
+        original = sizes.original.get(name)
+        if name not in scalable or isinstance(value, (list, tuple)) != isinstance(original, (list, tuple)):
+            return False
+        got, want = _ints(value), _ints(original)
+        if len(got) != len(want) or not all(type(g) is int and 1 <= g <= w for g, w in zip(got, want, strict=True)):
+            return False
+    return True
+
+
 def why_not_shrinkable(sizes: Sizes) -> str | None:
     """Why `search` would find nothing to scale in a problem that looks GPU-sized (large
     integers written into its input functions, or size constants other code reads); None
@@ -261,34 +281,40 @@ class SearchResult:
 def search(sizes: Sizes, measure: Callable[[Mapping[str, Any]], Measurement], budget: Budget = BUDGET) -> SearchResult:
     """The least shrink that fits ``budget``: from the problem's own sizes, halve the
     largest scalable integer (and all tied with it) until ``measure`` of the overrides fits.
-    A step that fails (a pooling window larger than the shrunk image) is undone and those
-    integers stay. The overrides passed to ``measure`` are `shapes`' (derived constants
-    recomputed)."""
+    A step that fails (a pooling window larger than the shrunk image) is undone; tied
+    integers are then tried one at a time, and one that fails alone stays. The overrides
+    passed to ``measure`` are `shapes`' (derived constants recomputed)."""
     current = {slot: _get(sizes.original, slot) for slot in sizes.slots}
     divisors = _divisor_map(sizes)
     measurement = measure({})
     if measurement.error is not None:
-        return SearchResult(None, measurement, 1, f"it fails at its own sizes: {measurement.error}")
-    steps, frozen = 1, set[Slot]()
+        return SearchResult(None, measurement, 1, f"its Model fails at the problem's own sizes: {measurement.error}")
+    steps, frozen, alone, failed = 1, set[Slot](), set[Slot](), ""
     while not measurement.fits(budget):
         movable = [s for s in current if s not in frozen and current[s] > MIN_SIZE]
         if not movable or steps >= MAX_STEPS:
-            return SearchResult(None, measurement, steps, _too_big(sizes, current, measurement, budget))
+            reason = _too_big(sizes, current, measurement, budget)
+            return SearchResult(None, measurement, steps, reason + (f"; smaller, it fails: {failed}" if failed else ""))
         top = max(current[s] for s in movable)
         group = [s for s in movable if current[s] == top]
-        proposal = _keep_divisors({**current, **{s: max(MIN_SIZE, top // 2) for s in group}}, sizes, divisors)
-        if all(proposal[s] >= current[s] for s in group):
-            frozen.update(group)
-            continue
-        try:
-            candidate = shapes(sizes, _bases(sizes, proposal), "shrunk")
-        except ValueError:
-            frozen.update(group)
-            continue
-        steps += 1
-        trial = measure(candidate.overrides)
-        if trial.error is not None:
-            frozen.update(group)
+        if len(group) > 1 and alone.intersection(group):  # (they failed together: one at a time)
+            group = [next(s for s in group if s in alone)]
+        halved = {**current, **{s: max(MIN_SIZE, top // 2) for s in group}}
+        proposal = _keep_divisors(halved, sizes, divisors)
+        if all(proposal[s] >= current[s] for s in group):  # (a relation of powers of two by chance?)
+            proposal = halved  # the measure says whether the model needs it
+        trial = None
+        if any(proposal[s] < current[s] for s in group):
+            try:
+                candidate = shapes(sizes, _bases(sizes, proposal), "shrunk")
+            except ValueError:
+                pass
+            else:
+                steps += 1
+                trial = measure(candidate.overrides)
+        if trial is None or trial.error is not None:
+            failed = trial.error if trial is not None and trial.error else failed
+            (alone if len(group) > 1 else frozen).update(group)
             continue
         current, measurement = proposal, trial
     changed = any(current[s] != _get(sizes.original, s) for s in current)
@@ -296,10 +322,11 @@ def search(sizes: Sizes, measure: Callable[[Mapping[str, Any]], Measurement], bu
 
 
 def _too_big(sizes: Sizes, current: Mapping[Slot, int], measurement: Measurement, budget: Budget) -> str:
-    over = f"{measurement.describe()} (budget: {budget.elements} elements, {budget.flops} flops)"
+    limits = f"{budget.elements} elements, {budget.activations} in the forward's tensors, {budget.flops} flops"
+    over = f"{measurement.describe()} (budget: {limits})"
     if not sizes.slots:
         reason = why_not_shrinkable(sizes) or "it has no module-level size constant to shrink"
-        return f"it does not fit the CPU at its own sizes, {over}, and {reason}"
+        return f"at its own sizes it needs {over}, and {reason}"
     smallest = ", ".join(f"{_slot_name(s)}={v}" for s, v in current.items())
     return f"even at {smallest} it needs {over}"
 
@@ -317,8 +344,10 @@ def _bases(sizes: Sizes, current: Mapping[Slot, int]) -> dict[str, Any]:
 
 
 def _divisor_map(sizes: Sizes) -> dict[Slot, list[Slot]]:
-    """For each scalable int, the other integer size slots whose original value divides
-    its own (and is smaller, or equal and earlier): they must still divide it."""
+    """For each scalable int, the other integer size slots of at most `DIVISOR_UP_TO` whose
+    original value divides its own (and is smaller, or equal and earlier): they must still
+    divide it. (Larger ones that divide it are mostly powers of two by chance: 4096 divides
+    393216, and keeping it so would round a 384 up to a power of two.)"""
     every = [
         slot
         for name in sizes.sizes
@@ -333,7 +362,7 @@ def _divisor_map(sizes: Sizes) -> dict[Slot, list[Slot]]:
             a
             for a in every
             if a != b
-            and 2 <= (va := _get(sizes.original, a)) <= vb
+            and 2 <= (va := _get(sizes.original, a)) <= min(vb, DIVISOR_UP_TO)
             and vb % va == 0
             and (va < vb or order[a] < order[b])
         ]

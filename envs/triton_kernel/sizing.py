@@ -57,18 +57,18 @@ def measure(source: str, overrides: Mapping[str, Any], budget: shrink.Budget) ->
     """The problem at ``overrides``: on the meta device, else (inputs small enough) for real."""
     try:
         return _on_meta(source, overrides)
-    except Exception:  # (an operator without a meta kernel, a data-dependent shape, ...)
-        pass
+    except Exception as e:  # (an operator without a meta kernel, a data-dependent shape, ...)
+        note = _text(e)
     try:
         inputs = _inputs_on_meta(source, overrides)
     except Exception:
         inputs = None
     if inputs is not None and inputs > REAL_FACTOR * budget.elements:
-        return shrink.Measurement(elements=inputs, activations=inputs, how="inputs")
+        return shrink.Measurement(elements=inputs, activations=inputs, how="inputs", note=note)
     try:
         return _real(source, overrides)
     except Exception as e:
-        return shrink.Measurement(how="real", error=f"{type(e).__name__}: {e}"[:500])
+        return shrink.Measurement(how="real", error=_text(e))
 
 
 class _Created(TorchDispatchMode):
@@ -126,6 +126,10 @@ def _real(source: str, overrides: Mapping[str, Any]) -> shrink.Measurement:
         flops=int(flops.get_total_flops()),
         how="real",
     )
+
+
+def _text(error: Exception) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())[:500]
 
 
 def _elements(init: list[Any], model: Any, inputs: list[Any], outputs: list[torch.Tensor]) -> int:

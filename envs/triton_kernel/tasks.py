@@ -3,8 +3,10 @@
 A problem file defines ``class Model(nn.Module)``, ``get_inputs()`` and ``get_init_inputs()``
 at module level, KernelBench's layout. Problems written for codegym add ``cpu_shapes``, a
 dict of module globals (sizes) that replace the task's own on the CPU, where kernels run in
-Triton's interpreter. A bundled problem ``data/problems/NAME.py`` has its reference Triton
-solution in ``data/solutions/NAME.py``.
+Triton's interpreter; a problem without them (KernelBench's own, sized for a GPU) has its
+size constants shrunk there instead (see `codegym.envs.triton_kernel.shrink`). A bundled
+problem ``data/problems/NAME.py`` has its reference Triton solution in
+``data/solutions/NAME.py``.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import ast
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 from codegym.error import TaskFormatError
-from codegym.task import Task, TaskSet, TestCase
+from codegym.task import Difficulty, Task, TaskSet, TestCase
 
 FAMILY = "TritonKernel"
 DATA = Path(__file__).with_name("data")
@@ -122,12 +125,12 @@ def make_task(task_id: str, source: str, *, trials: int = 3, reference: str | No
     )
 
 
-def _difficulty(source: str) -> str | None:
+def _difficulty(source: str) -> Difficulty | None:
     for line in source.splitlines():
         if line.startswith("# difficulty:"):
             value = line.split(":", 1)[1].strip()
             if value in ("easy", "medium", "hard"):
-                return value
+                return cast(Difficulty, value)
     return None
 
 

@@ -152,7 +152,7 @@ class TimedOnGpu(TritonKernelEnv):
     def evaluate(self, task, code):
         from codegym.grade import Grade
 
-        return Grade(Status.OK, metrics={"speedup": 2.0}), None
+        return Grade(Status.OK, metrics={"speedup": 2.0}), {}
 
 
 def test_the_speed_term_is_a_reward_component_of_its_own() -> None:
