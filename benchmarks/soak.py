@@ -26,11 +26,12 @@ no new open file descriptor of this process, nothing in the run's temporary dire
 scratch folder of the executors is made there) and no new entry of a submission's uid in the
 system's temporary directories; each warm worker's memory (the RSS of its supervisor plus its
 fork server) grows by less than GROWTH_BOUND_MIB from the end of the warm-up to the end of
-the run. Hostile statuses that differ from what the test suites expect are listed, not failed
-(a memory hog may end as RE rather than MLE, a fork bomb as TLE or RE, depending on timing).
+the run. A hostile job whose status differs from the one its test suite pins is listed, not
+failed: those suites check each attack's exact status; the soak checks that none scores.
 
-Prints the jobs per family and status, jobs/s, each worker's RSS at the start, half way and
-at the end, and every leak found.
+Prints the jobs per family and status, jobs/s, each worker's RSS at the start (the baseline:
+the end of the warm-up), half way and at the end with the ratio end/start, the counts of
+processes, mounts, descriptors and temporary entries before and after, and every leak found.
 """
 
 from __future__ import annotations
@@ -572,6 +573,7 @@ class Report:
     rss_kib: dict[str, list[int]] = field(default_factory=dict)  # worker -> [start, half way, end]
     leaks: dict[str, list[str]] = field(default_factory=dict)
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # what -> (before, after)
+    notes: list[str] = field(default_factory=list)
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
@@ -605,6 +607,7 @@ class Report:
         for what, found in self.leaks.items():
             lines.append(f"leaked {what}: {len(found)}")
             lines += [f"    {item}" for item in found[:20]]
+        lines += self.notes
         if self.surprises:
             lines.append("hostile jobs with another status than the test suites expect (not a failure):")
             lines += [f"    {f}/{name}: {status} x{n}" for (f, name, status), n in sorted(self.surprises.items())]
@@ -668,68 +671,17 @@ def run(
         before = Snapshot.take(system_temp)
         local, triton = LocalExecutor(workers), TritonExecutor(workers, interpret=True)
         executors: list[LocalExecutor] = [local, triton]
-        scorers = {
-            f.key: codegym.Scorer(
-                f.env_id, dedupe=False, executor=triton if f.triton else local, on_infra_error="flag", **f.options
-            )
-            for f in FAMILIES
-        }
-        local.ensure_preloaded(p for s in scorers.values() if s.env.executor is local for p in s.env.preload)
-        uids = set().union(*(e.submission_uids() for e in (local, triton)))
-        cgroup_prefixes = [f"{os.getpid()}.{e.serial}." for e in (local, triton)]
+        uids = set().union(*(e.submission_uids() for e in executors))
+        cgroup_prefixes = [f"{os.getpid()}.{e.serial}." for e in executors]
+        scorers: dict[str, codegym.Scorer] = {}
         try:
+            for f in FAMILIES:
+                executor = triton if f.triton else local
+                scorers[f.key] = codegym.Scorer(f.env_id, dedupe=False, executor=executor, on_infra_error="flag",
+                                                **f.options)  # fmt: skip
+            local.ensure_preloaded(p for s in scorers.values() if s.env.executor is local for p in s.env.preload)
             tasks = {f.key: list(scorers[f.key].env.tasks) for f in FAMILIES}
-            # Warm-up: every program once, and references on every worker.
-            warm = [
-                Planned(f.key, kind, p.name, task.id, p.render(task), p.expected)
-                for f in FAMILIES
-                for kind, programs in (("wrong", f.wrong), ("hostile", f.hostile))
-                for p in programs
-                for task in [
-                    _task(tasks[f.key], f.target if kind == "hostile" or p.name == "partial-grid" else None, 0)
-                ]
-            ]
-            # (each executor hands its jobs to its idle workers in turn: `workers` jobs start them all)
-            warm += [Planned(f.key, "correct", "reference", t.id, t.reference or "", ("OK",))
-                     for f in FAMILIES for t in _cycle(tasks[f.key], max(4, local.workers))]  # fmt: skip
-            out(f"warm-up: {len(warm)} jobs (every program once)")
-            warm_report = Report(len(warm))
-            for job, future in [(j, scorers[j.family].submit(j.task_id, j.answer)) for j in warm]:
-                _check(warm_report, job, _grade(future))
-            report.warmup_jobs = len(warm)
-            report.failures += [f"warm-up: {f}" for f in warm_report.failures]
-            start_rss = worker_memory(executors)
-            pids = {e: list(e.worker_pids()) for e in executors}
-            stats = {e: dict(e.stats) for e in executors}
-
-            planned = plan(tasks, jobs, hostile, seed)
-            out(f"running {jobs} jobs ({sum(j.kind == 'hostile' for j in planned)} hostile) ...")
-            started = time.perf_counter()
-            futures = [scorers[j.family].submit(j.task_id, j.answer) for j in planned]
-            half_rss: dict[str, int] = {}
-            for i, (job, future) in enumerate(zip(planned, futures, strict=True), start=1):
-                _check(report, job, _grade(future))
-                if i == jobs // 2:
-                    half_rss = worker_memory(executors)
-                if i % max(1, jobs // 10) == 0 or i == jobs:
-                    out(f"  {i:>6}/{jobs} jobs, {i / (time.perf_counter() - started):6.1f} jobs/s")
-            report.elapsed_s = time.perf_counter() - started
-            end_rss = worker_memory(executors)
-            for worker, start in start_rss.items():
-                end = end_rss.get(worker)
-                if end is None:
-                    report.failures.append(f"worker {worker} is gone at the end (restarted)")
-                    continue
-                report.rss_kib[worker] = [start, half_rss.get(worker, end), end]
-                if (end - start) / 1024 >= GROWTH_BOUND_MIB:
-                    report.failures.append(f"worker {worker} grew by {(end - start) / 1024:.1f} MiB")
-            for e in executors:
-                name = _label(e)
-                report.stats[name] = {k: v - stats[e].get(k, 0) for k, v in e.stats.items()}
-                if e.worker_pids() != pids[e]:
-                    report.failures.append(f"{name} workers changed: {pids[e]} -> {e.worker_pids()}")
-                if report.stats[name].get("retries"):
-                    report.failures.append(f"{name}: {report.stats[name]['retries']} jobs retried after a worker fault")
+            _soak(report, scorers, executors, tasks, plan(tasks, jobs, hostile, seed), out)
             report.leaks["sandbox processes at idle"] = _settle(lambda: sandbox_leftovers(uids))
         finally:
             for scorer in scorers.values():
@@ -737,10 +689,73 @@ def run(
             for e in executors:
                 e.close()
         _after_close(report, before, uids, cgroup_prefixes, scratch, system_temp)
-    for what, found in report.leaks.items():
-        if found:
-            report.failures.append(f"leaked {what}: {len(found)}")
+    report.failures += [f"leaked {what}: {len(found)}" for what, found in report.leaks.items() if found]
     return report
+
+
+def _warm_up_jobs(tasks: dict[str, list[Task]], workers: int) -> list[Planned]:
+    """Every wrong and hostile program once, and ``workers`` references of each family (an
+    executor hands jobs to its idle workers in turn, so that many start every worker)."""
+    warm = []
+    for f in FAMILIES:
+        for kind, programs in (("wrong", f.wrong), ("hostile", f.hostile)):
+            for p in programs:
+                task = _task(tasks[f.key], f.target if kind == "hostile" or p.name == "partial-grid" else None, 0)
+                warm.append(Planned(f.key, kind, p.name, task.id, p.render(task), p.expected))
+        for t in _cycle(tasks[f.key], max(4, workers)):
+            warm.append(Planned(f.key, "correct", "reference", t.id, t.reference or "", ("OK",)))
+    return warm
+
+
+def _soak(
+    report: Report,
+    scorers: dict[str, codegym.Scorer],
+    executors: list[LocalExecutor],
+    tasks: dict[str, list[Task]],
+    planned: list[Planned],
+    out: Callable[[str], None],
+) -> None:
+    """Warm up, then score ``planned`` (all submitted at once, checked in order) and compare
+    the workers before and after."""
+    warm = _warm_up_jobs(tasks, max(e.workers for e in executors))
+    out(f"warm-up: {len(warm)} jobs (every program once, references on every worker)")
+    warm_report = Report(len(warm))
+    for job, future in [(j, scorers[j.family].submit(j.task_id, j.answer)) for j in warm]:
+        _check(warm_report, job, _grade(future))
+    report.warmup_jobs = len(warm)
+    report.failures += [f"warm-up: {f}" for f in warm_report.failures]
+    rss = [worker_memory(executors)]
+    pids = {_label(e): e.worker_pids() for e in executors}
+    stats = {_label(e): dict(e.stats) for e in executors}
+
+    jobs = len(planned)
+    out(f"running {jobs} jobs ({sum(j.kind == 'hostile' for j in planned)} hostile) ...")
+    started = time.perf_counter()
+    futures = [scorers[j.family].submit(j.task_id, j.answer) for j in planned]
+    for i, (job, future) in enumerate(zip(planned, futures, strict=True), start=1):
+        _check(report, job, _grade(future))
+        if i in (jobs // 2, jobs):
+            rss.append(worker_memory(executors))
+        if i % max(1, jobs // 10) == 0 or i == jobs:
+            out(f"  {i:>6}/{jobs} jobs, {i / (time.perf_counter() - started):6.1f} jobs/s")
+    report.elapsed_s = time.perf_counter() - started
+
+    for worker in rss[0]:
+        report.rss_kib[worker] = [sample.get(worker, 0) for sample in (rss[0], rss[len(rss) // 2], rss[-1])]
+        start, end = report.rss_kib[worker][0], rss[-1].get(worker)
+        if end is not None and (end - start) / 1024 >= GROWTH_BOUND_MIB:
+            report.failures.append(f"worker {worker} grew by {(end - start) / 1024:.1f} MiB")
+    for e in executors:
+        name = _label(e)
+        report.stats[name] = {k: v - stats[name].get(k, 0) for k, v in e.stats.items()}
+        if e.worker_pids() != pids[name]:
+            report.failures.append(f"{name} workers restarted or started late: {pids[name]} -> {e.worker_pids()}")
+        if report.stats[name].get("retries"):
+            report.failures.append(f"{name}: {report.stats[name]['retries']} jobs retried after a worker fault")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _settle(find: Callable[[], list[str]]) -> list[str]:
@@ -769,7 +784,14 @@ def _after_close(
         "open fds": (len(before.fds), len(after.fds)),
         "entries in " + " and ".join(system_temp): (len(before.system_temp), len(after.system_temp)),
     }
-    report.leaks["mounts"] = sorted((after.mounts - before.mounts).elements())
+    # Every mount of a worker's view is made under its folder in the scratch folder, in the
+    # worker's own mount namespace; a new mount elsewhere is another process's (a Docker engine's).
+    new_mounts = sorted((after.mounts - before.mounts).elements())
+    report.leaks["mounts"] = [m for m in new_mounts if _inside(m.split()[1], scratch)]
+    others = [m for m in new_mounts if m not in report.leaks["mounts"]]
+    if others:
+        report.notes.append(f"{len(others)} new mounts in this namespace outside the run's folders (not its own):")
+        report.notes += [f"    {m[:160]}" for m in others[:10]]
     report.leaks["cgroups"] = _settle(lambda: _cgroups(cgroups))
     report.leaks["file descriptors"] = [f"fd {fd} -> {target}" for fd, target in sorted(after.fds.items())
                                         if before.fds.get(fd) != target]  # fmt: skip

@@ -60,31 +60,43 @@ def test_the_plan_mixes_every_family_kind_and_program(soak: ModuleType, tasks: d
 def test_the_leak_detectors_find_what_is_left(
     soak: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each check can fail: a child process, an open descriptor and a scratch file left
-    behind are all reported."""
+    """Each check can fail: a child process, an open descriptor, a scratch file, a planted
+    file, a cgroup and a mount left behind are all reported (the mount table and the cgroup
+    folders are stand-ins here; a mount elsewhere is another process's, only noted)."""
     monkeypatch.setattr(soak, "SETTLE_S", 0.2)
-    system_temp = [str(tmp_path / "system")]
-    os.mkdir(system_temp[0])
-    before = soak.Snapshot.take(system_temp)
+    scratch, system, cgroups = tmp_path / "scratch", tmp_path / "system", tmp_path / "cgroups"
+    for folder in (scratch, system, cgroups):
+        folder.mkdir()
+    before = soak.Snapshot.take([str(system)])
+    mounts = soak._mounts()
+    monkeypatch.setattr(
+        soak,
+        "_mounts",
+        lambda: (
+            mounts + Counter([f"/ {scratch}/root/tmp rw - tmpfs tmpfs rw", "/ /var/lib/docker/x rw - overlay o rw"])
+        ),
+    )
+    monkeypatch.setattr(soak, "CGROUP_PARENTS", (str(cgroups),))
+    (cgroups / "123.4.0").mkdir()
+    (cgroups / "123.5.0").mkdir()  # another executor's
     child = subprocess.Popen(["sleep", "30"])
     fd = os.open(os.devnull, os.O_RDONLY)
-    (tmp_path / "scratch").mkdir()
-    (tmp_path / "scratch" / "left").write_text("x")
-    (tmp_path / "system" / "codegym-soak-planted").write_text("x")
+    (scratch / "left").write_text("x")
+    (system / "codegym-soak-planted").write_text("x")
     try:
         report = soak.Report(0)
-        soak._after_close(report, before, set(), [], str(tmp_path / "scratch"), system_temp)
+        soak._after_close(report, before, set(), ["123.4."], str(scratch), [str(system)])
     finally:
         os.close(fd)
         child.kill()
         child.wait()
     assert [line.split()[1] for line in report.leaks["processes"]] == [str(child.pid)]
     assert report.leaks["file descriptors"] == [f"fd {fd} -> /dev/null"]
-    assert report.leaks["temporary files"] == [str(tmp_path / "scratch" / "left")]
-    assert report.leaks[f"files of a submission's uid in {system_temp[0]}"] == [
-        str(tmp_path / "system" / "codegym-soak-planted")
-    ]
-    assert report.leaks["mounts"] == [] and report.leaks["cgroups"] == []
+    assert report.leaks["temporary files"] == [str(scratch / "left")]
+    assert report.leaks[f"files of a submission's uid in {system}"] == [str(system / "codegym-soak-planted")]
+    assert report.leaks["cgroups"] == [str(cgroups / "123.4.0")]
+    assert report.leaks["mounts"] == [f"/ {scratch}/root/tmp rw - tmpfs tmpfs rw"]
+    assert "/var/lib/docker/x" in "\n".join(report.notes)
 
 
 @pytest.mark.slow
