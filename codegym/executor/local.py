@@ -35,6 +35,7 @@ from codegym.executor._wire import FrameReader
 from codegym.executor.base import Job, RunResult
 
 logger = logging.getLogger(__name__)
+ROOT_PREFIX = "codegym-root-"  # a worker's folder: ROOT_PREFIX + "<owner pid>-<index>-<random>"
 
 WORKER_SCRIPT = str(Path(__file__).with_name("_worker.py"))
 # Files of the host's /etc that toolchains read; nothing else of /etc is visible.
@@ -113,7 +114,9 @@ class _WorkerProcess:
         self.lock = threading.Lock()
         self.sessions: set[str] = set()
         self.cgroup = _cgroup.WorkerCgroup.create(executor.cgroup_version, f"{os.getpid()}.{executor.serial}.{index}")
-        self.root = tempfile.mkdtemp(prefix=f"codegym-root-{index}-", dir=_scratch_parent(executor.isolation))
+        self.root = tempfile.mkdtemp(
+            prefix=f"{ROOT_PREFIX}{os.getpid()}-{index}-", dir=_scratch_parent(executor.isolation)
+        )
         os.chmod(self.root, 0o755)  # (empty: the worker mounts its view on it, maybe as another user)
         self.ctl = -1
         self.reader: FrameReader | None = None
@@ -271,6 +274,23 @@ def _kill_every_process_of(uid: int) -> None:
         subprocess.run(["sh", "-c", "kill -9 -1"], user=uid, group=uid, extra_groups=[], timeout=10, check=False)
 
 
+def reap_stale_roots(parent: str) -> list[str]:
+    """Remove the worker folders in ``parent`` of codegym processes that died without
+    removing them (killed by SIGKILL, say): those named for a pid no process has, and owned
+    by this process's user. Returns the folders removed."""
+    removed = []
+    with contextlib.suppress(OSError), os.scandir(parent) as entries:
+        for entry in entries:
+            owner = entry.name.removeprefix(ROOT_PREFIX).split("-", 1)[0]
+            if not entry.name.startswith(ROOT_PREFIX) or not owner.isdigit() or os.path.exists(f"/proc/{owner}"):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_uid == os.geteuid():
+                    shutil.rmtree(entry.path)
+                    removed.append(entry.path)
+    return removed
+
+
 def _scratch_parent(tier: str) -> str | None:
     """Where a worker's folder goes: the temp dir, or in the `container` tier, where the
     steps' files live in it, /dev/shm when it is a size-limited tmpfs (a container's is
@@ -374,6 +394,7 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
         self._init_pool()
         if self.cgroup_version != "none":  # (else none of codegym's cgroups is ours to remove)
             _cgroup.reap_stale()
+        reap_stale_roots(_scratch_parent(self.isolation) or tempfile.gettempdir())
 
     @property
     def cgroup(self) -> str:

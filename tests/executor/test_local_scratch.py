@@ -88,3 +88,35 @@ def test_a_scratch_that_holds_much_is_unmounted_at_once(fill: str, retired: bool
                 assert (work == tmp) is retired, (work, tmp)
                 return
         pytest.fail("no job came soon enough after another to see its scratch retired")
+
+
+def test_the_folders_of_a_killed_owner_are_reaped(tmp_path) -> None:
+    """An owner killed with SIGKILL cannot remove its workers' folders: the next executor
+    removes those of owners that are gone, and leaves those of live ones."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from codegym.executor.local import ROOT_PREFIX, reap_stale_roots
+
+    script = (
+        "import sys\nfrom codegym.executor import Job, Step\nfrom codegym.executor.local import LocalExecutor\n"
+        "ex = LocalExecutor(workers=1)\nex.run(Job(steps=(Step(argv=('true',)),)))\nprint('ran', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    owner = subprocess.Popen([sys.executable, "-c", script], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline() == b"ran\n"
+        left = [p.name for p in tmp_path.iterdir() if p.name.startswith(f"{ROOT_PREFIX}{owner.pid}-")]
+        assert len(left) == 1
+        assert reap_stale_roots(str(tmp_path)) == []  # its owner lives
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    (tmp_path / f"{ROOT_PREFIX}{os.getpid()}-0-mine").mkdir()  # a live owner's (this process)
+    assert reap_stale_roots(str(tmp_path)) == [str(tmp_path / left[0])]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(ROOT_PREFIX)) == [
+        f"{ROOT_PREFIX}{os.getpid()}-0-mine"
+    ]
