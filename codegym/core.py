@@ -384,7 +384,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         """`evaluate`, unless ``task`` is known to be ungradable: then its ``IE`` grade (see
         `ungradable`) without running anything."""
         try:
-            self._raise_if_invalid(task)
+            self.check_task_once(task)
         except InvalidTask as e:
             return self.ungradable(task, e), {"task_error": str(e)}
         return self.evaluate(task, code)
@@ -392,7 +392,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def build_job_checked(self, task: Task, code: str) -> Job:
         """`build_job`, for a task not known to be invalid; any error of building other than
         the sandbox's marks the task invalid (see `InvalidTask`) and raises as one."""
-        self._raise_if_invalid(task)
+        self.check_task_once(task)
         try:
             return self.build_job(task, code)
         except SandboxError:
@@ -428,7 +428,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         it is judged, so that all of them are ``IE`` (none judged by an earlier layer); a
         family that measures its reference once (an external testbench) does it here."""
 
-    def _raise_if_invalid(self, task: Task) -> None:
+    def check_task_once(self, task: Task) -> None:
+        """Raise `InvalidTask` when ``task`` is known to be, or now found to be, ungradable
+        (its loader's mark, an earlier finding, or `check_task`, whose finding is kept)."""
         reason = task.invalid or self._invalid.get(task.id)
         if reason is not None:
             raise InvalidTask(reason)

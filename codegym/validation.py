@@ -2,7 +2,10 @@
 
 A task is *valid* when its reference passes every one of ``runs`` gradings, *invalid* when
 none does (with the reason: it does not compile, fails its own tests, exceeds limits, its
-testbench reports a timeout, ...), and *flaky* when runs disagree. `validate` grades the
+testbench reports a timeout, ...) or its family's own checks of it fail (a KernelBench
+``Model`` that does not run), and *flaky* when runs disagree. A task without a reference
+solution (LiveCodeBench rows have none) whose family's checks pass is *unchecked*: it is
+reported, not quarantined. `validate` grades the
 references on the env's warm workers like any batch; `Validation.write_quarantine` writes
 the tasks that are not valid to a file every loader accepts (``quarantine=``)::
 
@@ -24,10 +27,14 @@ from typing import Any, Literal
 import gymnasium as gym
 
 from codegym.batch import Scorer
+from codegym.core import CodeEnv
+from codegym.error import InvalidTask
 from codegym.grade import Grade, Status
 from codegym.task import QUARANTINE_FORMAT, Task
 
-Verdict = Literal["valid", "invalid", "flaky"]
+Verdict = Literal["valid", "invalid", "flaky", "unchecked"]
+VERDICTS: tuple[Verdict, ...] = ("valid", "invalid", "flaky", "unchecked")
+QUARANTINED: tuple[Verdict, ...] = ("invalid", "flaky")
 
 # What a reference's status says about its task, in words.
 _REASONS: Mapping[Status, str] = {
@@ -71,19 +78,21 @@ class Validation:
 
     @property
     def quarantined(self) -> dict[str, str]:
-        """The tasks that are not valid, with why."""
-        return {c.task_id: f"{c.verdict}: {c.reason}" for c in self.checks if c.verdict != "valid"}
+        """The tasks that are invalid or flaky, with why."""
+        return {c.task_id: f"{c.verdict}: {c.reason}" for c in self.checks if c.verdict in QUARANTINED}
 
     def counts(self) -> dict[str, int]:
         counted = Counter(c.verdict for c in self.checks)
-        return {verdict: counted.get(verdict, 0) for verdict in ("valid", "invalid", "flaky")}
+        return {verdict: counted.get(verdict, 0) for verdict in VERDICTS if verdict != "unchecked" or counted[verdict]}
 
     def render(self) -> str:
         """A summary line, then one line per task that is not valid."""
         counts = self.counts()
         lines = [
             f"{self.env_id} tasks={self.tasks}: {len(self.checks)} tasks, {counts['valid']} valid, "
-            f"{counts['invalid']} invalid, {counts['flaky']} flaky ({self.runs} run{'s' * (self.runs > 1)} each)"
+            f"{counts['invalid']} invalid, {counts['flaky']} flaky"
+            + (f", {counts['unchecked']} unchecked (no reference solution)" if "unchecked" in counts else "")
+            + f" ({self.runs} run{'s' * (self.runs > 1)} each)"
         ]
         lines += [f"  {c.verdict:8} {c.task_id}: {_one_line(c.reason)}" for c in self.checks if c.verdict != "valid"]
         return "\n".join(lines)
@@ -99,7 +108,7 @@ class Validation:
             "quarantined": {
                 c.task_id: {"verdict": c.verdict, "reason": c.reason, "statuses": [s.value for s in c.statuses]}
                 for c in self.checks
-                if c.verdict != "valid"
+                if c.verdict in QUARANTINED
             },
         }
 
@@ -141,15 +150,25 @@ def validate(
         finally:
             core.on_task_error = policy
         by_task = {t.id: grades[i * runs : (i + 1) * runs] for i, t in enumerate(gradable)}
-        checks = tuple(_judge(t, by_task.get(t.id, []), core.invalid_tasks.get(t.id)) for t in tasks)
+        checks = tuple(
+            _judge(t, by_task[t.id], core.invalid_tasks.get(t.id)) if t.id in by_task else _unreferenced(core, t)
+            for t in tasks
+        )
     env_id = env if isinstance(env, str) else (core.spec.id if core.spec else type(core).__name__)
     source = env_kwargs.get("tasks", core.tasks.name)
     return Validation(env_id, str(source) if isinstance(source, (str, Path)) else core.tasks.name, runs, checks)
 
 
+def _unreferenced(env: CodeEnv, task: Task) -> TaskCheck:
+    """A task without a reference solution: only its family's own checks can run."""
+    try:
+        env.check_task_once(task)
+    except InvalidTask as e:
+        return TaskCheck(task.id, "invalid", (), str(e))
+    return TaskCheck(task.id, "unchecked", (), "it has no reference solution to grade")
+
+
 def _judge(task: Task, grades: Sequence[Grade], invalid: str | None) -> TaskCheck:
-    if not grades:
-        return TaskCheck(task.id, "invalid", (), "it has no reference solution to check it with")
     statuses = tuple(g.status for g in grades)
     failed = [g for g in grades if g.status is not Status.OK]
     if not failed:

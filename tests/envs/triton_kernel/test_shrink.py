@@ -353,6 +353,7 @@ def test_validate_finds_the_shrunk_problems_valid_and_reports_the_unshrinkable_o
 
     report = codegym.validate("codegym/TritonKernel-v0", tasks=str(folder), runs=1, device="cpu")
     assert report.valid_ids == tuple(task_id(folder, name) for name in sorted(PROBLEMS))
+    assert list(report.quarantined) == [task_id(folder, "hard_coded")]  # exactly the broken one
     reason = report.quarantined[task_id(folder, "hard_coded")]
     assert "cannot be sized for the CPU" in reason and "get_inputs" in reason, reason
 
