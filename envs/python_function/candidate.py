@@ -11,6 +11,7 @@ import os
 import sys
 import traceback
 import types
+from typing import Any
 
 from codegym.envs.python_function import codec
 
@@ -61,11 +62,8 @@ def _serve(channel: Channel, module: types.ModuleType) -> None:
             name, args, kwargs = codec.decode_call(channel.recv())
         except ChannelClosed:
             return
-        function = getattr(module, name, None)
         try:
-            if not callable(function):
-                raise NameError(f"name {name!r} is not defined")
-            reply = {"kind": "return", "value": function(*args, **kwargs)}
+            reply = {"kind": "return", "value": _resolve(module, name)(*args, **kwargs)}
             data = codec.encode(reply)
         except codec.NotPlain as e:
             data = codec.encode({"kind": "not_plain", "message": str(e)})
@@ -76,6 +74,19 @@ def _serve(channel: Channel, module: types.ModuleType) -> None:
         except Exception as e:
             data = codec.encode({"kind": "raise", **_describe(e)})
         channel.send(data)
+
+
+def _resolve(module: types.ModuleType, name: str) -> Any:
+    """What a call of ``name`` calls: a function of the module, or for ``Class.method`` the
+    method of a fresh instance (a LeetCode ``Solution``; the function ``method`` where the
+    submission wrote one instead of the class)."""
+    owner, _, method = name.rpartition(".")
+    if owner and isinstance(getattr(module, owner, None), type):
+        return getattr(getattr(module, owner)(), method)
+    function = getattr(module, method, None)
+    if not callable(function):
+        raise NameError(f"name {name!r} is not defined")
+    return function
 
 
 def _describe(error: BaseException) -> dict[str, object]:

@@ -7,7 +7,10 @@ sandbox's own measurements, never from the submission's exit code or output.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
+
+from codegym.envs.python_function import codec
 
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import RunResult, StepResult
@@ -45,13 +48,18 @@ def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[T
     phase = report["phase"]
     if phase == "compile":
         return Status.CE, f"SyntaxError: {report.get('error')}"
-    if phase == "protocol" or any(r.get("violation") for r in report.get("results", ())):
+    if phase == "protocol":
+        return Status.HACK, f"the submission tampered with the test channel: {report.get('error')}"
+    if any(r.get("violation") for r in report.get("results", ())):
         return Status.HACK, "the submission tampered with the call channel"
     if phase == "load":
         return Status.RE, str(report.get("error"))
     names = [r.get("name") for r in report["results"]]
     if names != [t.name for t in task.tests]:
         return Status.HACK, "the harness did not run every test of the task"
+    if report.get("incomplete"):  # (a unittest suite's report that never ended)
+        reason = (step.signal and f"killed by signal {step.signal}") or str(report["incomplete"])
+        return Status.RE, f"the submission's process ended before the tests' report did ({reason})"
     if all(t.passed for t in tests):
         return Status.OK, f"all {len(tests)} tests passed"
     if any(not r.get("ran", True) for r in report["results"]):
@@ -121,3 +129,30 @@ def _last_line(traceback: str | None) -> str:
     """The exception line of a traceback (its last non-empty line)."""
     lines = [line for line in (traceback or "no report").splitlines() if line.strip()]
     return lines[-1].strip() if lines else "no report"
+
+
+def recorded(names: Sequence[str], result: RunResult) -> dict[str, Any]:
+    """What a reference returned for each call `harness.record` made, by test name (the
+    expected outputs of an EvalPlus task). Raises `InvalidTask` when it cannot say: the
+    reference does not load, raises, or runs out of its limits."""
+    if result.harness_error is not None:
+        raise InvalidTask(f"its expected outputs could not be computed (the harness failed): "
+                          f"{_last_line(result.harness_error)}")  # fmt: skip
+    if result.harness_output is None:
+        raise SandboxError("the harness that runs a reference did not report")
+    step = result.steps[0]
+    if step.limit is not None:
+        raise InvalidTask(f"its reference went over the {step.limit} limit computing the expected outputs "
+                          "(raise the env's limits)")  # fmt: skip
+    report = json.loads(result.harness_output)
+    if report["phase"] != "record":
+        raise InvalidTask(f"its reference does not load ({report['phase']}): {report.get('error')}")
+    outputs = report["outputs"]
+    if report.get("error") or len(outputs) != len(names):
+        raise InvalidTask(f"its reference stopped after {len(outputs)} of {len(names)} inputs: {report.get('error')}")
+    values = {}
+    for name, output in zip(names, outputs, strict=True):
+        if "error" in output:
+            raise InvalidTask(f"its reference raised on the input of {name}: {output['error']}")
+        values[name] = codec.decode(output["value"].encode())
+    return values

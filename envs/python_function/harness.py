@@ -3,6 +3,13 @@
 Runs in the job's grader process, outside the submission's sandbox (stdlib only). Every
 reply from the submission is decoded by `codec` into plain builtins before a test sees it,
 and every wait has a deadline. Returns a JSON report; `grader.grade` turns it into a Grade.
+
+A test is code (an assert, run here with the proxy bound to the entry point's name) or a
+call: arguments, the expected return value and how to compare them (`matches`: ``exact``,
+``apps`` or ``close`` with an ``atol``, EvalPlus's rule). `record` calls a reference with
+each call test's arguments and reports what it returned (EvalPlus's expected outputs);
+`grade_suite` collects what `codegym.envs.python_function.suite` reports of a unittest
+suite (BigCodeBench), and checks it.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import contextlib
 import functools
 import json
 import marshal
+import secrets
 import time
 from typing import Any
 
@@ -100,7 +108,8 @@ class Proxy:
             self.channel.send(request)
         # (while the submission answers)
         self.last_args = codec.encode([list(args), kwargs]).decode()
-        call = f"{self.name}({', '.join([*map(_short, args), *(f'{k}={_short(v)}' for k, v in kwargs.items())])})"
+        shown = ", ".join([*map(_short, args), *(f"{k}={_short(v)}" for k, v in kwargs.items())])
+        call = f"{_callee(self.name)}({shown})"
         self.greeting.expect()
         try:
             reply = codec.decode(self.channel.recv(timeout=max(0.0, self.deadline - time.monotonic())))
@@ -119,6 +128,12 @@ class Proxy:
             raise _raised(str(reply.get("type", "Exception")), str(reply.get("message", "")), frames)
         self.last = (call, reply.get("value"))
         return reply.get("value")
+
+
+def _callee(name: str) -> str:
+    """How a call of ``name`` reads: ``Solution().method`` for a method of a class."""
+    owner, _, method = name.rpartition(".")
+    return f"{owner}().{method}" if owner else name
 
 
 def _short(value: Any) -> str:
@@ -224,6 +239,13 @@ def _run_tests(spec: dict[str, Any], proxy: Proxy) -> list[dict[str, Any]]:
 
 
 def _run_one(test: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+    if "args" in test:  # a call test: the proxy, called with the test's arguments
+        proxy: Proxy = namespace["candidate"]
+        got = proxy(*test["args"])
+        expected = test["expected"]
+        passed = matches(got, expected, test.get("compare", "exact"), float(test.get("atol", 0.0)))
+        call = proxy.last[0] if proxy.last else test["code"]
+        return {"passed": passed, "call": call, "expected": _short(expected), "got": _short(got)}
     if test.get("setup"):
         exec(_compiled(test["setup"], test["name"], "exec"), namespace)
     plan = _plan(test["code"], test["name"])
@@ -237,15 +259,188 @@ def _run_one(test: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
     return {"passed": True}
 
 
+def matches(got: Any, expected: Any, compare: str, atol: float = 0.0) -> bool:
+    """Whether a call's return value ``got`` is the ``expected`` one, under a data set's rule:
+    ``exact`` (equal, a tuple counting as the list JSON would make of it: LiveCodeBench),
+    ``apps`` (APPS/TACO's: also equal to the single item of an expected list) or ``close``
+    (EvalPlus's: equal, or floats within ``atol`` plus a relative 1e-7; 1e-6 where ``atol``
+    is 0 and the expected value is floats)."""
+    if compare == "close":
+        if got == expected:
+            return True
+        atol = atol or (1e-6 if _floats(expected) else 0.0)
+        return bool(atol) and _close(got, expected, atol)
+    if type(got) is tuple:
+        got = list(got)
+    if got == expected or compare != "apps":
+        return got == expected
+    if type(expected) is list and expected:
+        if got == expected[0]:
+            return True
+        if type(got) is list and got and type(got[0]) is tuple:
+            return [list(item) for item in got] == expected[0]
+    return False
+
+
+def _floats(value: Any) -> bool:
+    if type(value) is float:
+        return True
+    return type(value) in (list, tuple) and bool(value) and all(type(item) is float for item in value)
+
+
+def _close(got: Any, expected: Any, atol: float) -> bool:
+    """``numpy.allclose(got, expected, rtol=1e-7, atol=atol)`` over nested sequences, in stdlib."""
+    if type(got) in (list, tuple) and type(expected) in (list, tuple):
+        return len(got) == len(expected) and all(_close(g, e, atol) for g, e in zip(got, expected, strict=True))
+    if type(got) in (int, float) and type(expected) in (int, float):
+        return got == expected or abs(got - expected) <= atol + 1e-7 * abs(expected)
+    return got == expected
+
+
+def assertion(out: Any, exp: Any, atol: float) -> None:
+    """EvalPlus's check of one output, as its published tests define it with numpy: the
+    prelude of such a test imports this instead (the grader has no third-party packages)."""
+    assert matches(out, exp, "close", atol)
+
+
 def _report(phase: str, **fields: Any) -> bytes:
     return json.dumps({"phase": phase, **fields}, default=repr).encode()
 
 
-def harness_for(entry_point: str, prelude: str, tests: list[dict[str, str]], time_budget_s: float) -> Harness:
-    """This harness, testing ``entry_point`` with ``tests`` (each a name, code and setup)
-    after ``prelude``, all within ``time_budget_s``: the spec `grade` reads."""
+def harness_for(entry_point: str, prelude: str, tests: list[dict[str, Any]], time_budget_s: float) -> Harness:
+    """This harness, testing ``entry_point`` with ``tests`` (each a name, code and setup; or
+    a call test: name, code to show, ``args``, ``expected``, ``compare`` and ``atol``) after
+    ``prelude``, all within ``time_budget_s``: the spec `grade` reads."""
     spec = {"entry_point": entry_point, "prelude": prelude, "tests": tests, "time_budget_s": time_budget_s}
     return Harness(f"{__name__}:grade", marshal.dumps(spec))
+
+
+# --- a reference's outputs ------------------------------------------------------------------
+
+
+def record(channel: Channel, payload: bytes) -> bytes:
+    """Harness entry: call the submission (a task's reference) with each of the spec's
+    ``calls`` (argument lists) and report what it returned, each value in `codec`'s encoding,
+    or what it raised: ``{"phase": "record", "outputs": [{"value": ...} | {"error": ...}]}``."""
+    spec = marshal.loads(payload)
+    deadline = time.monotonic() + float(spec["time_budget_s"])
+    greeting = Greeting(channel, deadline)
+    proxy = Proxy(channel, spec["entry_point"], deadline, greeting)
+    outputs: list[dict[str, str]] = []
+    try:
+        for args in spec["calls"]:
+            try:
+                outputs.append({"value": codec.encode(proxy(*args)).decode()})
+            except CandidateRaised as e:
+                outputs.append({"error": str(e)})
+        greeting.expect()
+    except NotReady as e:
+        return e.report
+    except CandidateGone as e:
+        return _report("record", outputs=outputs, error=str(e))
+    channel.close()
+    return _report("record", outputs=outputs)
+
+
+def recorder_for(entry_point: str, calls: list[list[Any]], time_budget_s: float) -> Harness:
+    """`record`, calling ``entry_point`` with each of ``calls``."""
+    spec = {"entry_point": entry_point, "calls": calls, "time_budget_s": time_budget_s}
+    return Harness(f"{__name__}:record", marshal.dumps(spec))
+
+
+# --- unittest suites ------------------------------------------------------------------------
+
+SUITE_STEP = Step(argv=("python", "-m", "codegym.envs.python_function.suite"), channel=True)
+MAX_EVENT = 1 << 16
+
+
+def grade_suite(channel: Channel, payload: bytes) -> bytes:
+    """Harness entry for a unittest suite run in the submission's process (see
+    `codegym.envs.python_function.suite`): send it the tests and a fresh nonce, read its
+    report and check it. A frame without the nonce, a test reported twice or never
+    collected, an end announced before every test was reported, or the runner's own
+    report of replaced unittest machinery, is a ``protocol`` report (HACK)."""
+    spec = marshal.loads(payload)
+    nonce = secrets.token_hex(16)
+    deadline = time.monotonic() + float(spec["time_budget_s"])
+    names: list[str] = [name for _, methods in spec["classes"] for name, _ in methods]
+    with contextlib.suppress(ChannelClosed):  # (it died: reading says how)
+        channel.send(marshal.dumps({"source": spec["source"], "classes": spec["classes"], "nonce": nonce}))
+    try:
+        hello = _suite_event(channel, nonce, deadline)
+    except ChannelClosed:
+        return _report("load", error="the submission exited before it could be tested")
+    except ChannelTimeout:
+        return _report("load", error="the submission did not finish loading in time")
+    except (ChannelViolation, ValueError) as e:
+        return _report("protocol", error=f"the test report was forged or garbled: {e}")
+    kind = hello.get("kind")
+    if kind == "syntax_error":
+        return _report("compile", error=str(hello.get("message")), line=hello.get("line"), column=hello.get("column"))
+    if kind == "load_error":
+        return _report("load", error=f"{hello.get('type')}: {hello.get('message')}", frames=hello.get("frames"))
+    if kind != "ready":
+        return _report("protocol", error="the test runner did not start its report")
+    return _suite_results(channel, nonce, deadline, names)
+
+
+def _suite_results(channel: Channel, nonce: str, deadline: float, names: list[str]) -> bytes:
+    reported: dict[str, dict[str, Any]] = {}
+    ended: str | None = None  # why the report stopped before its end, if it did
+    try:
+        while True:
+            event = _suite_event(channel, nonce, deadline)
+            if event.get("kind") == "done":
+                if set(reported) != set(names):
+                    return _report("protocol", error="the test runner ended before reporting every test")
+                if event.get("tampered"):
+                    return _report("protocol", error=f"unittest's machinery was replaced: {event['tampered']}")
+                break
+            name = event.get("test")
+            if name not in names or name in reported:
+                return _report("protocol", error=f"the test report names test {name!r} twice or never collected it")
+            reported[str(name)] = event
+    except ChannelClosed:
+        ended = "the submission's process ended before this test ran"
+    except ChannelTimeout:
+        ended = "the tests did not finish in time"
+    except (ChannelViolation, ValueError) as e:
+        return _report("protocol", error=f"the test report was forged or garbled: {e}")
+    channel.close()
+    results: list[dict[str, Any]] = []
+    for name in names:
+        event = reported.get(name)
+        if event is None:
+            results.append({"name": name, "passed": False, "ran": False, "trace": ended or "not run"})
+            continue
+        outcome = str(event.get("outcome"))
+        trace = None if outcome == "passed" else f"{outcome}: {event.get('trace', '')}".strip()
+        time_s = event.get("time_s")
+        results.append({"name": name, "passed": outcome == "passed", "ran": True, "trace": trace,
+                        "time_s": float(time_s) if isinstance(time_s, (int, float)) else None})  # fmt: skip
+    if ended is not None:  # (every test may have been reported: the end, with its checks, was not)
+        return _report("tests", results=results, incomplete=ended)
+    return _report("tests", results=results)
+
+
+def _suite_event(channel: Channel, nonce: str, deadline: float) -> dict[str, Any]:
+    frame = channel.recv(timeout=max(0.0, deadline - time.monotonic()))
+    if len(frame) > MAX_EVENT:
+        raise ValueError(f"an event of {len(frame)} bytes")
+    try:
+        event = json.loads(frame)
+    except (ValueError, RecursionError) as e:  # (the bytes are the submission's to choose)
+        raise ValueError(f"a frame that is not JSON: {e}") from e
+    if type(event) is not dict or event.get("nonce") != nonce:
+        raise ValueError("an event without this run's nonce")
+    return event
+
+
+def suite_for(source: str, classes: list[tuple[str, list[tuple[str, str]]]], time_budget_s: float) -> Harness:
+    """`grade_suite` for the unittest ``source`` and its ``classes``: ``(class name,
+    [(test name, method name), ...])`` in the order they run."""
+    spec = {"source": source, "classes": classes, "time_budget_s": time_budget_s}
+    return Harness(f"{__name__}:grade_suite", marshal.dumps(spec))
 
 
 def rehearsal() -> Job:

@@ -42,7 +42,7 @@ def _show(value: Any) -> str:
 
 def trace(
     path: str, entry: str, args: list[Any], kwargs: dict[str, Any]
-) -> tuple[list[tuple[int, str, dict[str, str]]], str]:
+) -> tuple[list[tuple[int, str, dict[str, str]]], str, int]:
     """Line events ``(line relative to the def, event, locals)`` of ``entry``'s frames, the
     result's repr, and the line of the ``def``."""
     with open(path, encoding="utf-8", errors="replace") as handle:
