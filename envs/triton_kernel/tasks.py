@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import ast
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase
+from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
 
 FAMILY = "TritonKernel"
 DATA = Path(__file__).with_name("data")
@@ -44,9 +44,13 @@ layers in the same order. Outputs are compared with atol = rtol = 1e-4 (float32)
 """
 
 
-def load_tasks(source: str | Path | TaskSet | Iterable[Task], *, trials: int = 3) -> TaskSet:
+def load_tasks(
+    source: str | Path | TaskSet | Iterable[Task] | Iterable[Mapping[str, Any]], *, trials: int = 3
+) -> TaskSet:
     """A task set from ``"codegym-triton"`` (bundled), a folder of KernelBench problem files,
-    a `TaskSet` or an iterable of `Task`.
+    KernelBench's rows in memory (a list of dicts or a ``datasets.Dataset`` with ``code`` and
+    ``name``; ``level`` and ``problem_id`` name the task when present; an optional
+    ``reference``), a `TaskSet` or an iterable of `Task`.
 
     Args:
         source: Where the problems are.
@@ -54,6 +58,9 @@ def load_tasks(source: str | Path | TaskSet | Iterable[Task], *, trials: int = 3
     """
     if isinstance(source, TaskSet):
         return source
+    rows = as_rows(source)
+    if rows is not None:
+        return TaskSet((_row_task(number, row, trials) for number, row in enumerate(rows)), name="kernelbench-rows")
     if isinstance(source, str) and source in BUILTIN_SETS:
         return TaskSet(bundled(trials=trials), name=source)
     if isinstance(source, (str, Path)):
@@ -64,6 +71,17 @@ def load_tasks(source: str | Path | TaskSet | Iterable[Task], *, trials: int = 3
             )
         return TaskSet(load_folder(path, trials=trials), name=path.name)
     return TaskSet(source, name="tasks")
+
+
+def _row_task(number: int, row: Mapping[str, Any], trials: int) -> Task:
+    """A KernelBench row (``code``: the problem file; ``name``; ``level``, ``problem_id``)."""
+    if not row.get("code") or not row.get("name"):
+        raise TaskFormatError(
+            f"row {number}: a KernelBench row needs 'code' (the problem file) and 'name'; found {sorted(row)}"
+        )
+    name = str(row["name"]).removesuffix(".py")
+    level = f"level{row['level']}/" if row.get("level") is not None else ""
+    return make_task(f"kernelbench/{level}{name}", str(row["code"]), trials=trials, reference=row.get("reference"))
 
 
 def bundled(*, trials: int = 3) -> list[Task]:

@@ -45,6 +45,17 @@ def test_kernelbench_folder_env_grades_a_solution(make_env) -> None:
     assert "max abs error" in observation["feedback"] and "max rel error" in observation["feedback"]
 
 
+def test_kernelbench_rows_in_memory_grade_as_the_folder(make_env) -> None:
+    """KernelBench as its dataset publishes it: rows with ``code``, ``name``, ``level``."""
+    rows = [{"code": (KERNELBENCH / "19_ReLU.py").read_text(), "name": "19_ReLU.py", "level": 1, "problem_id": 19,
+             "reference": (KERNELBENCH / "solutions" / "19_ReLU.py").read_text()}]  # fmt: skip
+    env = make_env(tasks=rows)
+    task = env.tasks.get("kernelbench/level1/19_ReLU")
+    assert submit(env, task.id, task.reference or "")[2]["grade"].status is Status.OK
+    with pytest.raises(TaskFormatError, match=r"row 0: a KernelBench row needs 'code'"):
+        load_tasks([{"name": "x"}])
+
+
 def test_loader_errors_say_what_was_expected(tmp_path: Path) -> None:
     with pytest.raises(TaskFormatError, match="neither"):
         load_tasks(tmp_path / "missing")
