@@ -79,10 +79,10 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             with the reason, and the rest of a batch goes on; ``"raise"`` raises it.
         quarantine: Tasks to leave out: a file ``codegym validate`` wrote, a text file of
             task ids, or the ids (see `codegym.task.read_quarantine`).
+        render_mode: ``"ansi"`` renders the last feedback as text.
 
     Families also take ``validate=True`` (or a number of runs): grade every task's
     reference when the env is made and keep only the valid tasks (see `validate_on_load`).
-        render_mode: ``"ansi"`` renders the last feedback as text.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -269,6 +269,17 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             self._episode = None
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Grade one submission (in ``mode="agent"``: run the action's tool calls).
+
+        Args:
+            action: The code, raw or in a fenced block of a chat answer; in ``mode="agent"``,
+                the model's text or parsed tool calls.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``. After a graded submission
+            ``info["grade"]`` is the whole `Grade` and ``info["reward_components"]`` holds the
+            terms that sum to the reward.
+        """
         if self._done or self.task is None:
             raise ResetNeeded("call reset() before step(), and again after the episode terminated")
         if self.mode == "agent":

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import enum
+import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from codegym.executor.base import StepResult
 
 Severity = Literal["error", "warning", "note"]
 FeedbackLevel = Literal["status", "public", "full"]
@@ -44,6 +48,36 @@ LIMIT_STATUS: Mapping[str, tuple[Status, str]] = {
     "file_size": (Status.OLE, "file size limit exceeded"),
     "processes": (Status.RE, "process limit exceeded"),
 }
+
+
+def step_failure(step: StepResult) -> tuple[Status, str] | None:
+    """Why the sandbox says ``step`` failed, as every family words it: a `Status` and a short
+    message. None when it ran to completion (exit status 0 within every limit): its output is
+    then the family's to judge.
+
+    A denied system call is ``SEC``; a limit that fired is its `LIMIT_STATUS`; a signal, a
+    non-zero exit status (with the last line of stderr) or a step skipped because an earlier
+    one failed is ``RE``.
+    """
+    if step.denied_syscall:
+        return Status.SEC, "a system call the sandbox denies"
+    if step.limit is not None:
+        return LIMIT_STATUS[step.limit]
+    if step.skipped:
+        return Status.RE, "not run: an earlier step failed"
+    if step.signal is not None:
+        return Status.RE, f"killed by {_signal_name(step.signal)}"
+    if step.exit_code != 0:
+        last = step.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        return Status.RE, f"exit status {step.exit_code}" + (f": {last[0][:200]}" if last else "")
+    return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @dataclass(frozen=True)

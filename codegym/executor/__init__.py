@@ -1,4 +1,4 @@
-"""Executors run `Job`s in a sandbox and return `RunResult`s (see `base`)."""
+"""Executors run each `Job` in a sandbox and return its `RunResult` (see `codegym.executor.base`)."""
 
 from __future__ import annotations
 

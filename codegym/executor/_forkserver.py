@@ -679,8 +679,8 @@ def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
             _run_script(os.path.abspath(argv[1]))  # (the work dir is the current one)
     except SystemExit as e:
         code = _exit_code(e.code)
-    except BaseException:
-        traceback.print_exc()
+    except BaseException as e:
+        _print_own_traceback(e)
         code = 1
     try:
         atexit._run_exitfuncs()
@@ -689,6 +689,15 @@ def _run_python(argv: tuple[str, ...], extra_env: dict[str, str]) -> NoReturn:
     except BaseException:
         code = code or 120
     os._exit(code)
+
+
+def _print_own_traceback(error: BaseException) -> None:
+    """Print ``error`` as ``python file.py`` would: without the frames of this runner, which
+    are not the program's (and would show the host's paths)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb)
 
 
 def _run_script(path: str) -> None:

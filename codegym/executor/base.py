@@ -66,8 +66,9 @@ class Step:
     """One command of a job, run as a fresh process tree in the job's sandbox.
 
     ``argv[0] == "python"`` runs in the worker's already-loaded interpreter: ``python
-    file.py`` runs a file of the work dir, ``python -m module`` calls ``module.main()`` of a
-    module the job preloads. Any other ``argv`` is executed from the toolchain's ``PATH``.
+    file.py`` runs a file of the work dir, ``python -c source`` runs ``source`` (a runner
+    shipped in the job itself), ``python -m module`` calls ``module.main()`` of a module the
+    job preloads. Any other ``argv`` is executed from the toolchain's ``PATH``.
 
     Attributes:
         argv: The command.

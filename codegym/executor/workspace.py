@@ -4,7 +4,7 @@ An agent episode runs many commands in one tree: the task's files, which it read
 runs tests in. `Executor.open_workspace` makes one from a `Layer` (the task's files: written
 once per worker and shared, read-only, by every episode of the task) and returns a
 `Workspace`, pinned to one worker, whose `Workspace.run` runs a `Job` with the tree as its
-work dir:
+work dir::
 
     layer = Layer({"solution.py": b"def f():\\n    pass\\n"})
     with executor.open_workspace(layer) as ws:

@@ -1,4 +1,4 @@
-"""TRL: codegym as reward functions for ``GRPOTrainer``, and task sets as datasets.
+"""TRL: codegym as reward functions for ``GRPOTrainer``, and task sets as datasets::
 
     from trl import GRPOConfig, GRPOTrainer
     from codegym.integrations.trl import prompt_dataset, reward_functions

@@ -4,7 +4,7 @@ Whatever the model wrote is data: a malformed call becomes a message for the mod
 an example of the right form), never an exception. Only an action of the wrong Python type raises.
 
 Accepted forms, in text: Hermes/Qwen ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks; OpenHands /
-R2E-Gym ``<function=NAME><parameter=KEY>value</parameter></function>`` blocks; else fenced ```` ```bash ```` blocks,
+R2E-Gym ``<function=NAME><parameter=KEY>value</parameter></function>`` blocks; else fenced ```bash blocks,
 each one bash call. As Python objects: ``{"name": ..., "arguments": ...}``, the OpenAI tool-call form
 ``{"id": ..., "type": "function", "function": {"name": ..., "arguments": "<json>"}}``, a list of either, or an OpenAI
 assistant message with ``tool_calls``.

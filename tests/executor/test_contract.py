@@ -142,6 +142,15 @@ def test_runs_python_dash_c_as_python_does(executor: Executor) -> None:
     assert (step.stdout, step.exit_code) == (b"['-c', 'a', 'b'] __main__ False True\n", 0), step.stderr
 
 
+def test_a_crash_shows_the_programs_frames_only(executor: Executor) -> None:
+    """As ``python main.py`` prints it: no frame of the runner, whose file is the host's."""
+    step = python(executor, "def f():\n    raise ValueError('boom')\nf()\n").steps[0]
+    lines = step.stderr.decode().splitlines()
+    assert step.exit_code == 1 and lines[0] == "Traceback (most recent call last):", lines
+    assert lines[1].strip().startswith('File "') and "main.py" in lines[1] and lines[-1] == "ValueError: boom", lines
+    assert "_forkserver" not in step.stderr.decode() and "codegym/executor" not in step.stderr.decode()
+
+
 def test_runs_toolchain_commands(executor: Executor) -> None:
     result = shell(executor, "echo $((6*7)); hostname")
     # (the `container` tier has no uts namespace to name: the host's, or the docker backend's

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,6 +12,9 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial_new_family.md"
+NEW_FAMILY = next((p for p in NOTEBOOKS if p.name == "new_family.ipynb"), None)
+EXECUTED: dict[str, Any] = {}  # notebook name -> the notebook as test_notebook_runs executed it
 
 
 def test_there_are_notebooks() -> None:
@@ -24,3 +29,28 @@ def test_notebook_runs(path: Path) -> None:
     ).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    EXECUTED[path.name] = notebook
+
+
+def test_new_family_notebook_is_the_tutorial_page() -> None:
+    """The notebook runs the tutorial page's program: its code cells are the page's python blocks, in order."""
+    assert NEW_FAMILY is not None
+    cells = [cell.source.strip() for cell in nbformat.read(NEW_FAMILY, as_version=4).cells if cell.cell_type == "code"]
+    blocks = [block.strip() for block in re.findall(r"^```python\n(.*?)^```$", TUTORIAL.read_text(), re.M | re.S)]
+    assert len(cells) >= 8 and cells == blocks
+
+
+def test_new_family_notebook_checks_its_family() -> None:
+    """Its last cell asserts that the family passes check_env and scores a right and a wrong query, and it ran."""
+    assert NEW_FAMILY is not None
+    notebook = EXECUTED.get(NEW_FAMILY.name)
+    if notebook is None:  # (run alone: test_notebook_runs did not execute it)
+        notebook = nbformat.read(NEW_FAMILY, as_version=4)
+        client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3")
+        client.execute(cwd=str(NEW_FAMILY.parent))
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert "check_env(env.unwrapped" in "".join(cell.source for cell in code)
+    last = code[-1]
+    assert "Status.OK" in last.source and '["OK", "OK", "WA", "CE", "RE"]' in last.source
+    printed = "".join(o.get("text", "") for o in last.outputs if o.output_type == "stream")
+    assert printed.strip() == "SQLQuery: check_env passed; references OK; wrong queries WA, CE, RE"

@@ -487,7 +487,7 @@ def test_file_without_final_newline_round_trips(repo: Path) -> None:
 def stdlib_sources() -> list[tuple[str, str]]:
     """(path relative to the library root, source) for every file of a few pure-Python stdlib modules."""
     files = []
-    for name in ("json", "textwrap", "configparser"):
+    for name in ("textwrap", "configparser"):
         origin = Path(importlib.import_module(name).__file__ or "")
         paths = sorted(origin.parent.glob("*.py")) if origin.name == "__init__.py" else [origin]
         root = origin.parent.parent if origin.name == "__init__.py" else origin.parent
@@ -514,6 +514,9 @@ def test_candidates_and_sample_are_deterministic() -> None:
 # --- a sweep over real library code -------------------------------------------------------------
 
 
+APPLIED_PER_KIND = 12  # mutations of each kind whose patches go through git apply, both ways
+
+
 @pytest.mark.slow
 def test_every_stdlib_mutation_parses_changes_the_ast_and_round_trips(repo: Path) -> None:
     counts: Counter[str] = Counter()
@@ -525,6 +528,8 @@ def test_every_stdlib_mutation_parses_changes_the_ast_and_round_trips(repo: Path
         for m in candidates(source, path):
             counts[m.kind] += 1
             assert ast.dump(ast.parse(m.mutated)) != original, m
+            if counts[m.kind] > APPLIED_PER_KIND:  # (git apply costs two processes a mutation)
+                continue
             # bug then fix in place: the file is back to the original for the next mutation
             for patch, result in ((m.bug_patch(), m.mutated), (m.fix_patch(), m.original)):
                 done = subprocess.run(

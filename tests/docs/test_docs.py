@@ -1,0 +1,213 @@
+"""The documentation: the site builds with warnings as errors, and every page's examples run.
+
+Every fenced ``python`` block of every ``docs/**/*.md`` page runs here, in page order, all
+blocks of a page in one namespace, in a fresh interpreter per page (cwd a temporary folder),
+so no example goes stale. A block that cannot run here is preceded by the line
+``<!-- not run: REASON -->``; a marker without a reason, or one not followed by a python
+block, fails. Output shown in a page is not compared.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+PAGES = sorted(
+    (page for page in DOCS.rglob("*.md") if not any(part.startswith("_") for part in page.relative_to(DOCS).parts)),
+    key=lambda page: page.relative_to(DOCS).as_posix(),
+)  # not _build/ or _static/
+PAGE_TIMEOUT_S = 300
+BUILD_TIMEOUT_S = 600
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
+NOT_RUN = re.compile(r"^\s*<!--\s*not run\s*(?::\s*(?P<reason>.*?))?\s*-->\s*$")
+# Runs a page's blocks in one namespace; each block is compiled under the page's path, padded
+# so that a traceback names the page's own line.
+RUNNER = """\
+import json, sys
+namespace = {"__name__": "__main__"}
+for path, line, code in json.load(open(sys.argv[1], encoding="utf-8")):
+    exec(compile("\\n" * (line - 1) + code, path, "exec"), namespace)
+"""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced block of a page: its language, the line of its fence and of its first code
+    line (1-based), its text, and the reason of the not-run marker just above it ("" for a
+    marker without one, None without a marker)."""
+
+    language: str
+    fence_line: int
+    line: int
+    code: str
+    not_run: str | None
+
+
+def blocks(text: str) -> list[Block]:
+    """The fenced blocks of a page's text, in order."""
+    lines = text.splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, fence = opening["indent"], opening["fence"]
+        closing = re.compile(rf"^[ \t]*{re.escape(fence)}{re.escape(fence[0])}*[ \t]*$")
+        end = i + 1
+        while end < len(lines) and not closing.match(lines[end]):
+            end += 1
+        body = [line.removeprefix(indent) for line in lines[i + 1 : end]]
+        marker = NOT_RUN.match(lines[i - 1]) if i > 0 else None
+        info = opening["info"].split()
+        found.append(
+            Block(
+                language=info[0] if info else "",
+                fence_line=i + 1,
+                line=i + 2,
+                code="\n".join(body) + "\n",
+                not_run=(marker["reason"] or "").strip() if marker else None,
+            )
+        )
+        i = end + 1
+    return found
+
+
+def page_id(page: Path) -> str:
+    return page.relative_to(DOCS).as_posix()
+
+
+def test_pages_exist() -> None:
+    assert (DOCS / "index.md").is_file() and (DOCS / "conf.py").is_file()
+    assert len(PAGES) > 10, [page_id(page) for page in PAGES]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sphinx") is None, reason="sphinx is not installed: pip install -e '.[docs]'"
+)
+@pytest.mark.timeout(BUILD_TIMEOUT_S + 60)
+def test_site_builds_without_warnings(tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-b",
+        "html",
+        "-q",
+        str(DOCS),
+        str(tmp_path / "html"),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
+    assert done.returncode == 0, f"sphinx-build failed (exit {done.returncode}):\n{done.stderr}\n{done.stdout}"
+    built = {path.relative_to(tmp_path / "html").as_posix() for path in (tmp_path / "html").rglob("*.html")}
+    missing = {page_id(page)[: -len(".md")] + ".html" for page in PAGES} - built
+    assert not missing, f"pages not built (in no toctree?): {sorted(missing)}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_not_run_markers_have_reasons(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    problems = marker_problems(text)
+    assert not problems, "\n".join(f"{page_id(page)}:{problem}" for problem in problems)
+
+
+def marker_problems(text: str) -> list[str]:
+    """Each not-run marker outside a block must stand just above a python block and give a reason."""
+    found = blocks(text)
+    by_fence = {block.fence_line: block for block in found}
+    inside = {n for block in found for n in range(block.fence_line, block.line + block.code.count("\n") + 1)}
+    problems = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number in inside or not re.match(r"^\s*<!--\s*not run\b", line):
+            continue
+        block = by_fence.get(number + 1)
+        if block is None or block.language != "python":
+            problems.append(f"{number}: a not-run marker must stand on the line just above a ```python fence")
+        elif not block.not_run:
+            problems.append(f"{number}: a not-run marker needs a reason: <!-- not run: REASON -->")
+    return problems
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+@pytest.mark.timeout(PAGE_TIMEOUT_S + 60)
+def test_page_examples_run(page: Path, tmp_path: Path) -> None:
+    runnable = [b for b in blocks(page.read_text(encoding="utf-8")) if b.language == "python" and b.not_run is None]
+    if not runnable:
+        pytest.skip(f"{page_id(page)} has no python block to run")
+    try:
+        done = run_blocks(page, runnable, tmp_path)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"{page_id(page)}: its examples ran past {PAGE_TIMEOUT_S} s\n{e.stdout or ''}\n{e.stderr or ''}")
+    assert done.returncode == 0, f"{page_id(page)}: an example failed (exit {done.returncode}):\n{done.stderr}"
+
+
+def run_blocks(page: Path, runnable: list[Block], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``runnable`` in one fresh interpreter whose working directory is an empty folder."""
+    script = tmp_path / "blocks.json"
+    script.write_text(json.dumps([(str(page), block.line, block.code) for block in runnable]), encoding="utf-8")
+    work = tmp_path / "cwd"
+    work.mkdir()
+    command = [sys.executable, "-c", RUNNER, str(script)]
+    return subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=PAGE_TIMEOUT_S, check=False)
+
+
+def test_blocks_share_a_namespace_and_a_failure_names_the_page_line(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# P\n\n```python\nx = 41\n```\n\n```python\nprint(x + 1)\nraise ValueError('stale')\n```\n")
+    done = run_blocks(page, blocks(page.read_text()), tmp_path)
+    assert done.returncode == 1 and done.stdout == "42\n"
+    assert f'File "{page}", line 9' in done.stderr and "ValueError: stale" in done.stderr
+
+
+PARSER_SAMPLE = """\
+# T
+<!-- not run: needs a GPU -->
+```python
+x = 1
+```
+
+- item
+
+  ````python
+  y = 2
+  ````
+<!-- not run -->
+```python
+z = 3
+```
+<!-- not run: reason -->
+```text
+out
+```
+<!-- not run: stray -->
+
+```{toctree}
+<!-- not run -->
+```
+"""
+
+
+def test_block_parser_and_markers() -> None:
+    assert [(b.language, b.fence_line, b.line, b.code, b.not_run) for b in blocks(PARSER_SAMPLE)] == [
+        ("python", 3, 4, "x = 1\n", "needs a GPU"),
+        ("python", 9, 10, "y = 2\n", None),
+        ("python", 13, 14, "z = 3\n", ""),
+        ("text", 17, 18, "out\n", "reason"),
+        ("{toctree}", 22, 23, "<!-- not run -->\n", None),
+    ]
+    assert marker_problems(PARSER_SAMPLE) == [
+        "12: a not-run marker needs a reason: <!-- not run: REASON -->",
+        "16: a not-run marker must stand on the line just above a ```python fence",
+        "20: a not-run marker must stand on the line just above a ```python fence",
+    ]
