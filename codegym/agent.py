@@ -244,8 +244,8 @@ def agent_prompt(statement: str, setup: AgentSetup) -> str:
         "You work in a workspace (the current directory) with these files:\n"
         f"{listing}\n\n"
         f"{setup.instructions.strip()}\n\n"
-        f"Use the tools to explore, edit and test. When you are done, call submit: {setup.graded or setup.submission} "
-        "is then graded against hidden tests, in a fresh sandbox."
+        "Use the tools to explore, edit and test. When you are done, call submit, and "
+        f"{setup.graded or setup.submission} will be graded against hidden tests, in a fresh sandbox."
     ).replace("\n\n\n", "\n\n")
 
 

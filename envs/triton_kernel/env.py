@@ -133,6 +133,8 @@ class TritonKernelEnv(CodeEnv):
             memory and processes raised to the runs' limits).
         executor: The family's own `TritonExecutor` by default (shared in the process); an
             `Executor` given here must provide torch and triton in its sandbox.
+        limits, time_limits, on_infra_error, render_mode: See `CodeEnv` (``limits``: the
+            family's defaults, more memory on a GPU, when None).
         on_task_error, quarantine, validate: What to do with tasks that cannot be graded
             (see `CodeEnv`): here, problems that cannot be sized for the CPU or whose
             reference fails at its sizes.

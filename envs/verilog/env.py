@@ -120,9 +120,9 @@ class VerilogEnv(CodeEnv):
         self.lint = lint
         self._expected: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
-
-        # --- hooks -------------------------------------------------------------------------------
         self.validate_on_load(validate)
+
+    # --- hooks -------------------------------------------------------------------------------
 
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         if not self.check(task, code).passed:

@@ -120,6 +120,11 @@ def test_external_reports_parse() -> None:
     assert parsed.complete and parsed.samples == {"all": 20} and parsed.errors == {"all": 3}
     assert [(t.name, t.passed) for t in parsed.outcomes] == [("out", False), ("z", True)]
     assert not grader.external_report(lines[:2]).complete
+    # A testbench without per-output hints: its total is one test (a pass rate, for shaping).
+    assert [(t.name, t.passed) for t in grader.external_report(["Mismatches: 0 in 20 samples"]).outcomes] == [
+        ("all", True)
+    ]
+    assert [(t.name, t.passed) for t in grader.external_report(lines[2:]).outcomes] == [("all", False)]
 
 
 def test_a_missing_toolchain_is_an_infrastructure_error() -> None:
