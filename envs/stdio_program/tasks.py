@@ -45,6 +45,7 @@ from __future__ import annotations
 import ast
 import base64
 import binascii
+import gzip
 import io
 import json
 import logging
@@ -153,7 +154,8 @@ def _tasks(records: Iterable[Mapping[str, Any]], *, public: int, include_generat
 
 
 def _records(path: Path) -> Iterator[Mapping[str, Any]]:
-    text = path.read_text(encoding="utf-8")
+    """The rows of a JSON array or JSONL file, gzipped (``.gz``) or not."""
+    text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text("utf-8")
     if text.lstrip().startswith("["):
         yield from json.loads(text)
         return

@@ -5,6 +5,7 @@ and ``codegym.score``; per-problem time and memory limits; rows in memory."""
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import pickle
 import zlib
@@ -169,6 +170,9 @@ def test_each_format_loads_with_its_fields(tmp_path: Path, fmt: str) -> None:
     assert task.language == language and (task.reference in (None, RIGHT))
     cases = CASES[:2] + CASES if fmt == "codeforces" else CASES  # (its examples, then its official tests)
     assert [(t.code, t.expected) for t in task.tests] == cases
+    gzipped = tmp_path / "rows.jsonl.gz"
+    gzipped.write_bytes(gzip.compress(_write(tmp_path, [ROWS[fmt]]).read_bytes()))
+    assert load_tasks(gzipped).ids == (task_id,)  # (as the datasets' dumps often come)
 
 
 @pytest.mark.parametrize("fmt", list(ROWS))
