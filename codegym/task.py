@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import io
 import json
 import logging
+import pickle
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,3 +194,23 @@ def as_rows(source: object) -> list[Mapping[str, Any]] | None:
     if isinstance(source, (list, tuple)) and source and all(isinstance(row, Mapping) for row in source):
         return list(source)
     return None
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Builds plain values only: a pickle naming any class or function is refused, so a data
+    file can never run code in this process."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"refused to load {module}.{name}")
+
+
+def inflate_test_cases(value: str) -> str:
+    """LiveCodeBench's compressed test cases (base64 of zlib of a pickled JSON string) as the
+    JSON text they hold. Raises `TaskFormatError` saying what is wrong."""
+    try:
+        text = _PlainUnpickler(io.BytesIO(zlib.decompress(base64.b64decode(value)))).load()
+    except (binascii.Error, zlib.error, pickle.UnpicklingError, EOFError, ValueError) as e:
+        raise TaskFormatError(f"neither JSON nor LiveCodeBench's compressed form ({e})") from e
+    if not isinstance(text, str):
+        raise TaskFormatError(f"decompressed to {type(text).__name__}, not JSON text")
+    return text

@@ -19,20 +19,15 @@ the comparison happen in the grader process; the submission only answers them.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
 import json
 import math
-import pickle
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from codegym.envs.python_function.tasks import FAMILY, Options, OtherFamily
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TestCase
+from codegym.task import Difficulty, Task, TestCase, inflate_test_cases
 
 # Names a LeetCode-style judge has in scope before the solution's code (typing's List, ...).
 LEETCODE_HEADER = """\
@@ -214,23 +209,12 @@ def _lcb_cases(value: Any) -> list[Mapping[str, Any]]:
     return value
 
 
-class _TextUnpickler(pickle.Unpickler):
-    """Builds plain values only: a pickle naming any class or function is refused (so that
-    a data file can never run code in this process)."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"refused to load {module}.{name}")
-
-
 def _inflate(value: str) -> str:
-    """LiveCodeBench's compressed test cases: base64 of zlib of a pickled JSON string."""
+    """LiveCodeBench's compressed test cases, as JSON text."""
     try:
-        text = _TextUnpickler(io.BytesIO(zlib.decompress(base64.b64decode(value)))).load()
-    except (binascii.Error, zlib.error, pickle.UnpicklingError, EOFError, ValueError) as e:
-        raise TaskFormatError(f"test cases are neither JSON nor LiveCodeBench's compressed form: {e}") from e
-    if not isinstance(text, str):
-        raise TaskFormatError(f"compressed test cases hold {type(text).__name__}, not JSON text")
-    return text
+        return inflate_test_cases(value)
+    except TaskFormatError as e:
+        raise TaskFormatError(f"test cases are {e}") from e
 
 
 def _apps_keys(args: Any, expected: Any) -> tuple[list[Any], Any]:

@@ -43,22 +43,17 @@ output.txt``; exit status 0 accepts.
 from __future__ import annotations
 
 import ast
-import base64
-import binascii
 import gzip
-import io
 import json
 import logging
-import pickle
 import re
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
+from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows, inflate_test_cases
 
 logger = logging.getLogger(__name__)
 
@@ -400,22 +395,12 @@ def _lcb_cases(value: Any, key: str, task_id: str) -> list[dict[str, Any]]:
     return [{"input": c["input"], "output": c["output"]} for c in value if c.get("testtype", "stdin") == "stdin"]
 
 
-class _TextUnpickler(pickle.Unpickler):
-    """Builds plain values only: a pickle that names any class or function is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"refused {module}.{name}")
-
-
 def _inflate(value: str, key: str, task_id: str) -> str:
-    """LiveCodeBench's compressed tests: base64 of zlib of a pickled JSON string."""
+    """LiveCodeBench's compressed tests, as JSON text."""
     try:
-        text = _TextUnpickler(io.BytesIO(zlib.decompress(base64.b64decode(value)))).load()
-    except (binascii.Error, zlib.error, pickle.UnpicklingError, EOFError, ValueError) as e:
-        raise TaskFormatError(f"task {task_id}: {key} is neither JSON nor LiveCodeBench's compressed form ({e})") from e
-    if not isinstance(text, str):
-        raise TaskFormatError(f"task {task_id}: {key} decompressed to {type(text).__name__}, not a JSON string")
-    return text
+        return inflate_test_cases(value)
+    except TaskFormatError as e:
+        raise TaskFormatError(f"task {task_id}: {key} is {e}") from e
 
 
 def _json(text: str, key: str, task_id: str) -> Any:

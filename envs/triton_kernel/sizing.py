@@ -90,17 +90,7 @@ def _on_meta(source: str, overrides: Mapping[str, Any]) -> shrink.Measurement:
         init = list(module.get_init_inputs())
         model = module.Model(*init)
         inputs = list(module.get_inputs())
-        created, flops = _Created(), FlopCounterMode(display=False)
-        with torch.no_grad(), flops, created:
-            value = model(*inputs)
-    outputs = problem.outputs(value)
-    if outputs is None:
-        raise problem.ProblemError("Model.forward must return a tensor or a tuple of tensors")
-    return shrink.Measurement(
-        elements=_elements(init, model, inputs, outputs),
-        activations=created.elements,
-        flops=int(flops.get_total_flops()),
-    )
+        return _forward(init, model, inputs, how="meta")
 
 
 def _inputs_on_meta(source: str, overrides: Mapping[str, Any]) -> int:
@@ -114,6 +104,12 @@ def _real(source: str, overrides: Mapping[str, Any]) -> shrink.Measurement:
     init = problem.init_inputs(module, 0)
     model = problem.build(module.Model, init, 0, "cpu")
     inputs = problem.inputs(module, 1, "cpu")
+    return _forward(init, model, inputs, how="real")
+
+
+def _forward(init: list[Any], model: Any, inputs: list[Any], how: str) -> shrink.Measurement:
+    """Run ``model`` once, counting the elements of what it takes, holds, creates and returns,
+    and its flops."""
     created, flops = _Created(), FlopCounterMode(display=False)
     with torch.no_grad(), flops, created:
         value = model(*inputs)
@@ -124,7 +120,7 @@ def _real(source: str, overrides: Mapping[str, Any]) -> shrink.Measurement:
         elements=_elements(init, model, inputs, outputs),
         activations=created.elements,
         flops=int(flops.get_total_flops()),
-        how="real",
+        how=how,
     )
 
 
