@@ -74,6 +74,7 @@ SECURITY = ("codegym", "default", "unconfined-seccomp")  # see DockerExecutor
 SCRATCH = "256m"  # the tmpfs of a container's worker folder
 START_TIMEOUT_S = 60.0
 DAEMON_TIMEOUT_S = 30.0
+DAEMON_ATTEMPTS = 3
 # Where a default dockerd keeps the pids of itself and of the containerd it runs. Both
 # outlive a daemon killed without its shutdown (SIGKILL, a machine's reset of a session).
 DAEMON_PID_FILES = {"/var/run/docker.pid": "dockerd", "/var/run/docker/containerd/containerd.pid": "containerd"}
@@ -245,8 +246,26 @@ def start_daemon(log_path: str | None = None, timeout_s: float = DAEMON_TIMEOUT_
     if shutil.which("dockerd") is None:
         raise SandboxError("no Docker daemon answers and dockerd is not installed (apt-get install docker.io)")
     log_path = log_path or os.path.join(tempfile.gettempdir(), "codegym-dockerd.log")
+    for attempt in range(1, DAEMON_ATTEMPTS + 1):
+        process, outcome = _try_daemon(log_path, timeout_s)
+        if outcome != "containerd was slow":
+            return process if outcome == "up" else None
+        logger.warning("dockerd gave up waiting for its containerd (attempt %d of %d)", attempt, DAEMON_ATTEMPTS)
+    with open(log_path, "rb") as log:
+        tail = log.read()[-3000:].decode(errors="replace")
+    raise SandboxError(
+        f"dockerd did not come up in {DAEMON_ATTEMPTS} tries of {timeout_s:.0f} s; its log ({log_path}) ends:\n{tail}"
+    )
+
+
+def _try_daemon(log_path: str, timeout_s: float) -> tuple[subprocess.Popen[bytes], str]:
+    """Start dockerd once and wait for it: ``"up"``, ``"another"`` (a daemon that was
+    starting meanwhile answers), or ``"containerd was slow"`` (dockerd gives its containerd 15
+    s to start, which a loaded machine can exceed: worth another try, which adopts that
+    containerd). Raises `SandboxError` on any other failure."""
     clear_stale_pid_files()
     with open(log_path, "ab") as log:
+        start = log.tell()
         process = subprocess.Popen(
             ["dockerd", "--iptables=false", "--ip6tables=false", "--bridge=none"],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
@@ -254,16 +273,19 @@ def start_daemon(log_path: str | None = None, timeout_s: float = DAEMON_TIMEOUT_
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if daemon_answers():
-            return process
+            return process, "up"
         if process.poll() is not None:  # another daemon may hold the pid file and be starting
             if daemon_answers():
-                return None
+                return process, "another"
             break
         time.sleep(0.2)
     stop_daemon(process)
     with open(log_path, "rb") as log:
-        tail = log.read()[-3000:].decode(errors="replace")
-    raise SandboxError(f"dockerd did not come up within {timeout_s:.0f} s; its log ({log_path}) ends:\n{tail}")
+        log.seek(start)
+        said = log.read().decode(errors="replace")
+    if "timeout waiting for containerd" in said:
+        return process, "containerd was slow"
+    raise SandboxError(f"dockerd did not come up within {timeout_s:.0f} s; its log ({log_path}) ends:\n{said[-3000:]}")
 
 
 _launch_daemon = start_daemon  # (DockerExecutor's argument of the same name hides it)
