@@ -69,8 +69,7 @@ class RepoRepairEnv(CodeEnv):
         static_checks: Refuse (as ``HACK``, unrun) a repair whose added lines name pytest's
             internals, the module table, frames or the interpreter's exit (see
             `codegym.envs.repo_repair.integrity`).
-        limits, executor, on_infra_error, render_mode, agent, time_limits, on_task_error,
-            quarantine: See `CodeEnv`.
+        limits, executor, on_infra_error, render_mode, agent, time_limits, on_task_error, quarantine: See `CodeEnv`.
         validate: Grade every task's fix when the env is made and keep the valid ones (see
             `CodeEnv.validate_on_load`).
     """
