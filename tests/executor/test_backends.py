@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -270,6 +272,11 @@ def test_pid_files_of_a_killed_daemon_whose_pids_were_reused_are_removed(tmp_pat
     from codegym.executor.docker import clear_stale_pid_files
 
     sleeper = subprocess.Popen(["sleep", "30"])
+    comm = Path(f"/proc/{sleeper.pid}/comm")
+    for _ in range(500):  # (until it has exec'd: before, it is a copy of this interpreter)
+        if comm.read_text().strip() == "sleep":
+            break
+        time.sleep(0.01)
     try:
         files = {name: tmp_path / f"{name}.pid" for name in ("reused", "gone", "garbled", "adopted")}
         files["reused"].write_text(str(sleeper.pid))
