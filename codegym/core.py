@@ -295,7 +295,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         grade = _with_components(grade, components)
         self.last_grade = grade
         terminated = self.mode == "single" or grade.status is Status.OK
-        self._done = terminated
+        truncated = "task_error" in problem and not terminated  # (no attempt can succeed: refine stops)
+        self._done = terminated or truncated
         info = {
             "task_id": task.id,
             "grade": grade,
@@ -305,7 +306,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             "code": code,
         }
         info.update(problem)
-        return self._observation(grade), reward, terminated, False, info
+        return self._observation(grade), reward, terminated, truncated, info
 
     def _agent_step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Run the action's tool calls in order (see `codegym.agent`); grade at ``submit``."""

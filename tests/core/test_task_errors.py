@@ -81,6 +81,9 @@ def test_env_step_flags_the_broken_task(broken_eval: Path, executor: LocalExecut
     assert "cannot be graded" in observation["feedback"]
     env.reset(options={"task_id": AND4})
     assert env.step(WRONG_AND4)[1] == 0.0 and env.unwrapped.last_grade.status is Status.WA  # type: ignore[attr-defined]
+    refine = gym.make(VERILOG, tasks=str(broken_eval), executor=executor, lint="never", mode="refine")
+    refine.reset(options={"task_id": COUNT})  # (no attempt can pass: the episode ends, truncated)
+    assert refine.step(WRONG_AND4)[1:4] == (0.0, False, True)
     strict = gym.make(VERILOG, tasks=str(broken_eval), executor=executor, lint="never", on_task_error="raise")
     strict.reset(options={"task_id": UNBOUND})
     with pytest.raises(InvalidTask, match="missing"):
