@@ -23,7 +23,6 @@ from tqdm import tqdm
 
 from codegym.core import CodeEnv
 from codegym.error import InvalidTask, SandboxError
-from codegym.executor import RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.task import Task
@@ -69,7 +68,7 @@ class Scorer:
                     self._seen.popitem(last=False)
             self.stats["executed"] += 1
         try:
-            run = self.env.executor_for(task).submit(self.env.build_job_checked(task, code))
+            run = self.env.launch(task, code)
         except (SandboxError, InvalidTask) as e:  # failed before it started: as if it had failed running
             run = Future()
             run.set_exception(e)
@@ -106,7 +105,7 @@ class Scorer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _finish(self, task: Task, code: str, run: Future[RunResult], grade: Future[Grade]) -> None:
+    def _finish(self, task: Task, code: str, run: Future[Any], grade: Future[Grade]) -> None:
         try:
             grade.set_result(self.env.grade_checked(task, code, run.result()))
         except SandboxError as e:

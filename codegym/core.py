@@ -12,6 +12,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
@@ -147,6 +148,13 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         """Judge ``result``: a pure function of its arguments."""
         raise NotImplementedError
 
+    def launch(self, task: Task, code: str) -> Future[Any]:
+        """Start judging ``code``: a future of what `grade` takes, by default the `RunResult`
+        of `build_job`'s one job on the task's executor. A family that judges a submission by
+        several runs (TestGeneration: the reference, then each mutant) or by none (a literal
+        compared in this process) overrides this; errors go in the future or raise here."""
+        return self.executor_for(task).submit(self.build_job_checked(task, code))
+
     def render_prompt(self, task: Task) -> str:
         return task.prompt
 
@@ -159,6 +167,12 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         """What ``submit`` grades, read from the episode's workspace: the submission file's
         text (a family whose answer spans files, a diff of a tree, reads it here)."""
         return episode.read_submission()
+
+    def solved(self, grade: Grade) -> bool:
+        """Whether ``grade`` ends a ``mode="refine"`` episode: status ``OK`` (every test
+        passes); a family whose ``OK`` leaves room to improve (tests that may kill more
+        mutants) says otherwise."""
+        return grade.status is Status.OK
 
     def reward(self, grade: Grade) -> float:
         """The env's reward for ``grade``: the sum of its `reward_components`."""
@@ -294,7 +308,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         reward = float(sum(components.values()))
         grade = _with_components(grade, components)
         self.last_grade = grade
-        terminated = self.mode == "single" or grade.status is Status.OK
+        terminated = self.mode == "single" or self.solved(grade)
         truncated = "task_error" in problem and not terminated  # (no attempt can succeed: refine stops)
         self._done = terminated or truncated
         info = {
@@ -379,7 +393,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         ``{"infra_error": ...}`` (the sandbox failed) or ``{"task_error": ...}`` (the task
         cannot be graded, see `InvalidTask`); else ``{}``."""
         try:
-            return self.grade_checked(task, code, self.executor_for(task).run(self.build_job_checked(task, code))), {}
+            return self.grade_checked(task, code, self.launch(task, code).result()), {}
         except SandboxError as e:  # from the sandbox, or a harness that failed
             if self.on_infra_error == "raise":
                 raise

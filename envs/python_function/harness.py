@@ -264,7 +264,10 @@ def matches(got: Any, expected: Any, compare: str, atol: float = 0.0) -> bool:
     ``exact`` (equal, a tuple counting as the list JSON would make of it: LiveCodeBench),
     ``apps`` (APPS/TACO's: also equal to the single item of an expected list) or ``close``
     (EvalPlus's: equal, or floats within ``atol`` plus a relative 1e-7; 1e-6 where ``atol``
-    is 0 and the expected value is floats)."""
+    is 0 and the expected value is floats) or ``typed`` (`same`: equal in value and type,
+    floats within ``atol``, absolute and relative: output prediction's rule)."""
+    if compare == "typed":
+        return same(got, expected, atol)
     if compare == "close":
         if got == expected:
             return True
@@ -280,6 +283,35 @@ def matches(got: Any, expected: Any, compare: str, atol: float = 0.0) -> bool:
         if type(got) is list and got and type(got[0]) is tuple:
             return [list(item) for item in got] == expected[0]
     return False
+
+
+def same(got: Any, expected: Any, tolerance: float = 0.0) -> bool:
+    """Whether ``got`` equals ``expected`` in value and in type, all the way down: ``1`` is
+    not ``1.0`` nor ``True``, a tuple is not a list; floats (and complex numbers) are equal
+    within ``tolerance``, absolute or relative, and NaN equals NaN. Dict keys and set items
+    are matched by equality, then their types compared."""
+    kind = type(got)
+    if kind is not type(expected):
+        return False
+    if kind is complex:
+        return same(got.real, expected.real, tolerance) and same(got.imag, expected.imag, tolerance)
+    if kind is float:
+        return got == expected or (got != got and expected != expected) or _near(got, expected, tolerance)
+    if kind is list or kind is tuple:
+        return len(got) == len(expected) and all(same(g, e, tolerance) for g, e in zip(got, expected, strict=True))
+    if kind is dict:
+        keys = {k: k for k in got}
+        return len(got) == len(expected) and all(
+            k in keys and type(keys[k]) is type(k) and same(got[k], v, tolerance) for k, v in expected.items()
+        )
+    if kind is set or kind is frozenset:
+        items = {item: item for item in got}
+        return len(got) == len(expected) and all(e in items and type(items[e]) is type(e) for e in expected)
+    return bool(got == expected)
+
+
+def _near(got: float, expected: float, tolerance: float) -> bool:
+    return bool(tolerance) and abs(got - expected) <= tolerance * max(1.0, abs(expected))
 
 
 def _floats(value: Any) -> bool:

@@ -1,0 +1,61 @@
+"""The harness of a test-generation run (stdlib only; runs in the worker's supervisor).
+
+It sends the program (the reference or a mutant) and the run's budgets down the job's
+channel, where only the program's process reads them, then waits for the runner's report
+(see `codegym.envs.test_generation.runner`). The grader checks the report.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import time
+from typing import Any
+
+from codegym.executor.base import Harness, Job, Limits, Step
+from codegym.executor.channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
+
+RUNNER = "codegym.envs.test_generation.runner"
+CODEC = "codegym.envs.python_function.codec"  # (preloaded: the worker then stubs its package)
+STEP = Step(argv=("python", "-m", RUNNER), channel=True)
+MAX_REPORT = 1 << 20
+
+
+def judge(channel: Channel, payload: bytes) -> bytes:
+    """Harness entry (see `codegym.executor.Harness`)."""
+    spec = marshal.loads(payload)
+    deadline = time.monotonic() + float(spec["budget_s"]) + 5.0
+    try:
+        channel.send(json.dumps(spec).encode())
+        report = channel.recv(timeout=max(0.0, deadline - time.monotonic()))
+    except ChannelClosed:
+        return _broken("the test runner ended without a report (its process was killed)")
+    except ChannelTimeout:
+        return _broken("the test runner did not report in time")
+    except ChannelViolation as e:
+        return _broken(f"the test runner's report was garbled: {e}")
+    if len(report) > MAX_REPORT:
+        return _broken(f"a report of {len(report)} bytes")
+    return report
+
+
+def _broken(why: str) -> bytes:
+    return json.dumps({"phase": "broken", "error": why}).encode()
+
+
+def job_for(
+    tests: str, program: str, entry_point: str, *, limits: Limits, per_test_s: float, coverage: bool = False
+) -> Job:
+    """The job that runs ``tests`` (the submission) against ``program``. Everything that
+    differs between runs of one submission travels in the harness's payload."""
+    budget = max(0.5, min(limits.wall_s, limits.cpu_s) - 1.0)
+    spec: dict[str, Any] = {"program": program, "entry_point": entry_point, "per_test_s": min(per_test_s, budget),
+                            "budget_s": budget, "coverage": coverage}  # fmt: skip
+    config = json.dumps({"entry_point": entry_point, "tests": "test_submission.py"}).encode()
+    return Job(
+        steps=(STEP,),
+        files={"test_submission.py": tests.encode(), "runner.json": config},
+        limits=limits,
+        harness=Harness(f"{__name__}:judge", marshal.dumps(spec)),
+        preload=(RUNNER, CODEC, __name__),
+    )
