@@ -39,7 +39,7 @@ def collect(source: str, namespace: dict[str, Any], filename: str) -> Iterator[t
         failed: list[BaseException] = []
         try:
             exec(code, namespace)
-        except Exception as e:
+        except BaseException as e:  # (sys.exit at import included: the module failed)
             failed.append(e)
         if failed:
             error = failed[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, ClassVar
@@ -14,8 +14,8 @@ from codegym.envs.python_function.harness import CANDIDATE
 from codegym.envs.python_function.harness import __name__ as PYTHON_HARNESS
 from codegym.envs.python_function.tasks import load_tasks
 from codegym.envs.test_generation import check, grader
-from codegym.envs.test_generation.harness import CODEC, RUNNER, job_for
-from codegym.envs.test_generation.harness import __name__ as HARNESS
+from codegym.envs.test_generation.harness import PRELOAD, job_for
+from codegym.envs.test_generation.matrix import PassFailMatrix, pass_fail_matrix
 from codegym.envs.test_generation.mutants import Mutant, PoolConfig, pools
 from codegym.envs.test_generation.tasks import FAMILY, test_generation_tasks
 
@@ -75,8 +75,9 @@ class TestGenerationEnv(CodeEnv):
     ``mutants`` (16) caps each pool; ``show_reference``; ``coverage``; ``reward_weights``.
     """
 
+    __test__ = False  # (not a pytest class)
     family: ClassVar[str] = FAMILY
-    preload: ClassVar[tuple[str, ...]] = (RUNNER, CODEC, HARNESS, CANDIDATE, PYTHON_HARNESS)
+    preload: ClassVar[tuple[str, ...]] = (*PRELOAD, CANDIDATE, PYTHON_HARNESS)
 
     def __init__(
         self,
@@ -217,6 +218,17 @@ class TestGenerationEnv(CodeEnv):
     def solved(self, grade: Grade) -> bool:
         """Refine episodes end when every mutant is killed (valid tests are ``OK`` already)."""
         return _all_killed(grade)
+
+    def matrix(
+        self, task_id: str | int, suites: Sequence[str], programs: Sequence[str] | None = None
+    ) -> PassFailMatrix:
+        """Every suite against every program on this env's workers (see `pass_fail_matrix`):
+        by default the task's reference (column 0), then its mutants in pool order."""
+        task = self.tasks.get(task_id)
+        if programs is None:
+            programs = [str(task.metadata["program"]), *(m.program for m in self.pool(task.id))]
+        return pass_fail_matrix(suites, programs, str(task.metadata["entry_point"]), executor=self.executor_for(task),
+                                limits=self.limits, test_timeout_s=self.test_timeout_s)  # fmt: skip
 
     # --- agent mode -------------------------------------------------------------------------
 

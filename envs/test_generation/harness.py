@@ -17,6 +17,7 @@ from codegym.executor.channel import Channel, ChannelClosed, ChannelTimeout, Cha
 
 RUNNER = "codegym.envs.test_generation.runner"
 CODEC = "codegym.envs.python_function.codec"  # (preloaded: the worker then stubs its package)
+PRELOAD = (RUNNER, CODEC, __name__)
 STEP = Step(argv=("python", "-m", RUNNER), channel=True)
 MAX_REPORT = 1 << 20
 
@@ -57,5 +58,5 @@ def job_for(
         files={"test_submission.py": tests.encode(), "runner.json": config},
         limits=limits,
         harness=Harness(f"{__name__}:judge", marshal.dumps(spec)),
-        preload=(RUNNER, CODEC, __name__),
+        preload=PRELOAD,
     )

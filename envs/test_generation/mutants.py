@@ -13,6 +13,7 @@ equivalent to the reference, and none hangs or exhausts memory on the task's own
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -25,6 +26,7 @@ from pathlib import Path
 from codegym.envs.python_function.env import PythonFunctionEnv, assemble
 from codegym.envs.repo_repair.mutations import sample
 from codegym.envs.repo_repair.source import unified
+from codegym.envs.test_generation import operators
 
 from codegym.batch import Scorer
 from codegym.core import ReferenceTimeLimits
@@ -34,7 +36,7 @@ from codegym.task import Task
 
 logger = logging.getLogger(__name__)
 
-VERSION = 1  # of the way pools are made: part of the cache key
+VERSION = 2  # of the way pools are made: part of the cache key
 SCREEN_LIMITS = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=256 << 20, processes=8)
 # A mutant slower than this on the task's tests is left out (its reference's time, measured).
 SCREEN_TIME = ReferenceTimeLimits(multiple=5.0, floor_s=0.25)
@@ -79,11 +81,19 @@ class PoolConfig:
 def draw(program: str, task_id: str, config: PoolConfig) -> list[Mutant]:
     """The candidate mutants of ``program``, before screening, in draw order."""
     rng = random.Random(config.seed * 1_000_003 + zlib.crc32(task_id.encode()))
-    drawn = sample(program, "solution.py", rng, limit=config.candidates)
-    unique = {m.mutated: m for m in reversed(drawn)}  # (two edits may make one program)
-    kept = [m for m in drawn if unique.get(m.mutated) is m]
-    return [Mutant(id="", kind=m.kind, line=m.line, description=m.description, program=m.mutated,
-                   diff=unified("reference.py", program, m.mutated)) for m in kept]  # fmt: skip
+    injected = [(m.kind, m.line, m.description, m.mutated) for m in sample(program, "solution.py", rng,
+                                                                            limit=config.candidates)]  # fmt: skip
+    small = list(operators.mutations(program))
+    rng.shuffle(small)
+    seen = {program}
+    drawn = []
+    for pair in itertools.zip_longest(injected, small):
+        for kind, line, description, mutated in filter(None, pair):
+            if mutated in seen or len(drawn) >= config.candidates:
+                continue
+            seen.add(mutated)  # (two edits may make one program)
+            drawn.append(Mutant("", kind, line, description, mutated, unified("reference.py", program, mutated)))
+    return drawn
 
 
 def pools(
