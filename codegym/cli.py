@@ -88,6 +88,7 @@ TASK_SETS = {
     "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
     "TritonKernel": "codegym-triton, or a folder of KernelBench problem files",
     "Verilog": "codegym-verilog, or a folder in the VerilogEval v2 layout",
+    "TestGeneration": "any PythonFunction task set (codegym-py, humaneval, an MBPP/HumanEval file)",
     "RepoRepair": "bundled (7 PyPI libraries), a task file from `codegym repo build`, or SWE-bench JSONL",
 }
 

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import json
 import marshal
+import math
 import secrets
 import time
 from typing import Any
@@ -296,7 +297,7 @@ def same(got: Any, expected: Any, tolerance: float = 0.0) -> bool:
     if kind is complex:
         return same(got.real, expected.real, tolerance) and same(got.imag, expected.imag, tolerance)
     if kind is float:
-        return got == expected or (got != got and expected != expected) or _near(got, expected, tolerance)
+        return got == expected or (math.isnan(got) and math.isnan(expected)) or _near(got, expected, tolerance)
     if kind is list or kind is tuple:
         return len(got) == len(expected) and all(same(g, e, tolerance) for g, e in zip(got, expected, strict=True))
     if kind is dict:

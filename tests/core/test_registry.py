@@ -19,6 +19,7 @@ SOLUTION = {
     "codegym/Verilog-v0": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
     "  assign y = sel ? b : a;\nendmodule\n",
     "codegym/RepoRepair-v0": "",  # (no change: the buggy tree is graded)
+    "codegym/TestGeneration-v0": "assert True\n",
     "codegym/TritonKernel-v0": "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self, *args):\n"
     "        super().__init__()\n\n    def forward(self, *inputs):\n        return inputs[0]\n",
 }
