@@ -1,4 +1,4 @@
-"""The soak benchmark (``benchmarks/soak.py``) at 1,000 jobs, and its leak detectors."""
+"""The soak benchmark (``benchmarks/soak.py``) at 500 jobs (every attack program at least once), and its leak detectors."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_the_plan_mixes_every_family_kind_and_program(soak: ModuleType, tasks: d
     assert len(planned) == 1000
     assert planned == soak.plan(tasks, 1000, 0.1, seed=0)  # seeded
     kinds = Counter((job.family, job.kind) for job in planned)
-    assert sum(n for (_, kind), n in kinds.items() if kind == "hostile") == 100
+    assert sum(n for (_, kind), n in kinds.items() if kind == "hostile") == 50
     for family in soak.FAMILIES:
         assert all(kinds[family.key, kind] > 0 for kind in ("correct", "wrong", "hostile")), family.key
         ran = {job.name for job in planned if job.family == family.key and job.kind != "correct"}
@@ -101,14 +101,14 @@ def test_the_leak_detectors_find_what_is_left(
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_a_soak_of_1000_jobs_leaves_nothing_behind(soak: ModuleType) -> None:
+def test_a_soak_of_500_jobs_leaves_nothing_behind(soak: ModuleType) -> None:
     lines: list[str] = []
-    report = soak.run(jobs=1000, hostile=0.1, seed=0, out=lines.append)
+    report = soak.run(jobs=500, hostile=0.1, seed=0, out=lines.append)
     summary = report.render()
     print(summary)
     assert report.failures == [], summary
-    assert sum(report.counts.values()) == 1000
-    assert sum(n for (_, kind, _), n in report.counts.items() if kind == "hostile") == 100
+    assert sum(report.counts.values()) == 500
+    assert sum(n for (_, kind, _), n in report.counts.items() if kind == "hostile") == 50
     statuses = Counter(status for (_, _, status), n in report.counts.items() for _ in range(n))
     assert statuses["IE"] == statuses["ERROR"] == 0
     assert {"OK", "WA", "CE", "RE", "TLE", "MLE", "OLE", "SEC", "HACK"} <= set(statuses)
