@@ -85,6 +85,7 @@ def _start_docker() -> None:
 
 TASK_SETS = {
     "PythonFunction": "codegym-py, humaneval, or an MBPP/codegym JSONL file",
+    "OutputPrediction": "generated (count=, seed=, knobs=), codegym-py, humaneval, or a CRUXEval-format JSONL file",
     "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
     "TritonKernel": "codegym-triton, or a folder of KernelBench problem files",
     "Verilog": "codegym-verilog, or a folder in the VerilogEval v2 layout",

@@ -2,4 +2,12 @@
 
 from __future__ import annotations
 
-from codegym.envs import python_function, repo_repair, stdio_program, triton_kernel, verilog  # noqa: F401
+from codegym.envs import (  # noqa: F401
+    output_prediction,
+    python_function,
+    repo_repair,
+    stdio_program,
+    test_generation,
+    triton_kernel,
+    verilog,
+)

@@ -178,6 +178,7 @@ class TestGenerationEnv(CodeEnv):
         except SyntaxError as e:
             runs.set_result(grader.Runs(reference=None, syntax_error=e))
             return runs
+        pool = self.pool(task.id)  # (here: a callback may not wait on the pools' lock, see _when_all)
         executor = self.executor_for(task)
         reference = executor.submit(self.build_job_checked(task, code))
         measured = executor.submit(self._job(task, code, task.metadata["program"], self.test_timeout_s,
@@ -186,7 +187,7 @@ class TestGenerationEnv(CodeEnv):
         def then(done: Future[RunResult]) -> None:
             try:
                 result = done.result()
-                mutants = self.pool(task.id) if grader.read_run(result).passed else ()
+                mutants = pool if grader.read_run(result).passed else ()
                 per_test_s = min(self.test_timeout_s, max(0.5, 10 * result.steps[0].wall_s))
                 jobs = [executor.submit(self._job(task, code, m.program, per_test_s)) for m in mutants]
             except BaseException as e:
@@ -259,7 +260,9 @@ def _all_killed(grade: Grade) -> bool:
 
 
 def _when_all(futures: list[Future[RunResult]], callback: Any) -> None:
-    """Call ``callback`` once every one of ``futures`` is done (at once when there are none)."""
+    """Call ``callback`` once every one of ``futures`` is done (at once when there are none).
+    It runs on an executor's thread: it must never wait for a lock that is held while jobs
+    are awaited (the pools' lock), or the executor's threads could all be waiting."""
     if not futures:
         callback()
         return
