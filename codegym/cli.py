@@ -145,18 +145,22 @@ def _score(
     started = time.perf_counter()
     kwargs = {"executor": executor} if executor else {}
     pairs = [(r["task_id"], r["completion"]) for r in records]
-    grades = codegym.score(env_id, pairs, tasks=tasks, progress=True, **kwargs)
+    with codegym.Scorer(env_id, tasks=tasks, **kwargs) as scorer:
+        grades = scorer.score(pairs, progress=True)
+        rewards = [scorer.env.reward(grade) for grade in grades]
     elapsed = time.perf_counter() - started
     out = out or samples.with_name(samples.stem + "_results.jsonl")
     with out.open("w") as handle:
-        for record, grade in zip(records, grades, strict=False):
-            row = {**record, "status": grade.status.value, "passed": grade.passed, "pass_rate": grade.pass_rate}
+        for record, grade, reward in zip(records, grades, rewards, strict=False):
+            row = {**record, "status": grade.status.value, "passed": grade.passed, "pass_rate": grade.pass_rate,
+                   "reward": reward, "metrics": dict(grade.metrics)}  # fmt: skip
             handle.write(json.dumps(row) + "\n")
     per_task: dict[str, list[bool]] = defaultdict(list)
     for record, grade in zip(records, grades, strict=False):
         per_task[record["task_id"]].append(grade.passed)
     print(f"scored {len(grades)} samples of {len(per_task)} tasks in {elapsed:.1f} s ({len(grades) / elapsed:.0f}/s)")
     print("status:", dict(Counter(g.status.value for g in grades).most_common()))
+    print(f"mean reward: {sum(rewards) / len(rewards):.4f}")
     for k in (int(x) for x in ks.split(",")):
         if all(len(v) >= k for v in per_task.values()):
             value = sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / len(per_task)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 from codegym.envs.python_function.tasks import load_tasks
 from codegym.envs.test_generation.env import TestGenerationEnv
 from codegym.envs.test_generation.matrix import pass_fail_matrix
+from codegym.envs.test_generation.tasks import own_tests
 
 import codegym
 from codegym.grade import Status
@@ -242,3 +245,19 @@ def test_score_and_groups_through_the_registered_id() -> None:
     env = gym.make("codegym/TestGeneration-v0")
     assert {t.difficulty for t in env.unwrapped.tasks} <= {"easy", "medium", "hard"}
     env.close()
+
+
+def test_the_command_line_scores_a_samples_file(tmp_path, capsys) -> None:
+    from codegym.cli import main
+
+    samples = tmp_path / "tests.jsonl"
+    own = own_tests(load_tasks("codegym-py").get(VOWELS))
+    rows = [{"task_id": VOWELS, "completion": own}, {"task_id": VOWELS, "completion": "assert True"}]
+    samples.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    assert main(["score", str(samples), "--env", "codegym/TestGeneration-v0", "--tasks", "codegym-py", "-k", "1"]) == 0
+    results = [json.loads(line) for line in (tmp_path / "tests_results.jsonl").read_text().splitlines()]
+    assert [(r["status"], r["reward"], r["metrics"]["kill_rate"]) for r in results] == [
+        ("OK", 1.0, 1.0),
+        ("OK", 0.0, 0.0),
+    ]
+    assert "mean reward: 0.5000" in capsys.readouterr().out
