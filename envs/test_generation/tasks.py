@@ -58,7 +58,8 @@ def task_from(task: Task, *, show_reference: bool = False) -> Task:
 
 def own_tests(task: Task) -> str:
     """``task``'s own tests (hidden ones included) as a test file: its prelude, then one
-    ``test_*`` function per test, calling the function under test as the task's tests do."""
+    ``test_*`` function per test, calling the function under test as the task's tests do;
+    a test's set-up runs at the top level before it, as the tests share one namespace."""
     entry = str(task.metadata["entry_point"])
     calls: dict[str, Any] = dict(task.metadata.get("calls") or {})
     prelude = str(task.metadata.get("test_prelude") or "")
@@ -70,13 +71,10 @@ def own_tests(task: Task) -> str:
         "",
     ]
     for test in task.tests:
-        body = _call_test(entry, calls[test.name], task) if test.name in calls else _code_test(test.setup, test.code)
-        lines += ["", f"def {_identifier(test.name)}():", *("    " + line for line in body.splitlines()), ""]
+        body = _call_test(entry, calls[test.name], task) if test.name in calls else test.code
+        setup = [test.setup.rstrip()] if test.setup.strip() else []  # (the tests share one namespace)
+        lines += ["", *setup, f"def {_identifier(test.name)}():", *("    " + line for line in body.splitlines()), ""]
     return "\n".join(lines).lstrip("\n")
-
-
-def _code_test(setup: str, code: str) -> str:
-    return f"{setup.rstrip()}\n{code}" if setup.strip() else code
 
 
 def _call_test(entry: str, call: dict[str, Any], task: Task) -> str:
