@@ -8,7 +8,8 @@ item run) on the same warm local workers, one family after the other:
 - PythonFunction (the baseline): codegym-py's references, and ``return None`` stubs;
 - TestGeneration: codegym-py's own tests (valid: a run on the reference, then one per
   mutant, 16 at most) and ``assert True`` (valid, kills nothing), half each; each task's
-  mutant pool is made (or read from the cache) before the clock starts;
+  mutant pool is made (or read from the cache) before the clock starts. Every run is a
+  sandbox job of its own, so the rate per job is printed too;
 - OutputPrediction ``direction="output"`` (the literal compared in the trainer's process)
   and ``direction="input"`` (the code run on the predicted input in the sandbox), over its
   generated items: the recorded answers, answers computed before the clock starts.
@@ -25,10 +26,11 @@ import time
 import gymnasium as gym
 
 import codegym
+from codegym.grade import Grade
 
 
-def rate(env: gym.Env, submissions: list[tuple[str, str]]) -> float:
-    """Items per second of grading ``submissions`` on ``env``'s warm workers."""
+def rate(env: gym.Env, submissions: list[tuple[str, str]]) -> tuple[float, list[Grade]]:
+    """Items per second of grading ``submissions`` on ``env``'s warm workers, and the grades."""
     with codegym.Scorer(env, dedupe=False) as scorer:
         scorer.score(submissions[:8])  # (workers started, modules loaded)
         started = time.perf_counter()
@@ -36,7 +38,7 @@ def rate(env: gym.Env, submissions: list[tuple[str, str]]) -> float:
         elapsed = time.perf_counter() - started
     if any(g.status.value == "IE" for g in grades):
         raise SystemExit(f"{env.unwrapped.spec.id if env.unwrapped.spec else env}: an item was not graded")
-    return len(submissions) / elapsed
+    return len(submissions) / elapsed, grades
 
 
 def cycle(pairs: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
@@ -51,25 +53,29 @@ def main() -> None:
 
     functions = gym.make("codegym/PythonFunction-v0").unwrapped
     stub = [(t.id, f"def {t.metadata['entry_point']}(*args):\n    return None\n") for t in functions.tasks]
-    rates["PythonFunction"] = rate(functions, cycle([*((t.id, t.reference or "") for t in functions.tasks), *stub], n))
+    rates["PythonFunction"], _ = rate(functions, cycle([*((t.id, t.reference or "") for t in functions.tasks), *stub], n))
 
     tests = gym.make("codegym/TestGeneration-v0").unwrapped
     tests.prepare()  # type: ignore[attr-defined]
     valid = [t for t in tests.tasks if not tests.invalid_tasks.get(t.id) and tests.pool(t.id)]  # type: ignore[attr-defined]
     pairs = [p for t in valid for p in ((t.id, t.reference or ""), (t.id, "assert True\n"))]
-    rates["TestGeneration"] = rate(tests, cycle(pairs, n))
+    rates["TestGeneration"], grades = rate(tests, cycle(pairs, n))
+    runs = sum(1 + g.metrics.get("mutants", 0.0) for g in grades) / len(grades)  # (mutants run only when valid)
 
     for direction in ("output", "input"):
         env = gym.make("codegym/OutputPrediction-v0", direction=direction).unwrapped
         items = list(itertools.islice(env.tasks, min(n, len(env.tasks))))
         for task in items:
             env.check_task_once(task)  # (its answer, computed in the sandbox, before the clock)
-        rates[f"OutputPrediction ({direction})"] = rate(env, cycle([(t.id, t.reference or "") for t in items], n))
+        rates[f"OutputPrediction ({direction})"], _ = rate(env, cycle([(t.id, t.reference or "") for t in items], n))
 
     base = rates["PythonFunction"]
     print(f"{'family':32} {'items/s':>9} {'vs PythonFunction':>18}")
     for name, value in rates.items():
         print(f"{name:32} {value:9.1f} {value / base:17.2f}x")
+    per_run = rates["TestGeneration"] * runs
+    print(f"TestGeneration runs {runs:.1f} sandbox jobs per item (the reference, then each mutant): "
+          f"{per_run:.1f} jobs/s, {per_run / base:.2f}x PythonFunction's items/s")  # fmt: skip
 
 
 if __name__ == "__main__":
