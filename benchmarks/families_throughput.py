@@ -53,7 +53,8 @@ def main() -> None:
 
     functions = gym.make("codegym/PythonFunction-v0").unwrapped
     stub = [(t.id, f"def {t.metadata['entry_point']}(*args):\n    return None\n") for t in functions.tasks]
-    rates["PythonFunction"], _ = rate(functions, cycle([*((t.id, t.reference or "") for t in functions.tasks), *stub], n))
+    references = [(t.id, t.reference or "") for t in functions.tasks]
+    rates["PythonFunction"], _ = rate(functions, cycle([*references, *stub], n))
 
     tests = gym.make("codegym/TestGeneration-v0").unwrapped
     tests.prepare()  # type: ignore[attr-defined]
