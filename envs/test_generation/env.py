@@ -16,7 +16,7 @@ from codegym.envs.python_function.tasks import load_tasks
 from codegym.envs.test_generation import check, grader
 from codegym.envs.test_generation.harness import PRELOAD, job_for
 from codegym.envs.test_generation.matrix import PassFailMatrix, pass_fail_matrix
-from codegym.envs.test_generation.mutants import Mutant, PoolConfig, pools
+from codegym.envs.test_generation.mutants import Mutant, Pool, PoolConfig, pools
 from codegym.envs.test_generation.tasks import FAMILY, test_generation_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
@@ -127,7 +127,7 @@ class TestGenerationEnv(CodeEnv):
         self.reward_weights = weights
         self.show_survivors = show_survivors
         self.test_timeout_s = test_timeout_s
-        self._pools: dict[str, tuple[Mutant, ...]] = {}
+        self._pools: dict[str, Pool] = {}
         self._pool_lock = threading.Lock()
         self.validate_on_load(validate)
 
@@ -135,7 +135,9 @@ class TestGenerationEnv(CodeEnv):
 
     def pool(self, task_id: str | int) -> tuple[Mutant, ...]:
         """The mutants of a task (made, or read from the cache, on first use)."""
-        task = self.tasks.get(task_id)
+        return self._pool(self.tasks.get(task_id)).mutants
+
+    def _pool(self, task: Task) -> Pool:
         with self._pool_lock:
             if task.id not in self._pools:
                 missing = [t for t in self.tasks if t.id not in self._pools and t.id != task.id]
@@ -149,12 +151,15 @@ class TestGenerationEnv(CodeEnv):
             missing = [self.functions[t.id] for t in self.tasks if t.id not in self._pools]
             if missing:
                 self._pools.update(pools(missing, self.pool_config, executor=self._executor_choice))
-        return {t.id: len(self._pools[t.id]) for t in self.tasks}
+        return {t.id: len(self._pools[t.id].mutants) for t in self.tasks}
 
     def check_task(self, task: Task) -> None:
-        """Raise `InvalidTask` when no mutant of the task's reference is rejected by its own
-        tests: nothing could be killed."""
-        if not self.pool(task.id):
+        """Raise `InvalidTask` when the task's reference fails its own tests (no submission
+        could be valid), or no mutant of it is rejected by them (nothing could be killed)."""
+        pool = self._pool(task)
+        if pool.invalid:
+            raise InvalidTask(pool.invalid)
+        if not pool.mutants:
             raise InvalidTask("no mutant of its reference is rejected by its own tests: there is nothing to kill")
 
     # --- judging ----------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from codegym.task import Task
 
 logger = logging.getLogger(__name__)
 
-VERSION = 2  # of the way pools are made: part of the cache key
+VERSION = 3  # of the way pools are made: part of the cache key
 SCREEN_LIMITS = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=256 << 20, processes=8)
 # A mutant slower than this on the task's tests is left out (its reference's time, measured).
 SCREEN_TIME = ReferenceTimeLimits(multiple=5.0, floor_s=0.25)
@@ -62,6 +62,15 @@ class Mutant:
     description: str
     program: str
     diff: str
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A task's mutants, or why it has none to offer: ``invalid`` says why its reference
+    cannot anchor one (it fails the task's own tests)."""
+
+    mutants: tuple[Mutant, ...] = ()
+    invalid: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,13 +105,11 @@ def draw(program: str, task_id: str, config: PoolConfig) -> list[Mutant]:
     return drawn
 
 
-def pools(
-    functions: Iterable[Task], config: PoolConfig, *, executor: Executor | str | None = None
-) -> dict[str, tuple[Mutant, ...]]:
+def pools(functions: Iterable[Task], config: PoolConfig, *, executor: Executor | str | None = None) -> dict[str, Pool]:
     """Each task's pool (see the module docstring), from the cache where it is there; the
     others are screened together, in one batch on the warm workers."""
     tasks = list(functions)
-    found: dict[str, tuple[Mutant, ...]] = {}
+    found: dict[str, Pool] = {}
     missing: list[Task] = []
     for task in tasks:
         cached = _read_cache(task, config)
@@ -118,16 +125,24 @@ def pools(
     return {task.id: found[task.id] for task in tasks}
 
 
-def _screen(tasks: list[Task], config: PoolConfig, executor: Executor | str | None) -> dict[str, tuple[Mutant, ...]]:
+def _screen(tasks: list[Task], config: PoolConfig, executor: Executor | str | None) -> dict[str, Pool]:
+    """The reference and the candidates of every task, graded in one batch (the reference
+    must pass: it is what a pool's verdicts, and every submission's validity, rest on)."""
     env = PythonFunctionEnv(tasks, limits=SCREEN_LIMITS, time_limits=SCREEN_TIME, executor=executor, public_tests=0)
     drawn = {task.id: draw(_program(task), task.id, config) for task in tasks}
     with Scorer(env, dedupe=False) as scorer:
+        references = {task.id: scorer.submit(task.id, _program(task)) for task in tasks}
         futures = {tid: [scorer.submit(tid, m.program) for m in mutants] for tid, mutants in drawn.items()}
         grades = {tid: [f.result() for f in fs] for tid, fs in futures.items()}
-    out: dict[str, tuple[Mutant, ...]] = {}
+        reference = {tid: f.result() for tid, f in references.items()}
+    out: dict[str, Pool] = {}
     for tid, mutants in drawn.items():
+        if reference[tid].status is not Status.OK:
+            why = reference[tid].message or reference[tid].feedback()[:300]
+            out[tid] = Pool(invalid=f"its reference fails its own tests ({reference[tid].status.value}: {why})")
+            continue
         kept = [m for m, g in zip(mutants, grades[tid], strict=True) if g.status in KEPT][: config.size]
-        out[tid] = tuple(_numbered(m, i) for i, m in enumerate(kept))
+        out[tid] = Pool(tuple(_numbered(m, i) for i, m in enumerate(kept)))
         if len(kept) < min(10, config.size):
             logger.info("task %s: %d mutants of %d candidates are rejected by its tests", tid, len(kept), len(mutants))
     return out
@@ -157,22 +172,22 @@ def _key(task: Task, config: PoolConfig) -> str:
     return hashlib.sha256(json.dumps(basis, sort_keys=True, default=repr).encode()).hexdigest()[:32]
 
 
-def _read_cache(task: Task, config: PoolConfig) -> tuple[Mutant, ...] | None:
+def _read_cache(task: Task, config: PoolConfig) -> Pool | None:
     path = cache_root() / f"{_key(task, config)}.json"
     try:
-        rows = json.loads(path.read_text())
-        return tuple(Mutant(**row) for row in rows)
-    except (OSError, ValueError, TypeError):
+        data = json.loads(path.read_text())
+        return Pool(tuple(Mutant(**row) for row in data["mutants"]), data.get("invalid"))
+    except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
-def _write_cache(task: Task, config: PoolConfig, pool: tuple[Mutant, ...]) -> None:
+def _write_cache(task: Task, config: PoolConfig, pool: Pool) -> None:
     root = cache_root()
     try:
         root.mkdir(parents=True, exist_ok=True)
         path = root / f"{_key(task, config)}.json"
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps([asdict(m) for m in pool]))
+        temporary.write_text(json.dumps({"mutants": [asdict(m) for m in pool.mutants], "invalid": pool.invalid}))
         temporary.replace(path)
     except OSError as e:  # (a read-only home: pools are made again next time)
         logger.warning("cannot cache mutant pools in %s: %s", root, e)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import gymnasium as gym
@@ -261,3 +262,14 @@ def test_the_command_line_scores_a_samples_file(tmp_path, capsys) -> None:
         ("OK", 0.0, 0.0),
     ]
     assert "mean reward: 0.5000" in capsys.readouterr().out
+
+
+def test_a_task_whose_reference_fails_its_tests_costs_only_its_own_submissions() -> None:
+    good = load_tasks("codegym-py").get(VOWELS)
+    broken = dataclasses.replace(good, id="broken/vowels", reference=good.reference.replace("runs += 1", "runs += 2"))
+    env = TestGenerationEnv([good, broken])
+    grades = codegym.Scorer(env).score([(VOWELS, "assert True"), ("broken/vowels", "assert True")] * 3)
+    assert [g.status for g in grades] == [Status.OK, Status.IE] * 3
+    assert "its reference fails its own tests" in grades[1].message
+    assert env.invalid_tasks == {"broken/vowels": grades[1].message.split(": ", 1)[1]}
+    env.close()
