@@ -273,3 +273,16 @@ def test_a_task_whose_reference_fails_its_tests_costs_only_its_own_submissions()
     assert "its reference fails its own tests" in grades[1].message
     assert env.invalid_tasks == {"broken/vowels": grades[1].message.split(": ", 1)[1]}
     env.close()
+
+
+def test_a_difficulty_curriculum_reads_the_tasks_difficulty() -> None:
+    from codegym.wrappers.curriculum import DifficultyCurriculum
+
+    env = DifficultyCurriculum(gym.make("codegym/TestGeneration-v0"), order="easy_to_hard", episodes_per_stage=2)
+    env.reset(seed=0)
+    seen = []
+    for _ in range(6):
+        seen.append(env.reset()[1]["difficulty"])
+        env.step("assert True")  # (a stage is episodes that ended)
+    assert seen == ["easy"] * 2 + ["medium"] * 2 + ["hard"] * 2
+    env.close()
