@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 
@@ -143,7 +144,7 @@ def _score(
         return 2
     tasks = tasks or _infer_tasks(records[0]["task_id"])
     started = time.perf_counter()
-    kwargs = {"executor": executor} if executor else {}
+    kwargs: dict[str, Any] = {"executor": executor} if executor else {}
     pairs = [(r["task_id"], r["completion"]) for r in records]
     with codegym.Scorer(env_id, tasks=tasks, **kwargs) as scorer:
         grades = scorer.score(pairs, progress=True)
