@@ -45,7 +45,7 @@ def test_the_plan_mixes_every_family_kind_and_program(soak: ModuleType, tasks: d
     assert len(planned) == 1000
     assert planned == soak.plan(tasks, 1000, 0.1, seed=0)  # seeded
     kinds = Counter((job.family, job.kind) for job in planned)
-    assert sum(n for (_, kind), n in kinds.items() if kind == "hostile") == 50
+    assert sum(n for (_, kind), n in kinds.items() if kind == "hostile") == 100
     for family in soak.FAMILIES:
         assert all(kinds[family.key, kind] > 0 for kind in ("correct", "wrong", "hostile")), family.key
         ran = {job.name for job in planned if job.family == family.key and job.kind != "correct"}

@@ -28,7 +28,7 @@ from codegym.task import Quarantine, Task, TaskSet
 
 DEFAULT_LIMITS = Limits(cpu_s=10.0, wall_s=15.0, memory_bytes=512 << 20, processes=16)
 WEIGHTS = ("valid", "kill_rate", "coverage")
-POOL_BATCH = 64  # tasks whose pools are made together when one is missing
+POOL_BATCH = 16  # tasks whose pools are made together when one is missing
 
 
 class TestGenerationEnv(CodeEnv):
