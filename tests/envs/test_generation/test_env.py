@@ -278,7 +278,10 @@ def test_a_task_whose_reference_fails_its_tests_costs_only_its_own_submissions()
 def test_a_difficulty_curriculum_reads_the_tasks_difficulty() -> None:
     from codegym.wrappers.curriculum import DifficultyCurriculum
 
-    env = DifficultyCurriculum(gym.make("codegym/TestGeneration-v0"), order="easy_to_hard", episodes_per_stage=2)
+    functions = load_tasks("codegym-py")
+    chosen = [next(t for t in functions if t.difficulty == d and t.reference) for d in ("easy", "medium", "hard")]
+    env = DifficultyCurriculum(gym.make("codegym/TestGeneration-v0", tasks=chosen), order="easy_to_hard",
+                               episodes_per_stage=2)  # fmt: skip
     env.reset(seed=0)
     seen = []
     for _ in range(6):
