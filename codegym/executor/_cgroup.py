@@ -192,7 +192,11 @@ class Cgroup:
             return 0, 0
         current = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
         self.baseline = int(self._read("memory", current))
-        rounded = -(-self.baseline // (4 << 20)) * (4 << 20)  # stable, so the write is cached
+        # The limit sits above what the worker holds, less the page cache charged here (the
+        # files earlier steps read: a JDK's, a compiler's), which the kernel reclaims before it
+        # refuses a step memory: counted, it would let a step use that much more.
+        held = max(0, self.baseline - self._page_cache())
+        rounded = -(-held // (4 << 20)) * (4 << 20)  # stable, so the write is cached
         memory = str(limits.memory_bytes + rounded + HARNESS_SLACK_BYTES)
         self._limit_memory(memory)
         if self.version == "v1":
@@ -202,6 +206,13 @@ class Cgroup:
         if self.folders is None:  # (in `container`, RLIMIT_NPROC on the steps' own uid does it: see `folders`)
             self._write("pids", "pids.max", str(limits.processes + 2))  # + the fork server, the keeper
         return self.last_counters or self.counters()
+
+    def _page_cache(self) -> int:
+        """The file pages charged to the cgroup (reclaimable; shared memory is not among them)."""
+        prefix = "total_" if self.version == "v1" else ""  # (v1's own figures leave out its children)
+        wanted = {f"{prefix}active_file", f"{prefix}inactive_file"}
+        lines = (line.split() for line in self._read("memory", "memory.stat").splitlines())
+        return sum(int(parts[1]) for parts in lines if len(parts) == 2 and parts[0] in wanted)
 
     def lift(self) -> None:
         """No memory or process limit until the next `prepare` (between steps)."""
