@@ -19,7 +19,7 @@ import logging
 import os
 import random
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -191,8 +191,3 @@ def _write_cache(task: Task, config: PoolConfig, pool: Pool) -> None:
         temporary.replace(path)
     except OSError as e:  # (a read-only home: pools are made again next time)
         logger.warning("cannot cache mutant pools in %s: %s", root, e)
-
-
-def as_rows(pool: Iterable[Mutant]) -> list[Mapping[str, object]]:
-    """A pool as plain rows (for a data frame or a JSON file)."""
-    return [asdict(m) for m in pool]
