@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import io
 import json
 import logging
 import pickle
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -102,10 +104,10 @@ class TaskSet:
         self._tasks: dict[str, Task] = {}
         for task in tasks:
             if task.id in self._tasks:
-                raise ValueError(f"duplicate task id {task.id!r} in task set {name!r}")
+                raise TaskFormatError(f"duplicate task id {task.id!r} in task set {name!r}: task ids must be unique")
             self._tasks[task.id] = task
         if not self._tasks:
-            raise ValueError(f"task set {name!r} is empty")
+            raise TaskFormatError(f"task set {name!r} is empty")
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -214,3 +216,207 @@ def inflate_test_cases(value: str) -> str:
     if not isinstance(text, str):
         raise TaskFormatError(f"decompressed to {type(text).__name__}, not JSON text")
     return text
+
+
+# --- reading task files: every error names the file, the line and the field ------------------
+
+SHOWN_CHARS = 80  # of a bad line, quoted in its error
+SHOWN_LINES = 5  # bad lines named in one error
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One non-blank line of a JSONL file: its number (from 1), and its value or why it has none."""
+
+    number: int
+    text: str
+    value: Any = None
+    error: str | None = None
+
+
+def json_lines(text: str) -> list[JsonLine]:
+    """The non-blank lines of a JSONL text, each parsed (an unparsable line keeps its error)."""
+    lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            lines.append(JsonLine(number, line, json.loads(line)))
+        except json.JSONDecodeError as e:
+            lines.append(JsonLine(number, line, error=f"not JSON ({e.msg} at column {e.colno}): {quoted(line)}"))
+    return lines
+
+
+def quoted(text: str, width: int = SHOWN_CHARS) -> str:
+    """``text`` quoted, cut to ``width`` characters."""
+    return repr(text) if len(text) <= width else repr(text[: width - 3]) + "..."
+
+
+def shown(value: Any, width: int = SHOWN_CHARS) -> str:
+    """``value`` as JSON, cut to ``width`` characters."""
+    try:
+        text = json.dumps(value, default=repr)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def read_text(path: str | Path, *, expected: str) -> str:
+    """A task file's text (gunzipped when it ends in ``.gz``).
+
+    Raises:
+        TaskFormatError: The file is missing, unreadable, not UTF-8, or empty.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+    except FileNotFoundError as e:
+        raise TaskFormatError(f"{path}: no such file; expected {expected}") from e
+    except IsADirectoryError as e:
+        raise TaskFormatError(f"{path} is a folder; expected a file of {expected}") from e
+    except (OSError, EOFError, UnicodeDecodeError) as e:  # (gzip's BadGzipFile is an OSError)
+        raise TaskFormatError(f"{path}: cannot be read ({e}); expected {expected}") from e
+    if not text.strip():
+        raise TaskFormatError(f"{path}: the file is empty; expected {expected}")
+    return text
+
+
+def read_rows(path: str | Path, *, expected: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """The rows of a JSONL file or a JSON array (gzipped or not), each with where it is:
+    ``FILE:LINE``, the line its row starts on.
+
+    Args:
+        path: The file.
+        expected: What a row holds, in words, for the errors (``"a JSON object with task_id,
+            prompt and tests"``).
+
+    Raises:
+        TaskFormatError: The file is missing or empty, a line is not JSON (each such line is
+            named, with its text), or a row is not a JSON object.
+    """
+    text = read_text(path, expected=f"one JSON object per line ({expected})")
+    if text.lstrip().startswith("["):
+        items = _array_items(text, path)
+    else:
+        lines = json_lines(text)
+        bad = [f"{path}:{line.number}: {line.error}" for line in lines if line.error]
+        if bad:
+            more = f"\n(and {len(bad) - SHOWN_LINES} more)" if len(bad) > SHOWN_LINES else ""
+            raise TaskFormatError(
+                "\n".join(bad[:SHOWN_LINES]) + more + f"\nexpected one JSON object per line ({expected})"
+            )
+        items = [(line.number, line.value) for line in lines]
+    rows = []
+    for number, value in items:
+        if not isinstance(value, Mapping):
+            raise TaskFormatError(
+                f"{path}:{number}: expected a JSON object ({expected}), got a JSON {_json_kind(value)}: {shown(value)}"
+            )
+        rows.append((f"{path}:{number}", value))
+    return rows
+
+
+def _array_items(text: str, path: str | Path) -> list[tuple[int, Any]]:
+    """The items of a JSON array with the line each starts on."""
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as e:
+        line = text.splitlines()[e.lineno - 1] if e.lineno <= len(text.splitlines()) else ""
+        raise TaskFormatError(
+            f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno}): {quoted(line.strip())}; expected a JSON "
+            "array of objects, or one JSON object per line"
+        ) from e
+    return list(zip(array_item_lines(text, text.index("[")), values, strict=True))
+
+
+def array_item_lines(text: str, start: int) -> list[int]:
+    """The line (from 1) each item of the valid JSON array opening at ``text[start]`` starts on."""
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    position = start + 1
+    while True:
+        while text[position] in " \t\r\n,":
+            position += 1
+        if text[position] == "]":
+            return lines
+        lines.append(text.count("\n", 0, position) + 1)
+        _, position = decoder.raw_decode(text, position)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "object"
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+FieldType = type | tuple[type, ...]
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
+               Mapping: "an object", bool: "true or false"}  # fmt: skip
+
+
+def check_fields(
+    row: Mapping[str, Any],
+    where: str,
+    *,
+    kind: str,
+    required: Mapping[str, FieldType],
+    optional: Mapping[str, FieldType] | None = None,
+) -> None:
+    """Check that ``row`` (a row of format ``kind``) has each ``required`` field, and that each
+    field it has is of its type.
+
+    Raises:
+        TaskFormatError: Naming ``where``, the field, what it must be, and what the row holds.
+    """
+    missing = [name for name in required if row.get(name) is None]
+    if missing:
+        fields = ", ".join(required)
+        raise TaskFormatError(
+            f"{where}: missing field{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}: a {kind} row needs "
+            f"{fields}; this row has {sorted(row)}"
+        )
+    for name, wanted in {**required, **(optional or {})}.items():
+        value = row.get(name)
+        types = wanted if isinstance(wanted, tuple) else (wanted,)
+        if value is not None and (not isinstance(value, types) or (isinstance(value, bool) and bool not in types)):
+            raise TaskFormatError(
+                f"{where}: field {name!r} must be {' or '.join(_TYPE_NAMES.get(t, t.__name__) for t in types)}, "
+                f"got {_json_kind(value)} {shown(value)}"
+            )
+
+
+def nearest_formats(fields: Iterable[str], detected_by: Mapping[str, Iterable[str]]) -> str:
+    """A line naming the formats whose detecting fields (``detected_by[kind]``: names, or
+    ``"a|b"`` where either does) ``fields`` lacks fewest of, holding one at least, and what each
+    lacks; "" when the row holds none of any format's."""
+    has = set(fields)
+    lacking = {kind: [f.replace("|", " or ") for f in needed if not set(f.split("|")) & has]
+               for kind, needed in ((k, tuple(v)) for k, v in detected_by.items())}  # fmt: skip
+    near = {kind: lacks for kind, lacks in lacking.items() if len(lacks) < len(tuple(detected_by[kind]))}
+    if not near:
+        return ""
+    fewest = min(map(len, near.values()))
+    named = [f"{kind} (missing {', '.join(map(repr, lacks))})" for kind, lacks in near.items() if len(lacks) == fewest]
+    return f"\nnearest format{'s' * (len(named) > 1)}: {'; '.join(named)}"
+
+
+@contextmanager
+def row_errors(where: str, expected: str, *, passing: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Errors reading one row, as a `TaskFormatError` naming ``where`` (``FILE:LINE`` or
+    ``row N``) and, for a missing field, the field and ``expected`` (what the row needs).
+    Exceptions of ``passing`` types go through as they are."""
+    try:
+        yield
+    except passing:
+        raise
+    except TaskFormatError as e:
+        if str(e).startswith(where):
+            raise
+        raise TaskFormatError(f"{where}: {e}") from e
+    except KeyError as e:
+        raise TaskFormatError(f"{where}: missing field {e}; expected {expected}") from e
+    except (TypeError, ValueError, AttributeError) as e:
+        raise TaskFormatError(
+            f"{where}: a field has the wrong type or value ({type(e).__name__}: {e}); expected {expected}"
+        ) from e

@@ -26,9 +26,8 @@ BigCodeBench's, which run beside it (see `codegym.envs.python_function.suite`).
 from __future__ import annotations
 
 import ast
-import gzip
+import difflib
 import importlib.resources
-import json
 import logging
 import math
 from collections import Counter
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
 from codegym.error import DependencyNotInstalled, TaskFormatError
-from codegym.task import Task, TaskSet, TestCase, as_rows
+from codegym.task import FieldType, Task, TaskSet, TestCase, as_rows, check_fields, nearest_formats, read_rows
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +59,30 @@ FORMATS = {
     "libs",
     "codegym": "task_id, entry_point, prompt, tests (a list of {code, hidden, tier})",
 }
+# The fields each format is detected by (one of "a|b" will do), for naming the fields a row of
+# the format nearest to it lacks.
+DETECTED_BY = {
+    "codegym": ("task_id", "entry_point", "prompt", "tests"),
+    "bigcodebench": ("complete_prompt|instruct_prompt", "test"),
+    "evalplus": ("base_input", "prompt", "entry_point"),
+    "livecodebench": ("public_test_cases",),
+    "apps": ("input_output",),
+    "humaneval": ("task_id", "prompt", "test"),
+    "multipl-e": ("name", "prompt", "tests"),
+    "mbpp": ("text|prompt", "code", "test_list"),
+}
+_ID = (str, int)
+# The types of the fields of the formats people write by hand, checked before a row is read.
+FIELD_TYPES: dict[str, tuple[dict[str, FieldType], dict[str, FieldType]]] = {
+    "codegym": ({"task_id": str, "entry_point": str, "prompt": str, "tests": list},
+                {"reference": str, "difficulty": str, "tags": list}),
+    "humaneval": ({"task_id": _ID, "prompt": str, "test": str}, {"entry_point": str, "canonical_solution": str}),
+    "multipl-e": ({"name": _ID, "prompt": str, "tests": str}, {}),
+    "mbpp": ({"code": str, "test_list": list},
+             {"text": str, "prompt": str, "task_id": _ID, "test_setup_code": str, "test_imports": list,
+              "challenge_test_list": list}),
+}  # fmt: skip
+FILE_ROWS = "a task row in one of this family's formats (MBPP, HumanEval, EvalPlus, BigCodeBench, ...)"
 # EvalPlus's published tests compare with numpy, which the grader process has not: their
 # prelude imports this stdlib equivalent instead.
 EVALPLUS_ASSERTION = "from codegym.envs.python_function.harness import assertion"
@@ -117,11 +140,14 @@ def load_tasks(
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.is_file():
+            close = difflib.get_close_matches(str(source), BUILTIN_SETS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise TaskFormatError(
-                f"tasks={source!r} is neither a built-in set {BUILTIN_SETS} nor a JSONL, JSON or Parquet file"
+                f"tasks={str(source)!r}: no such {'file' if not path.is_dir() else 'file (it is a folder)'}, and not "
+                f"a built-in set {BUILTIN_SETS}; expected a built-in set's name or a JSONL, JSON or Parquet file of "
+                f"task rows.{hint}"
             )
-        return tasks_from(((f"{path}:{n}", r) for n, r in _records(path)), name=path.name.split(".")[0],
-                          options=options)  # fmt: skip
+        return tasks_from(_records(path), name=path.name.split(".")[0], options=options)
     rows = as_rows(source)
     if rows is not None:
         return tasks_from(((f"row {i}", r) for i, r in enumerate(rows)), name="rows", options=options)
@@ -137,12 +163,17 @@ def tasks_from(records: Iterable[tuple[str, Mapping[str, Any]]], *, name: str, o
     formats: set[str] = set()
     for index, (where, record) in enumerate(records):
         kind = detect_format(record, where=where)
+        if kind in FIELD_TYPES:
+            required, optional = FIELD_TYPES[kind]
+            check_fields(record, where, kind=kind, required=required, optional=optional)
         try:
             tasks.append(task_from(record, kind, options, index=index))
         except OtherFamily as e:
             left_out[str(e)] += 1
-        except (KeyError, TypeError, ValueError, SyntaxError) as e:  # (TaskFormatError among them)
-            raise TaskFormatError(f"{where}: a {kind} row that cannot be read: {_reason(e)}") from e
+        except (KeyError, TypeError, ValueError, SyntaxError, AttributeError) as e:  # (TaskFormatError among them)
+            raise TaskFormatError(
+                f"{where}: a {kind} row that cannot be read: {_reason(e)}; a {kind} row has {FORMATS[kind]}"
+            ) from e
         formats.add(kind)
     for kind, count in left_out.items():
         logger.warning("%s: left out %d %s problem(s): codegym/StdioProgram-v0 poses them", name, count, kind)
@@ -182,6 +213,7 @@ def detect_format(record: Mapping[str, Any], *, where: str = "a row") -> str:
     others = "".join(f"\n  {kind}: {fields}" for kind, fields in FORMATS.items() if kind != "mbpp")
     raise TaskFormatError(
         f"{where}: expected MBPP fields ({FORMATS['mbpp']}) or those of another format:{others}\nfound {sorted(record)}"
+        + nearest_formats(has, DETECTED_BY)
     )
 
 
@@ -207,26 +239,21 @@ def task_from(record: Mapping[str, Any], kind: str, options: Options, *, index: 
     return bigcodebench.bigcodebench_task(record, options)
 
 
-def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """The rows of a JSONL file (gzipped or not), a JSON array, or a Parquet file, numbered
-    from 1 (JSONL: by line)."""
+def _records(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """The rows of a JSONL file (gzipped or not), a JSON array, or a Parquet file, each with
+    where it is (``FILE:LINE``; Parquet: ``FILE row N``, from 1)."""
     if path.suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
         except ImportError as e:
             raise DependencyNotInstalled(f"reading {path.name} needs pyarrow: pip install pyarrow") from e
-        yield from enumerate(pq.read_table(path).to_pylist(), 1)
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as e:  # (pyarrow's ArrowInvalid is a ValueError)
+            raise TaskFormatError(f"{path}: not a Parquet file of task rows: {e}") from e
+        yield from ((f"{path} row {n}", row) for n, row in enumerate(table.to_pylist(), 1))
         return
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        array = handle.read(4096).lstrip().startswith("[")
-        handle.seek(0)
-        if array:
-            yield from enumerate(json.load(handle), 1)
-            return
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                yield number, json.loads(line)
+    yield from read_rows(path, expected=FILE_ROWS)
 
 
 # --- HumanEval -----------------------------------------------------------------------------
@@ -531,6 +558,10 @@ def load_codegym_jsonl(path: Path, *, name: str) -> TaskSet:
 
 def codegym_task(record: Mapping[str, Any]) -> Task:
     """A task in codegym's own JSONL format (see ``data/build_codegym_py.py``)."""
+    for i, test in enumerate(record["tests"]):
+        if not isinstance(test, Mapping) or not isinstance(test.get("code"), str):
+            raise TaskFormatError(f"field 'tests': item {i} must be an object with code (text), hidden and tier; "
+                                  f"got {test!r:.80}")  # fmt: skip
     tests = tuple(
         TestCase(name=f"test_{i:02d}", code=t["code"], hidden=bool(t["hidden"]), tier=t.get("tier"))
         for i, t in enumerate(record["tests"])

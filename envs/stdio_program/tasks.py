@@ -43,7 +43,6 @@ output.txt``; exit status 0 accepts.
 from __future__ import annotations
 
 import ast
-import gzip
 import json
 import logging
 import re
@@ -53,7 +52,19 @@ from pathlib import Path
 from typing import Any
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows, inflate_test_cases
+from codegym.task import (
+    Difficulty,
+    FieldType,
+    Task,
+    TaskSet,
+    TestCase,
+    as_rows,
+    check_fields,
+    inflate_test_cases,
+    nearest_formats,
+    read_rows,
+    row_errors,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +86,29 @@ FORMATS = {
     "codeforces": "examples and/or official_tests (lists of {input, output}), or tests, with id and description",
     "plain": "task_id, prompt and tests (a list of {input, output})",
 }
+# The fields each format is told by ("a|b": either), for naming what a row of the nearest lacks.
+DETECTED_BY = {
+    "codecontests": ("public_tests|private_tests|generated_tests", "name", "description"),
+    "livecodebench": ("public_test_cases", "question_id", "question_content"),
+    "apps": ("problem_id", "question", "input_output"),
+    "taco": ("question", "input_output"),
+    "codeforces": ("examples|official_tests|tests", "id", "description"),
+    "plain": ("task_id|id", "prompt", "tests"),
+}
+_ID = (str, int)
+_QUANTITY_TYPES = (int, float, str, Mapping)
+# The types of the fields of the hand-written formats, checked before a row is read.
+FIELD_TYPES: dict[str, tuple[dict[str, FieldType], dict[str, FieldType]]] = {
+    "plain": ({"prompt": str, "tests": list},
+              {"task_id": _ID, "id": _ID, "checker": Mapping, "reference": str, "reference_language": str,
+               "difficulty": str, "tags": list, "time_limit": _QUANTITY_TYPES, "memory_limit": _QUANTITY_TYPES}),
+    "codeforces": ({}, {"tests": list, "examples": list, "official_tests": list, "description": str, "tags": list,
+                        "time_limit": _QUANTITY_TYPES, "memory_limit": _QUANTITY_TYPES}),
+}  # fmt: skip
+ROWS = (
+    "a task row: plain (task_id, prompt, tests: a list of {input, output}), or a CodeContests, APPS, TACO, "
+    "Codeforces or LiveCodeBench row"
+)
 CALL_BASED = "call-based (fn_name) problems belong to the PythonFunction family (codegym/PythonFunction-v0)"
 
 # CodeContests' enums: Problem.Difficulty (7 = A, 8 = B, ...: a Codeforces problem's letter) and
@@ -118,12 +152,16 @@ def load_tasks(
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.is_file():
-            raise TaskFormatError(f"tasks={source!r} is neither 'codegym-stdio' nor a JSON/JSONL file")
+            raise TaskFormatError(
+                f"tasks={str(source)!r}: no such file{' (it is a folder)' * path.is_dir()}, and not 'codegym-stdio'; "
+                "expected 'codegym-stdio' or a JSON/JSONL file of task rows (plain, CodeContests, APPS, TACO, "
+                "Codeforces or LiveCodeBench)"
+            )
         return TaskSet(_tasks(_records(path), **read), name=path.stem)
     rows = as_rows(source)
     if rows is not None:
-        formats = sorted({detect_format(row, index=i) for i, row in enumerate(rows)})
-        return TaskSet(_tasks(rows, **read), name="+".join(formats))
+        formats = sorted({detect_format(row, where=f"row {i}") for i, row in enumerate(rows)})
+        return TaskSet(_tasks([(f"row {i}", row) for i, row in enumerate(rows)], **read), name="+".join(formats))
     return TaskSet(source)
 
 
@@ -133,12 +171,15 @@ class UnsupportedRow(TaskFormatError):
     loads the rest, with a warning counting those left out; a source of nothing else fails."""
 
 
-def _tasks(records: Iterable[Mapping[str, Any]], *, public: int, include_generated: bool) -> list[Task]:
+def _tasks(records: Iterable[tuple[str, Mapping[str, Any]]], *, public: int, include_generated: bool) -> list[Task]:
+    """The tasks of ``(where, row)`` pairs (``where`` names the row in errors)."""
     tasks: list[Task] = []
     skipped: list[UnsupportedRow] = []
-    for index, record in enumerate(records):
+    for index, (where, record) in enumerate(records):
         try:
-            tasks.append(task_from(record, public=public, include_generated=include_generated, index=index))
+            with row_errors(where, ROWS, passing=(UnsupportedRow,)):
+                task = task_from(record, public=public, include_generated=include_generated, index=index, where=where)
+            tasks.append(task)
         except UnsupportedRow as e:
             skipped.append(e)
     if skipped and not tasks:
@@ -148,18 +189,12 @@ def _tasks(records: Iterable[Mapping[str, Any]], *, public: int, include_generat
     return tasks
 
 
-def _records(path: Path) -> Iterator[Mapping[str, Any]]:
-    """The rows of a JSON array or JSONL file, gzipped (``.gz``) or not."""
-    text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text("utf-8")
-    if text.lstrip().startswith("["):
-        yield from json.loads(text)
-        return
-    for line in text.splitlines():
-        if line.strip():
-            yield json.loads(line)
+def _records(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """The rows of a JSON array or JSONL file, gzipped (``.gz``) or not, with where each is."""
+    yield from read_rows(path, expected=ROWS)
 
 
-def detect_format(record: Mapping[str, Any], *, index: int | None = None) -> str:
+def detect_format(record: Mapping[str, Any], *, index: int | None = None, where: str | None = None) -> str:
     """The name of ``record``'s format (a key of `FORMATS`), told from its fields."""
     if any(_given(record, k) for k in ("public_tests", "private_tests", "generated_tests")):
         return "codecontests"
@@ -173,8 +208,8 @@ def detect_format(record: Mapping[str, Any], *, index: int | None = None) -> str
         return "plain" if _given(record, "prompt") else "codeforces"
     expected = "".join(f"\n  {name}: {fields}" for name, fields in FORMATS.items())
     raise TaskFormatError(
-        f"{_where(index)} is in no stdin/stdout task format: its fields are {sorted(record)}. "
-        f"Each format is told by:{expected}"
+        f"{where or _where(index)} is in no stdin/stdout task format: its fields are {sorted(record)}. "
+        f"Each format is told by:{expected}" + nearest_formats((k for k in record if _given(record, k)), DETECTED_BY)
     )
 
 
@@ -184,10 +219,15 @@ def task_from(
     public: int = 1,
     include_generated: bool = INCLUDE_GENERATED,
     index: int | None = None,
+    where: str | None = None,
 ) -> Task:
     """One task from a record of any supported format (see the module's docstring).
-    ``index``: the record's row in its source, for ids of formats without one and errors."""
-    fmt = detect_format(record, index=index)
+    ``index``: the record's row in its source, for ids of formats without one and errors;
+    ``where``: the record's place in errors (``FILE:LINE``; default ``row INDEX``)."""
+    fmt = detect_format(record, index=index, where=where)
+    if fmt in FIELD_TYPES:
+        required, optional = FIELD_TYPES[fmt]
+        check_fields(record, where or _where(index), kind=fmt, required=required, optional=optional)
     task_id = _opt(record, *_ID_FIELDS[fmt]) or (f"{fmt}/{index}" if index is not None else None)
     if task_id is None:
         raise TaskFormatError(f"a {fmt} record needs one of {_ID_FIELDS[fmt]} (or a row index); found {sorted(record)}")
