@@ -317,16 +317,25 @@ def read_rows(path: str | Path, *, expected: str) -> list[tuple[str, Mapping[str
     return rows
 
 
+def parse_json(text: str, path: str | Path, *, expected: str) -> Any:
+    """``text``, the whole of the file ``path``, parsed as one JSON document.
+
+    Raises:
+        TaskFormatError: Naming the line and column where it stops being JSON, and that line.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        lines = text.splitlines()
+        line = lines[e.lineno - 1] if e.lineno <= len(lines) else ""
+        raise TaskFormatError(
+            f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno}): {quoted(line.strip())}; expected {expected}"
+        ) from e
+
+
 def _array_items(text: str, path: str | Path) -> list[tuple[int, Any]]:
     """The items of a JSON array with the line each starts on."""
-    try:
-        values = json.loads(text)
-    except json.JSONDecodeError as e:
-        line = text.splitlines()[e.lineno - 1] if e.lineno <= len(text.splitlines()) else ""
-        raise TaskFormatError(
-            f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno}): {quoted(line.strip())}; expected a JSON "
-            "array of objects, or one JSON object per line"
-        ) from e
+    values = parse_json(text, path, expected="a JSON array of objects, or one JSON object per line")
     return list(zip(array_item_lines(text, text.index("[")), values, strict=True))
 
 
@@ -362,9 +371,10 @@ def check_fields(
     kind: str,
     required: Mapping[str, FieldType],
     optional: Mapping[str, FieldType] | None = None,
+    noun: str = "row",
 ) -> None:
-    """Check that ``row`` (a row of format ``kind``) has each ``required`` field, and that each
-    field it has is of its type.
+    """Check that ``row`` (a ``noun`` of format ``kind``) has each ``required`` field, and that
+    each field it has is of its type.
 
     Raises:
         TaskFormatError: Naming ``where``, the field, what it must be, and what the row holds.
@@ -373,8 +383,8 @@ def check_fields(
     if missing:
         fields = ", ".join(required)
         raise TaskFormatError(
-            f"{where}: missing field{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}: a {kind} row needs "
-            f"{fields}; this row has {sorted(row)}"
+            f"{where}: missing field{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}: a {kind} {noun} "
+            f"needs {fields}; this {noun} has {sorted(row)}"
         )
     for name, wanted in {**required, **(optional or {})}.items():
         value = row.get(name)

@@ -18,7 +18,6 @@ env, on first need. Sources (`load_items`):
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,11 +26,12 @@ from typing import Any, Literal
 from codegym.envs.output_prediction.generator import Knobs, generate
 
 from codegym.error import InvalidTask, TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
+from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows, read_rows
 
 FAMILY = "OutputPrediction"
 Direction = Literal["output", "input"]
 CRUXEVAL_FIELDS = ("code", "input", "output")
+CRUXEVAL_ROW = "a CRUXEval row: code (defining f), input, output, as text; id optional"
 MAX_INPUT = 4096  # characters of a derived input kept at most (larger ones are left out)
 
 
@@ -76,15 +76,19 @@ def load_items(source: Any, *, count: int = 500, seed: int = 0, knobs: Knobs | N
         path = Path(source)
         if not path.is_file():
             raise TaskFormatError(
-                f"tasks={source!r} is neither a task source ('generated', 'codegym-py', 'humaneval') nor a file"
+                f"tasks={str(source)!r} is neither a task source ('generated', 'codegym-py', 'humaneval') nor a file "
+                f"(no such file{' (it is a folder)' * path.is_dir()}); expected one of those names, a CRUXEval-format "
+                "JSONL/JSON file, or a file of PythonFunction task rows"
             )
-        rows = _rows(path) if path.suffix in (".jsonl", ".json") else []
-        if rows and set(CRUXEVAL_FIELDS) <= set(rows[0]):
-            return cruxeval_items(rows, name=path.name.split(".")[0]), path.name.split(".")[0]
-        return derived_items(_python_function_tasks(path)), path.name.split(".")[0]
+        name = path.name.split(".")[0]
+        if path.suffix in (".jsonl", ".json"):
+            located = read_rows(path, expected=f"{CRUXEVAL_ROW}, or a PythonFunction task row")
+            if _is_cruxeval(located[0][1]):
+                return cruxeval_items([row for _, row in located], name=name, where=[w for w, _ in located]), name
+        return derived_items(_python_function_tasks(path)), name
     rows = as_rows(source)
     if rows is not None:
-        if set(CRUXEVAL_FIELDS) <= set(rows[0]):
+        if _is_cruxeval(rows[0]):
             return cruxeval_items(rows, name="rows"), "rows"
         return derived_items(_python_function_tasks(rows)), "rows"
     return items_of(TaskSet(source)), "tasks"
@@ -104,17 +108,29 @@ def generated_items(count: int, *, seed: int = 0, knobs: Knobs | None = None) ->
     return items
 
 
-def cruxeval_items(rows: Iterable[Mapping[str, Any]], *, name: str = "rows") -> list[Item]:
-    """Items of CRUXEval-format rows (``code`` defining ``f``, ``input``, ``output``, ``id``)."""
+def _is_cruxeval(row: Mapping[str, Any]) -> bool:
+    """Whether a row is meant as CRUXEval's: it has an ``input`` or an ``output`` (no
+    PythonFunction format has either), so that one missing the other is reported as such."""
+    return bool({"input", "output"} & set(row))
+
+
+def cruxeval_items(
+    rows: Iterable[Mapping[str, Any]], *, name: str = "rows", where: list[str] | None = None
+) -> list[Item]:
+    """Items of CRUXEval-format rows (``code`` defining ``f``, ``input``, ``output``, ``id``).
+    ``where``: each row's place in errors (``FILE:LINE``; default ``NAME row N``)."""
     items = []
     for number, row in enumerate(rows):
-        missing = [key for key in CRUXEVAL_FIELDS if not isinstance(row.get(key), str)]
-        if missing:
-            raise TaskFormatError(f"{name} row {number}: expected CRUXEval fields {CRUXEVAL_FIELDS} (and id) as "
-                                  f"text; missing or not text: {missing}; found {sorted(row)}")  # fmt: skip
+        at = where[number] if where is not None else f"{name} row {number}"
+        absent = [key for key in CRUXEVAL_FIELDS if key not in row]
+        not_text = [key for key in CRUXEVAL_FIELDS if key in row and not isinstance(row[key], str)]
+        if absent or not_text:
+            problem = f"missing field(s) {absent}" if absent else f"field(s) {not_text} not text"
+            raise TaskFormatError(f"{at}: {problem}: expected CRUXEval fields {CRUXEVAL_FIELDS} (and id) as text "
+                                  f"(missing or not text: {absent + not_text}); found {sorted(row)}")  # fmt: skip
         code = str(row["code"])
-        if "f" not in _functions(code, f"{name} row {number}"):
-            raise TaskFormatError(f"{name} row {number}: its code must define the function f (CRUXEval's name)")
+        if "f" not in _functions(code, at):
+            raise TaskFormatError(f"{at}: its code must define the function f (CRUXEval's name)")
         items.append(Item(str(row.get("id", f"{name}/{number}")), code, str(row["input"]), output=str(row["output"]),
                           difficulty=difficulty_of(code), source="cruxeval"))  # fmt: skip
     return items
@@ -293,17 +309,6 @@ def _python_function_tasks(source: Any) -> TaskSet:
     from codegym.envs.python_function.tasks import load_tasks
 
     return load_tasks(source)
-
-
-def _rows(path: Path) -> list[Mapping[str, Any]]:
-    """The rows of a JSONL file or a JSON array."""
-    text = path.read_text(encoding="utf-8")
-    try:
-        if text.lstrip().startswith("["):
-            return list(json.loads(text))
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as e:
-        raise TaskFormatError(f"{path}: not JSONL nor a JSON array: {e}") from e
 
 
 def knobs_of(value: Knobs | Mapping[str, Any] | None) -> Knobs | None:

@@ -283,7 +283,7 @@ def _task_set(tasks: str | Path | TaskSet, libraries: list[str] | None) -> TaskS
     if tasks == "bundled":
         return load_bundled(libraries)
     path = Path(tasks)
-    if path.suffix == ".json" and path.is_file():
+    if path.suffix == ".json":  # (a missing one: load_library_file says so)
         return TaskSet(load_library_file(path), name=path.stem)
     raise TaskFormatError(
         f"tasks must be 'bundled', a library's task file (.json, from `codegym repo build`) or a TaskSet "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,11 +28,31 @@ from codegym.envs.repo_repair.library import Library, archive_members, fetch
 from codegym.envs.repo_repair.mutations import KINDS, Mutation, candidates
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
+from codegym.task import (
+    Difficulty,
+    Task,
+    TaskSet,
+    TestCase,
+    array_item_lines,
+    as_rows,
+    check_fields,
+    parse_json,
+    read_rows,
+    read_text,
+    row_errors,
+)
 
 FAMILY = "repo_repair"
 DATA = Path(__file__).with_name("data")
 SWE_BENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS")
+SWE_BENCH_ROW = "a SWE-bench row: " + ", ".join(SWE_BENCH_FIELDS) + " (problem_statement optional)"
+_NODES = (list, str)  # (SWE-bench publishes the lists as JSON-encoded strings)
+SWE_BENCH_TYPES: dict[str, type | tuple[type, ...]] = {"instance_id": (str, int), "repo": str, "base_commit": str,
+                                                       "patch": str, "test_patch": str, "FAIL_TO_PASS": _NODES,
+                                                       "PASS_TO_PASS": _NODES}  # fmt: skip
+TASK_FILE = "a task file from `codegym repo build`: a JSON object with library, passing and tasks"
+TASK_ROW: dict[str, type | tuple[type, ...]] = {"id": str, "path": str, "kind": str, "index": int, "patch_sha256": str,
+                                                "FAIL_TO_PASS": list}  # fmt: skip
 # How hard a bug of each kind is to find from its symptom, before the count of failing tests.
 KIND_POINTS = {"drop_method": 0, "shuffle_statements": 2}
 
@@ -207,10 +228,38 @@ def _bundled_file(name: str) -> tuple[Task, ...]:
 
 
 def load_library_file(path: str | Path) -> list[Task]:
-    """The tasks of one library's task file (the format `codegym repo build` writes)."""
-    document = json.loads(Path(path).read_text())
-    library = Library.from_dict(document["library"])
+    """The tasks of one library's task file (the format `codegym repo build` writes).
+
+    Raises:
+        TaskFormatError: The file is missing, empty or not JSON, or a field is missing or of
+            the wrong type (the message names the file, the task row's line and the field).
+    """
+    text = read_text(path, expected=TASK_FILE)
+    document = parse_json(text, path, expected=TASK_FILE)
+    if not isinstance(document, Mapping):
+        raise TaskFormatError(f"{path}: expected {TASK_FILE}; got a JSON {type(document).__name__}")
+    check_fields(document, str(path), kind="repository-repair", required={"library": Mapping, "passing": list,
+                 "tasks": list}, optional={"skipped": list}, noun="task file")  # fmt: skip
+    for where, row in _task_rows(text, path, document["tasks"]):
+        if not isinstance(row, Mapping):
+            raise TaskFormatError(f"{where}: each of tasks must be an object ({', '.join(TASK_ROW)}); got {row!r:.80}")
+        check_fields(row, where, kind="repository-repair task", required=TASK_ROW,
+                     optional={"symptom": str, "difficulty": str})  # fmt: skip
+    try:
+        library = Library.from_dict(document["library"])
+    except TaskFormatError as e:
+        raise TaskFormatError(f"{path}: field 'library': {e}") from e
     return tasks_of(library, document)
+
+
+def _task_rows(text: str, path: str | Path, rows: list[Any]) -> list[tuple[str, Any]]:
+    """The task rows of a task file, each with where it is: ``FILE:LINE`` (``FILE tasks[N]``
+    where the lines cannot be told)."""
+    opening = list(re.finditer(r'"tasks"\s*:\s*\[', text))
+    lines = array_item_lines(text, opening[-1].end() - 1) if opening else []
+    if len(lines) != len(rows):
+        return [(f"{path} tasks[{i}]", row) for i, row in enumerate(rows)]
+    return [(f"{path}:{line}", row) for line, row in zip(lines, rows, strict=True)]
 
 
 @functools.lru_cache(maxsize=32)
@@ -320,6 +369,10 @@ def load_swe_bench(
             raise TaskFormatError(
                 f"{number}: a SWE-bench row needs {list(SWE_BENCH_FIELDS)}; missing {missing}, found {sorted(row)}"
             )
+        check_fields(row, number, kind="SWE-bench", required=SWE_BENCH_TYPES, optional={"problem_statement": str})
+        with row_errors(number, SWE_BENCH_ROW):  # (before any checkout is read)
+            _node_list(row["FAIL_TO_PASS"])
+            _node_list(row["PASS_TO_PASS"])
         repo = row["repo"]
         paths = (python_path or {}).get(repo)
         if images is not None:
@@ -349,9 +402,7 @@ def _swe_rows(source: str | Path | Iterable[Mapping[str, Any]]) -> Iterator[tupl
         raise TaskFormatError(
             f"SWE-bench rows come as a JSONL path, a list of dicts or a datasets.Dataset; got {type(source).__name__}"
         )
-    for number, line in enumerate(Path(source).read_text().splitlines(), 1):
-        if line.strip():
-            yield f"{source}:{number}", json.loads(line)
+    yield from read_rows(source, expected=SWE_BENCH_ROW)
 
 
 def _swe_task(
@@ -383,9 +434,15 @@ def _swe_task(
 
 
 def _node_list(value: Any) -> tuple[str, ...]:
-    nodes = json.loads(value) if isinstance(value, str) else value
+    try:
+        nodes = json.loads(value) if isinstance(value, str) else value
+    except json.JSONDecodeError:
+        nodes = None
     if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
-        raise TaskFormatError(f"FAIL_TO_PASS and PASS_TO_PASS are lists of test ids, got {value!r:.100}")
+        raise TaskFormatError(
+            f"fields 'FAIL_TO_PASS' and 'PASS_TO_PASS' are lists of test ids (or such a list as JSON text), got "
+            f"{value!r:.100}"
+        )
     return tuple(nodes)
 
 

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
+from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows, check_fields, read_rows, row_errors
 
 FAMILY = "TritonKernel"
 DATA = Path(__file__).with_name("data")
 BUILTIN_SETS = ("codegym-triton",)
 REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+ROW_FILES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+ROW = "a KernelBench row: code (the problem file) and name; level, problem_id and reference optional"
 
 PROMPT = """You are given a PyTorch model. Write a class ModelNew, with the same constructor arguments \
 and forward signature, whose forward computes the same outputs with custom Triton kernels.
@@ -48,40 +50,55 @@ def load_tasks(
     source: str | Path | TaskSet | Iterable[Task] | Iterable[Mapping[str, Any]], *, trials: int = 3
 ) -> TaskSet:
     """A task set from ``"codegym-triton"`` (bundled), a folder of KernelBench problem files,
-    KernelBench's rows in memory (a list of dicts or a ``datasets.Dataset`` with ``code`` and
-    ``name``; ``level`` and ``problem_id`` name the task when present; an optional
-    ``reference``), a `TaskSet` or an iterable of `Task`.
+    KernelBench's rows in a JSON or JSONL file or in memory (a list of dicts or a
+    ``datasets.Dataset`` with ``code`` and ``name``; ``level`` and ``problem_id`` name the task
+    when present; an optional ``reference``), a `TaskSet` or an iterable of `Task`.
 
     Args:
         source: Where the problems are.
         trials: Seeded trials (fresh inputs each) per evaluation.
+
+    Raises:
+        TaskFormatError: A missing file or folder, a folder without problem files, or a row
+            that cannot be read (the message names its file, line and field).
     """
     if isinstance(source, TaskSet):
         return source
     rows = as_rows(source)
     if rows is not None:
-        return TaskSet((_row_task(number, row, trials) for number, row in enumerate(rows)), name="kernelbench-rows")
+        made = (_row_task(f"row {number}", row, trials) for number, row in enumerate(rows))
+        return TaskSet(made, name="kernelbench-rows")
     if isinstance(source, str) and source in BUILTIN_SETS:
         return TaskSet(bundled(trials=trials), name=source)
     if isinstance(source, (str, Path)):
         path = Path(source)
+        if path.is_file() and path.name.endswith(ROW_FILES):
+            made = (_row_task(where, row, trials) for where, row in read_rows(path, expected=ROW))
+            return TaskSet(made, name=path.name.split(".")[0])
         if not path.is_dir():
+            found = "a file, but not " + "/".join(ROW_FILES) if path.is_file() else "no such file or folder"
             raise TaskFormatError(
-                f"Triton tasks come from {BUILTIN_SETS} or a folder of KernelBench problem files; {path} is neither"
+                f"Triton tasks come from {BUILTIN_SETS}, a folder of KernelBench problem files or a JSON/JSONL file "
+                f"of KernelBench rows (code, name); {path} is neither ({found})"
             )
         return TaskSet(load_folder(path, trials=trials), name=path.name)
     return TaskSet(source, name="tasks")
 
 
-def _row_task(number: int, row: Mapping[str, Any], trials: int) -> Task:
+def _row_task(where: str, row: Mapping[str, Any], trials: int) -> Task:
     """A KernelBench row (``code``: the problem file; ``name``; ``level``, ``problem_id``)."""
     if not row.get("code") or not row.get("name"):
+        missing = [field for field in ("code", "name") if not row.get(field)]
         raise TaskFormatError(
-            f"row {number}: a KernelBench row needs 'code' (the problem file) and 'name'; found {sorted(row)}"
+            f"{where}: a KernelBench row needs 'code' (the problem file) and 'name'; missing {missing}, "
+            f"found {sorted(row)}"
         )
+    check_fields(row, where, kind="KernelBench", required={"code": str, "name": (str, int)},
+                 optional={"level": (int, str), "problem_id": (int, str), "reference": str})  # fmt: skip
     name = str(row["name"]).removesuffix(".py")
     level = f"level{row['level']}/" if row.get("level") is not None else ""
-    return make_task(f"kernelbench/{level}{name}", str(row["code"]), trials=trials, reference=row.get("reference"))
+    with row_errors(where, ROW):
+        return make_task(f"kernelbench/{level}{name}", str(row["code"]), trials=trials, reference=row.get("reference"))
 
 
 def bundled(*, trials: int = 3) -> list[Task]:

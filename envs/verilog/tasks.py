@@ -27,7 +27,7 @@ from codegym.envs.verilog import testbench
 from codegym.envs.verilog.gate import Port, declared_modules, module_ports
 
 from codegym.error import TaskFormatError
-from codegym.task import Task, TaskSet, TestCase, as_rows
+from codegym.task import Task, TaskSet, TestCase, as_rows, check_fields, read_rows, row_errors
 
 logger = logging.getLogger(__name__)
 
@@ -38,35 +38,61 @@ _PROMPT_SUFFIX = "_prompt.txt"
 
 
 RECORD_FIELDS = ("id", "spec", "reference", "ports", "stimulus")
+RECORD_TYPES: dict[str, type | tuple[type, ...]] = {"id": (str, int), "spec": str, "reference": str, "ports": list,
+                                                    "stimulus": Mapping}  # fmt: skip
+RECORD_FILES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+RECORD = f"a Verilog record: {', '.join(RECORD_FIELDS)} (the bundled set's format, envs/verilog/data/problems.json)"
 
 
 def load_tasks(source: str | Path | TaskSet | Iterable[Task] | Iterable[Mapping[str, Any]]) -> TaskSet:
-    """``"codegym-verilog"``, a VerilogEval v2 folder, records in the bundled set's format in
-    memory (a list of dicts or a ``datasets.Dataset``), a `TaskSet`, or tasks."""
+    """``"codegym-verilog"``, a VerilogEval v2 folder, a JSON or JSONL file of records in the
+    bundled set's format, such records in memory (a list of dicts or a ``datasets.Dataset``), a
+    `TaskSet`, or tasks.
+
+    Raises:
+        TaskFormatError: A missing file or folder, a folder not in the VerilogEval layout, or a
+            record that cannot be read (the message names its file, line and field).
+    """
     if isinstance(source, TaskSet):
         return source
     rows = as_rows(source)
     if rows is not None:
-        return TaskSet((_record_task(number, row) for number, row in enumerate(rows)), name="verilog-rows")
+        return TaskSet((_record_task(f"row {number}", row) for number, row in enumerate(rows)), name="verilog-rows")
     if source == BUNDLED:
         records = json.loads((DATA / "problems.json").read_text(encoding="utf-8"))
         return TaskSet((bundled_task(r) for r in records), name=BUNDLED)
     if isinstance(source, (str, Path)):
         path = Path(source)
+        if path.is_file() and path.name.endswith(RECORD_FILES):
+            records = read_rows(path, expected=RECORD)
+            return TaskSet((_record_task(where, row) for where, row in records), name=path.name.split(".")[0])
         if not path.is_dir():
-            raise TaskFormatError(f"tasks={source!r} is neither {BUNDLED!r} nor a VerilogEval folder")
+            found = "a file, but not " + "/".join(RECORD_FILES) if path.is_file() else "no such file or folder"
+            raise TaskFormatError(
+                f"tasks={str(source)!r} is neither {BUNDLED!r} nor a VerilogEval folder ({found}); expected "
+                f"{BUNDLED!r}, a folder in the VerilogEval v2 layout, or a JSON/JSONL file of records "
+                f"({', '.join(RECORD_FIELDS)})"
+            )
         return TaskSet(verilog_eval_tasks(path), name=path.name)
     return TaskSet(source)  # type: ignore[arg-type]
 
 
-def _record_task(number: int, record: Mapping[str, Any]) -> Task:
+def _record_task(where: str, record: Mapping[str, Any]) -> Task:
     missing = [name for name in RECORD_FIELDS if name not in record]
     if missing:
         raise TaskFormatError(
-            f"row {number}: a Verilog record needs {list(RECORD_FIELDS)} (the bundled set's format, "
+            f"{where}: a Verilog record needs {list(RECORD_FIELDS)} (the bundled set's format, "
             f"envs/verilog/data/problems.json); missing {missing}, found {sorted(record)}"
         )
-    return bundled_task(record)
+    check_fields(record, where, kind="Verilog record", required=RECORD_TYPES,
+                 optional={"difficulty": str, "tags": list, "title": str})  # fmt: skip
+    for i, port in enumerate(record["ports"]):
+        if not isinstance(port, Mapping) or not {"name", "direction", "width"} <= set(port):
+            raise TaskFormatError(
+                f"{where}: field 'ports': item {i} must be an object with name, direction and width; got {port!r:.80}"
+            )
+    with row_errors(where, RECORD):
+        return bundled_task(record)
 
 
 def interface_block(ports: Iterable[Port]) -> str:
