@@ -152,10 +152,10 @@ class RepoRepairEnv(CodeEnv):
             return Job(steps=(Step(argv=("true",)),), limits=limits)
         instance = _instance(task)
         if instance.image is not None:
-            return sandbox.image_job(
-                instance.image, instance.library, prepared.files, limits, timeout_s=self.test_timeout_s
-            )
-        return sandbox.suite_job(instance.library, prepared.files, limits, timeout_s=self.test_timeout_s)
+            return sandbox.image_job(instance.image, instance.library, prepared.files, limits,
+                                     timeout_s=self.test_timeout_s, verify=instance.expected.fail_to_pass)  # fmt: skip
+        return sandbox.suite_job(instance.library, prepared.files, limits, timeout_s=self.test_timeout_s,
+                                 verify=instance.expected.fail_to_pass)  # fmt: skip
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
         prepared = self.prepare(task, code)

@@ -1,11 +1,13 @@
 """From the runner's report to a `Grade`: a pure function.
 
-The report came over the harness's channel, out of the process that ran the library and the
-tests together, so it is checked before it is believed: frames must be well formed, every test
-reported must have been collected, the session's exit status must agree with the outcomes and
-with the step's own exit status, and every test the task expects must have run. A
-FAIL_TO_PASS test that is missing, skipped, errored or xfailed counts as failed; a
-PASS_TO_PASS test may be skipped only where the reference run skipped it.
+The session's report came from the process that ran the library and the tests together, so it
+is checked before it is believed: frames must be well formed, every test reported must have
+been collected, the session's exit status must agree with the outcomes and with the step's own
+exit status, and every test the task expects must have run. A FAIL_TO_PASS test that is
+missing, skipped, errored or xfailed counts as failed; a PASS_TO_PASS test may be skipped only
+where the reference run skipped it. A FAIL_TO_PASS test passes only if the runner's judge,
+which never runs library code, also verified it in a process of its own
+(`codegym.envs.repo_repair.runner`): the session's report alone never resolves a task.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import marshal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from codegym.envs.repo_repair.runner import JUDGE
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult
@@ -52,21 +56,24 @@ class Report:
     collect_errors: Mapping[str, str]
     exit: int | None
     tampered: str | None  # why the report cannot be believed, if it cannot
+    verified: frozenset[str] = frozenset()  # FAIL_TO_PASS tests that passed the judge's own run
+    unverified: str | None = None  # why the judge's run could not be believed, if it could not
 
 
 def read_report(output: bytes) -> Report:
     ending, frames = marshal.loads(output)
     events: list[dict[str, Any]] = []
     tampered = None if ending in ("closed", "timeout") else f"the test report was {ending}"
+    verdicts: list[dict[str, Any]] = []
     for frame in frames:
         try:
-            event = json.loads(frame)
+            event = json.loads(frame[len(JUDGE) :] if frame.startswith(JUDGE) else frame)
             if not isinstance(event, dict):
                 raise ValueError
         except ValueError:
             tampered = "the test report holds a frame that is not an event"
             continue
-        events.append(event)
+        (verdicts if frame.startswith(JUDGE) else events).append(event)
     collected: tuple[str, ...] | None = None
     phases: dict[str, list[tuple[str, str, bool]]] = {}
     traces: dict[str, str] = {}
@@ -84,7 +91,7 @@ def read_report(output: bytes) -> Report:
                 if event.get("longrepr"):
                     traces[node] = str(event["longrepr"])
             elif "tampered" in event:
-                tampered = f"the repair replaced pytest's own functions while the tests ran ({event['tampered']})"
+                tampered = _replaced(event["tampered"])
             elif "collect_error" in event:
                 collect_errors[str(event["collect_error"])] = str(event.get("longrepr", ""))
             elif "exit" in event:
@@ -94,7 +101,30 @@ def read_report(output: bytes) -> Report:
         except (KeyError, TypeError, ValueError):
             tampered = "the test report holds a malformed event"
     outcomes = {node: _outcome(runs) for node, runs in phases.items()}
-    return Report(collected, outcomes, traces, collect_errors, exit_status, tampered)
+    verified, unverified, changed = _verdict(verdicts)
+    tampered = tampered or changed
+    return Report(collected, outcomes, traces, collect_errors, exit_status, tampered, verified, unverified)
+
+
+def _verdict(verdicts: Sequence[Mapping[str, Any]]) -> tuple[frozenset[str], str | None, str | None]:
+    """The judge's verdict: the tests it verified, why its run is not believed, and what its
+    verifier found replaced (the judge sends one at the end; none when the session died)."""
+    if len(verdicts) != 1:
+        return frozenset(), "the runner sent no verdict" if not verdicts else "the runner sent two verdicts", None
+    verdict = verdicts[0]
+    problem = verdict.get("problem")
+    changed = verdict.get("tampered")
+    tampered = (
+        f"the repair replaced functions that make or carry the test report while the tests ran ({changed})"
+        if changed
+        else None
+    )
+    verified = frozenset(str(node) for node in verdict.get("verified") or ())
+    return verified, str(problem) if problem else None, tampered
+
+
+def _replaced(names: object) -> str:
+    return f"the repair replaced functions that make or carry the test report while the tests ran ({names})"
 
 
 def _outcome(phases: list[tuple[str, str, bool]]) -> str:
@@ -164,16 +194,23 @@ def _tests(expected: Expected, report: Report, traces_of_hidden: bool) -> tuple[
     outcomes = []
     for node in (*expected.fail_to_pass, *expected.pass_to_pass):
         outcome = report.outcomes.get(node, "missing")
+        if node in expected.fail_to_pass and outcome == "passed" and node not in report.verified:
+            outcome = "unverified"
         allowed = ("passed", "xpassed", "skipped") if node in expected.may_skip else ("passed", "xpassed")
         passed = outcome in allowed if node not in expected.fail_to_pass else outcome == "passed"
         hidden = node in expected.hidden
         trace = None
         if not passed:
-            text = report.traces.get(node, "")
+            text = report.traces.get(node, "") if outcome != "unverified" else _unverified(report)
             trace = f"{outcome}: {text.strip()[-MAX_TRACE:]}" if text and (traces_of_hidden or not hidden) else outcome
         tier = "fail_to_pass" if node in expected.fail_to_pass else "pass_to_pass"
         outcomes.append(TestOutcome(node, passed, hidden=hidden and not traces_of_hidden, tier=tier, trace=trace))
     return tuple(outcomes)
+
+
+def _unverified(report: Report) -> str:
+    why = f" ({report.unverified})" if report.unverified else ""
+    return f"passed in the session's report, but not when the runner ran it again in a process of its own{why}"
 
 
 def _fractions(expected: Expected, tests: Sequence[TestOutcome]) -> dict[str, float]:

@@ -86,20 +86,28 @@ def shared_executor() -> RepoExecutor:
     return _shared.get(str(environments_root()), RepoExecutor, stale=lambda e: e._closed)
 
 
-def suite_job(library: Library, files: Mapping[str, bytes], limits: Limits, *, timeout_s: float | None) -> Job:
+def suite_job(
+    library: Library,
+    files: Mapping[str, bytes],
+    limits: Limits,
+    *,
+    timeout_s: float | None,
+    verify: Iterable[str] = (),
+) -> Job:
     """The job that runs ``library``'s whole test suite in the tree ``files``, reporting to
-    the harness (see `codegym.envs.repo_repair.runner`)."""
+    the harness, and runs the tests ``verify`` (a task's FAIL_TO_PASS) again where the
+    session's report cannot reach their verdict (see `codegym.envs.repo_repair.runner`)."""
     env: Environment = environment(library)
-    config = {
-        "site": env.site,
-        "python_path": list(library.python_path),
-        "args": [*library.pytest_args, *library.tests],
-        "timeout_s": timeout_s,
-    }
+    config = _config(library, env.site, timeout_s, verify)
     step = Step(argv=("python", "-m", RUNNER, json.dumps(config)), channel=True)
     harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
     return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=MODULES,
                protected=_harness_files(library, files))  # fmt: skip
+
+
+def _config(library: Library, site: str | None, timeout_s: float | None, verify: Iterable[str]) -> dict[str, Any]:
+    return {"site": site, "python_path": list(library.python_path), "options": list(library.pytest_args),
+            "tests": list(library.tests), "verify": list(verify), "timeout_s": timeout_s}  # fmt: skip
 
 
 def _harness_files(library: Library, files: Mapping[str, bytes]) -> tuple[str, ...]:
@@ -110,12 +118,17 @@ def _harness_files(library: Library, files: Mapping[str, bytes]) -> tuple[str, .
 
 
 def image_job(
-    image: Image, library: Library, files: Mapping[str, bytes], limits: Limits, *, timeout_s: float | None
+    image: Image,
+    library: Library,
+    files: Mapping[str, bytes],
+    limits: Limits,
+    *,
+    timeout_s: float | None,
+    verify: Iterable[str] = (),
 ) -> Job:
     """`suite_job` for a task image: the runner runs as a file under the image's Python, whose
     environment is the test environment."""
-    config = {"site": None, "python_path": list(library.python_path), "args": [*library.pytest_args, *library.tests],
-              "timeout_s": timeout_s}  # fmt: skip
+    config = _config(library, None, timeout_s, verify)
     step = Step(argv=(image.python, RUNNER_FILE, json.dumps(config)), channel=True)
     harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
     files = {**files, RUNNER_FILE: Path(__file__).with_name("runner.py").read_bytes()}
