@@ -79,10 +79,12 @@ class Scorer:
         """`submit` for asyncio loops."""
         return await asyncio.wrap_future(self.submit(task_id, answer))
 
-    def score(self, submissions: Iterable[tuple[str, str]], *, progress: bool = False) -> list[Grade]:
-        """Grades of ``(task_id, answer)`` pairs, in input order."""
+    def score(
+        self, submissions: Iterable[tuple[str, str]], *, progress: bool = False, desc: str = "scoring"
+    ) -> list[Grade]:
+        """Grades of ``(task_id, answer)`` pairs, in input order (``desc``: the progress bar's label)."""
         futures = [self.submit(task_id, answer) for task_id, answer in submissions]
-        return [f.result() for f in tqdm(futures, disable=not progress, desc="scoring", unit="sample")]
+        return [f.result() for f in tqdm(futures, disable=not progress, desc=desc, unit="sample")]
 
     def score_groups(self, groups: Iterable[tuple[str, Sequence[str]]], *, progress: bool = False) -> list[list[Grade]]:
         """GRPO-style groups: ``(task_id, [answer, ...])`` -> one list of grades per group."""

@@ -1,15 +1,22 @@
 """The ``codegym`` command: list envs and task sets, score sample files, validate task sets,
-run a demo, and check what sandbox this machine allows (``doctor``)."""
+run a demo, and check what sandbox this machine allows (``doctor``).
+
+Bad input (a missing file, a samples line that is not JSON or lacks a field, an unknown env or
+task id, a task file that cannot be read) is reported in a few lines, naming the file, the line
+and the field, with exit status 2; ``--debug`` (or ``CODEGYM_DEBUG=1``) shows the traceback."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import difflib
 import importlib
 import json
+import os
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -17,9 +24,20 @@ from typing import Any
 import gymnasium as gym
 
 import codegym
+from codegym.error import Error, SandboxError, UnknownTask, UsageError
+from codegym.grade import Grade
+from codegym.task import json_kind, json_lines, shown
 
 DEFAULT_ENV = "codegym/PythonFunction-v0"
+EXECUTORS = ("local", "docker", "ray")
 EXECUTOR_HELP = "the sandbox backend: local (default), docker (dockerd is started when none answers), ray"
+DEBUG_VARIABLE = "CODEGYM_DEBUG"
+DEBUG_HELP = f"show the traceback of an error (also: {DEBUG_VARIABLE}=1)"
+# Where a samples line may hold its code, in the order they are looked for.
+SAMPLE_FIELDS = ("completion", "solution", "code", "answer", "response")
+SAMPLE_LINE = '{"task_id": ..., "completion": "<code>"} (or the code under ' + ", ".join(SAMPLE_FIELDS[1:]) + ")"
+SHOWN_DIAGNOSTICS = 3  # per sample, in the results file
+SHOWN_FAILED = 5  # failing test names per sample, in the results file
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -30,35 +48,77 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="codegym", description=__doc__)
+    """Run the command ``argv`` (default: the process's arguments); return its exit status.
+
+    Usage and input errors print one message naming what was wrong and return 2; a sandbox
+    failure prints its message and returns 1; ``--debug`` raises them instead.
+    """
+    repo = importlib.import_module("codegym.envs.repo_repair.cli")  # (the family's own commands)
+    parser = _parser(repo)
+    args = parser.parse_args(argv)
+    try:
+        return _run(args, repo)
+    except (Error, gym.error.Error) as e:
+        if args.debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
+            raise
+        print(f"codegym {args.command}: error: {e}", file=sys.stderr)
+        if isinstance(e, SandboxError):
+            print(f"(not the input's fault: the sandbox failed; --debug or {DEBUG_VARIABLE}=1 shows the traceback)",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        return 2
+
+
+def _parser(repo: Any) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="codegym", description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="registered envs and built-in task sets")
-    score = commands.add_parser("score", help="score a JSONL of {task_id, completion}")
-    score.add_argument("samples", type=Path)
-    score.add_argument("--env", default=DEFAULT_ENV)
+    commands.add_parser("list", parents=[common], help="registered envs and built-in task sets")
+    score = commands.add_parser("score", parents=[common], help="score a JSONL of {task_id, completion}")
+    score.add_argument("samples", type=Path, help=f"a JSONL file, one sample per line: {SAMPLE_LINE}")
+    score.add_argument("--env", type=_env_id, default=DEFAULT_ENV,
+                       help=f"the registered env that grades the samples (default: {DEFAULT_ENV}; `codegym list` "
+                       "names them all)")  # fmt: skip
     score.add_argument("--tasks", help="task set; inferred from the task ids when omitted")
-    score.add_argument("-k", default="1,10,100", help="comma-separated k for pass@k")
-    score.add_argument("--out", type=Path, help="where to write per-sample results (default: SAMPLES_results.jsonl)")
-    score.add_argument("--executor", help=EXECUTOR_HELP)
+    score.add_argument("-k", type=_ks, default="1,10,100",
+                       help="comma-separated k for pass@k (positive integers; default 1,10,100)")  # fmt: skip
+    score.add_argument("--out", type=Path,
+                       help="where to write per-sample results (default: SAMPLES_results.jsonl, which an earlier run's "
+                       "results there stop unless --force); a file named here is replaced")  # fmt: skip
+    score.add_argument("--force", action="store_true", help="replace the default results file of an earlier run")
+    score.add_argument("--skip-bad", action="store_true",
+                       help="grade the good lines when some cannot be graded (not JSON, a field missing, an unknown "
+                       "task id); the results file lists the skipped ones with graded: false")  # fmt: skip
+    score.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
     check = commands.add_parser(
-        "validate", help="run every task's reference; report valid, invalid (with why) and flaky tasks"
-    )
-    check.add_argument("env", help="a registered env id, e.g. codegym/Verilog-v0")
+        "validate", parents=[common],
+        help="run every task's reference; report valid, invalid (with why) and flaky tasks",
+    )  # fmt: skip
+    check.add_argument("env", type=_env_id, help="a registered env id, e.g. codegym/Verilog-v0")
     check.add_argument("--tasks", help="the task source (a bundled set's name, a file or a folder)")
-    check.add_argument("--runs", type=int, default=3, help="gradings of each reference (runs that disagree: flaky)")
+    check.add_argument("--runs", type=_positive, default=3,
+                       help="gradings of each reference (runs that disagree: flaky)")  # fmt: skip
     check.add_argument("--quarantine", type=Path, help="write the tasks that are not valid here (quarantine=FILE)")
-    check.add_argument("--executor", help=EXECUTOR_HELP)
-    demo = commands.add_parser("demo", help="score HumanEval's canonical solutions and broken variants of them")
-    demo.add_argument("--out", type=Path, default=Path("codegym_demo_samples.jsonl"))
-    doctor = commands.add_parser(
-        "doctor", help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them"
+    check.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
+    demo = commands.add_parser(
+        "demo", parents=[common], help="score HumanEval's canonical solutions and broken variants of them"
     )
+    demo.add_argument("--out", type=Path, default=Path("codegym_demo_samples.jsonl"),
+                      help="the samples file to write (its results beside it; both replaced on each run)")  # fmt: skip
+    doctor = commands.add_parser(
+        "doctor", parents=[common],
+        help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them",
+    )  # fmt: skip
     doctor.add_argument(
         "--isolation", help="a tier to try instead of the strongest available (full, userns, container)"
     )
-    repo = importlib.import_module("codegym.envs.repo_repair.cli")  # (the family's own commands)
-    repo.add_parser(commands)
-    args = parser.parse_args(argv)
+    repo.add_parser(commands, parents=[common])
+    return parser
+
+
+def _run(args: argparse.Namespace, repo: Any) -> int:
     if args.command == "repo":
         return repo.main(args)
     if args.command == "list":
@@ -69,13 +129,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _validate(args.env, args.tasks, args.runs, args.quarantine, args.executor)
     if args.command == "demo":
         _write_demo_samples(args.out)
-        return _score(args.out, DEFAULT_ENV, "humaneval", "1,2", None)
-    return _score(args.samples, args.env, args.tasks, args.k, args.out, args.executor)
+        return _score(args.out, DEFAULT_ENV, "humaneval", [1, 2], None, force=True)
+    return _score(args.samples, args.env, args.tasks, args.k, args.out, args.executor, force=args.force,
+                  skip_bad=args.skip_bad)  # fmt: skip
+
+
+# --- argument types: a bad value is a usage error (argparse prints it, exit status 2) -------------
+
+
+def _env_id(value: str) -> str:
+    """A registered env id; else the error names the nearest ones."""
+    if value in gym.registry:
+        return value
+    ids = sorted(i for i in gym.registry if i.startswith("codegym/"))
+    families = {_family(i).lower(): i for i in ids}
+    wanted = _family(value).lower()
+    close = [families[f] for f in difflib.get_close_matches(wanted, families, n=3, cutoff=0.6)]
+    close += [i for f, i in families.items() if wanted and wanted in f and i not in close]
+    hint = f"did you mean {' or '.join(close[:3])}? " if close else ""
+    raise argparse.ArgumentTypeError(f"unknown env {value!r}: {hint}registered: {', '.join(ids)}")
+
+
+def _family(env_id: str) -> str:
+    """``PythonFunction`` of ``codegym/PythonFunction-v0`` (and of ``PythonFunction``)."""
+    return env_id.rsplit("/", 1)[-1].rsplit("-v", 1)[0]
+
+
+def _ks(value: str) -> list[int]:
+    """Comma-separated positive integers (the k of pass@k)."""
+    try:
+        ks = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers such as 1,10,100; got {value!r}")
+    return list(dict.fromkeys(ks))
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {value!r}")
+    return number
+
+
+# --- list, doctor, validate ---------------------------------------------------------------------
 
 
 def _start_docker() -> None:
     """Start dockerd when none answers (root only), or exit saying how to get one."""
-    from codegym.error import SandboxError
     from codegym.executor.docker import start_daemon
 
     try:
@@ -88,8 +193,8 @@ TASK_SETS = {
     "PythonFunction": "codegym-py, humaneval, or an MBPP/codegym JSONL file",
     "OutputPrediction": "generated (count=, seed=, knobs=), codegym-py, humaneval, or a CRUXEval-format JSONL file",
     "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
-    "TritonKernel": "codegym-triton, or a folder of KernelBench problem files",
-    "Verilog": "codegym-verilog, or a folder in the VerilogEval v2 layout",
+    "TritonKernel": "codegym-triton, a folder of KernelBench problem files, or a JSON(L) file of KernelBench rows",
+    "Verilog": "codegym-verilog, a folder in the VerilogEval v2 layout, or a JSON(L) file of records",
     "TestGeneration": "any PythonFunction task set (codegym-py, humaneval, an MBPP/HumanEval file)",
     "RepoRepair": "bundled (7 PyPI libraries), a task file from `codegym repo build`, or SWE-bench JSONL",
 }
@@ -105,7 +210,6 @@ def _list() -> int:
 def _doctor(requested: str | None) -> int:
     """Print the isolation probe's report, then start a worker in the chosen tier and run a
     program in it: a tier is only reported as working once it has run something."""
-    from codegym.error import SandboxError
     from codegym.executor import Job, Step
     from codegym.executor.isolation import probe
     from codegym.executor.local import LocalExecutor
@@ -126,6 +230,8 @@ def _doctor(requested: str | None) -> int:
 
 def _validate(env_id: str, tasks: str | None, runs: int, quarantine: Path | None, executor: str | None) -> int:
     """Print the validation's report; exit status 0 when every task is valid, 1 otherwise."""
+    if quarantine is not None and not quarantine.parent.is_dir():
+        raise UsageError(f"--quarantine {quarantine}: no folder {quarantine.parent} to write it in")
     kwargs = {k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v is not None}
     report = codegym.validate(env_id, runs=runs, progress=True, **kwargs)
     print(report.render())
@@ -135,58 +241,216 @@ def _validate(env_id: str, tasks: str | None, runs: int, quarantine: Path | None
     return 0 if not report.quarantined else 1
 
 
+# --- score ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Line:
+    """One non-blank line of a samples file: its sample, or why it cannot be graded."""
+
+    number: int
+    text: str
+    record: Mapping[str, Any] | None = None
+    task_id: str | int = ""
+    code: str = ""
+    error: str | None = None
+
+
+def _read_samples(path: Path) -> list[_Line]:
+    """Every non-blank line of the samples file, each read or with why it cannot be."""
+    expected = f"a JSONL file of samples, one per line: {SAMPLE_LINE}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file; expected {expected}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a folder; expected {expected}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot be read ({e}); expected {expected}") from None
+    if not text.strip():
+        raise UsageError(f"{path}: the file is empty; expected {expected}")
+    return [_sample(line.number, line.text, line.value, line.error) for line in json_lines(text)]
+
+
+def _sample(number: int, text: str, value: Any, error: str | None) -> _Line:
+    if error is not None:
+        return _Line(number, text, error=f"{error}; expected {SAMPLE_LINE}")
+    if not isinstance(value, dict):
+        return _Line(number, text, error=f"expected a JSON object ({SAMPLE_LINE}), got a JSON {json_kind(value)}: "
+                     f"{shown(value)}")  # fmt: skip
+    task_id = value.get("task_id")
+    if task_id is None:
+        return _Line(number, text, value, error=f"missing field 'task_id' (the task the sample answers); this line "
+                     f"has {sorted(value)}")  # fmt: skip
+    if not isinstance(task_id, (str, int)) or isinstance(task_id, bool):
+        return _Line(number, text, value, error=f"field 'task_id' must be a string or an integer, got "
+                     f"{json_kind(task_id)} {shown(task_id)}")  # fmt: skip
+    field = next((name for name in SAMPLE_FIELDS if name in value), None)
+    if field is None:
+        return _Line(number, text, value, error=f"missing the code: a sample holds it in one of the fields "
+                     f"{', '.join(SAMPLE_FIELDS)}; this line has {sorted(value)}")  # fmt: skip
+    code = value[field]
+    if not isinstance(code, str):
+        return _Line(number, text, value, error=f"field {field!r} must be a string (the code), got "
+                     f"{json_kind(code)} {shown(code)}")  # fmt: skip
+    return _Line(number, text, value, task_id, code)
+
+
 def _score(
-    samples: Path, env_id: str, tasks: str | None, ks: str, out: Path | None, executor: str | None = None
+    samples: Path,
+    env_id: str,
+    tasks: str | None,
+    ks: list[int],
+    out: Path | None,
+    executor: str | None = None,
+    *,
+    force: bool = False,
+    skip_bad: bool = False,
 ) -> int:
-    records = [json.loads(line) for line in samples.read_text().splitlines() if line.strip()]
-    if not records:
-        print(f"{samples}: no samples", file=sys.stderr)
-        return 2
-    tasks = tasks or _infer_tasks(records[0]["task_id"])
+    lines = _read_samples(samples)
+    out = _results_path(samples, out, force=force)
+    good = [line for line in lines if line.error is None]
+    if not good:
+        raise UsageError(_bad_lines(samples, lines, lines, "nothing to grade"))
+    tasks = tasks or _infer_tasks(good[0].task_id)
+    kwargs: dict[str, Any] = {k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v}
     started = time.perf_counter()
-    kwargs: dict[str, Any] = {"executor": executor} if executor else {}
-    pairs = [(r["task_id"], r["completion"]) for r in records]
-    with codegym.Scorer(env_id, tasks=tasks, **kwargs) as scorer:
-        grades = scorer.score(pairs, progress=True)
+    with codegym.Scorer(env_id, **kwargs) as scorer:
+        lines = _known_tasks(scorer, lines, named=tasks is not None)
+        good = [line for line in lines if line.error is None]
+        bad = [line for line in lines if line.error is not None]
+        if bad and (not skip_bad or not good):
+            fix = "fix them, or pass --skip-bad to grade the others (the results file then lists the skipped lines)"
+            raise UsageError(_bad_lines(samples, lines, bad, "nothing was graded") + ("\n" + fix) * bool(good))
+        grades = scorer.score([(str(line.task_id), line.code) for line in good], progress=True)
         rewards = [scorer.env.reward(grade) for grade in grades]
+        ids = [scorer.env.tasks.get(line.task_id).id for line in good]
     elapsed = time.perf_counter() - started
-    out = out or samples.with_name(samples.stem + "_results.jsonl")
-    with out.open("w") as handle:
-        for record, grade, reward in zip(records, grades, rewards, strict=False):
-            row = {**record, "status": grade.status.value, "passed": grade.passed, "pass_rate": grade.pass_rate,
-                   "reward": reward, "metrics": dict(grade.metrics)}  # fmt: skip
-            handle.write(json.dumps(row) + "\n")
+    replaced = out.exists()
+    _write_results(out, lines, dict(zip([line.number for line in good], zip(grades, rewards, strict=True),
+                                        strict=True)))  # fmt: skip
     per_task: dict[str, list[bool]] = defaultdict(list)
-    for record, grade in zip(records, grades, strict=False):
-        per_task[record["task_id"]].append(grade.passed)
+    for task_id, grade in zip(ids, grades, strict=True):
+        per_task[task_id].append(grade.passed)
     print(f"scored {len(grades)} samples of {len(per_task)} tasks in {elapsed:.1f} s ({len(grades) / elapsed:.0f}/s)")
+    if bad:
+        print(f"skipped {len(bad)} line(s) that cannot be graded (graded: false in the results): lines "
+              f"{_ranges([line.number for line in bad])}")  # fmt: skip
     print("status:", dict(Counter(g.status.value for g in grades).most_common()))
     print(f"mean reward: {sum(rewards) / len(rewards):.4f}")
-    for k in (int(x) for x in ks.split(",")):
-        if all(len(v) >= k for v in per_task.values()):
-            value = sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / len(per_task)
-            print(f"pass@{k}: {value:.4f}")
-    print(f"per-sample results: {out}")
+    for k in ks:
+        print(_pass_at(k, per_task))
+    print(f"per-sample results: {out}" + (" (replaced the file that was there)" if replaced else ""))
     return 0
 
 
-def _infer_tasks(task_id: str) -> str:
-    if task_id.startswith("HumanEval/"):
+def _results_path(samples: Path, out: Path | None, *, force: bool) -> Path:
+    """Where the results go; an earlier run's at the default path stop the run unless ``force``."""
+    path = out or samples.with_name(samples.stem + "_results.jsonl")
+    if out is None and path.exists() and not force:
+        raise UsageError(
+            f"{path} exists (an earlier run's results); pass --force to replace it, or --out FILE to write elsewhere"
+        )
+    if not path.parent.is_dir():
+        raise UsageError(f"--out {path}: no folder {path.parent} to write it in")
+    if path.resolve() == samples.resolve():
+        raise UsageError(f"--out {path} is the samples file; name another file for the results")
+    return path
+
+
+def _known_tasks(scorer: codegym.Scorer, lines: list[_Line], *, named: bool) -> list[_Line]:
+    """``lines``, those naming a task the env does not hold marked as bad (by id)."""
+    unknown: dict[str, str | None] = {}
+    for line in lines:
+        key = str(line.task_id)
+        if line.error is None and key not in unknown:
+            try:
+                scorer.env.tasks.get(line.task_id)
+                unknown[key] = None
+            except UnknownTask as e:
+                unknown[key] = str(e) + ("" if named else " Pass --tasks to name the task set.")
+    return [dataclasses.replace(line, error=unknown[str(line.task_id)]) if line.error is None and
+            unknown[str(line.task_id)] else line for line in lines]  # fmt: skip
+
+
+def _bad_lines(samples: Path, lines: list[_Line], bad: list[_Line], outcome: str) -> str:
+    """The bad lines, those with the same error on one line with their numbers."""
+    by_error: dict[str, list[int]] = defaultdict(list)
+    for line in bad:
+        by_error[line.error or ""].append(line.number)
+    listed = [f"  line{'s' * (len(numbers) > 1)} {_ranges(numbers)}: {error}" for error, numbers in by_error.items()]
+    head = f"{samples}: {len(bad)} of {len(lines)} lines cannot be graded; {outcome}:"
+    return "\n".join([head, *listed])
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 7]`` as ``1-3, 7``."""
+    spans: list[list[int]] = []
+    for number in sorted(numbers):
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
+def _write_results(out: Path, lines: list[_Line], graded: Mapping[int, tuple[Grade, float]]) -> None:
+    """One row per line of the samples file, in its order: the grade of each graded sample,
+    and ``graded: false`` with the reason for each line that was skipped."""
+    try:
+        with out.open("w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(_result_row(line, graded.get(line.number))) + "\n")
+    except OSError as e:
+        raise UsageError(f"cannot write the results to {out}: {e}") from None
+
+
+def _result_row(line: _Line, result: tuple[Grade, float] | None) -> dict[str, Any]:
+    record = dict(line.record or {})
+    if result is None:
+        text = {} if line.record is not None else {"text": line.text[:200]}
+        return {**record, **text, "line": line.number, "graded": False, "status": None, "error": line.error}
+    grade, reward = result
+    failed = [t.name for t in grade.tests if not t.passed]
+    diagnostics = [{k: v for k, v in dataclasses.asdict(d).items() if v is not None}
+                   for d in grade.diagnostics[:SHOWN_DIAGNOSTICS]]  # fmt: skip
+    return {**record, "line": line.number, "graded": True, "status": grade.status.value, "passed": grade.passed,
+            "pass_rate": grade.pass_rate, "reward": reward, "message": grade.message, "diagnostics": diagnostics,
+            "failed_tests": failed[:SHOWN_FAILED], "metrics": dict(grade.metrics)}  # fmt: skip
+
+
+def _pass_at(k: int, per_task: Mapping[str, list[bool]]) -> str:
+    """``pass@k: VALUE``, or why it is not computed (a task with fewer than k samples)."""
+    short = [len(v) for v in per_task.values() if len(v) < k]
+    if short:
+        return (f"pass@{k}: not computed: it needs {k} samples of every task, and {len(short)} of {len(per_task)} "
+                f"tasks have fewer (fewest: {min(short)})")  # fmt: skip
+    value = sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / len(per_task)
+    return f"pass@{k}: {value:.4f}"
+
+
+def _infer_tasks(task_id: str | int) -> str | None:
+    """The task set a task id belongs to, where its form tells (else the env's own default)."""
+    text = str(task_id)
+    if text.startswith("HumanEval/"):
         return "humaneval"
-    if task_id.startswith("codegym-py/"):
+    if text.startswith("codegym-py/"):
         return "codegym-py"
-    raise SystemExit(f"cannot infer the task set from task id {task_id!r}; pass --tasks")
+    return None
 
 
 def _write_demo_samples(path: Path) -> None:
     """Two samples per HumanEval task: the canonical solution, and a broken variant."""
     env = gym.make(DEFAULT_ENV, tasks="humaneval").unwrapped
-    with path.open("w") as handle:
-        for task in env.tasks:  # type: ignore[attr-defined]
-            completion = task.metadata["completion"]
-            broken = f"def {task.metadata['entry_point']}(*args, **kwargs):\n    return None\n"
-            for code in (completion, broken):
-                handle.write(json.dumps({"task_id": task.id, "completion": code}) + "\n")
+    try:
+        with path.open("w") as handle:
+            for task in env.tasks:  # type: ignore[attr-defined]
+                completion = task.metadata["completion"]
+                broken = f"def {task.metadata['entry_point']}(*args, **kwargs):\n    return None\n"
+                for code in (completion, broken):
+                    handle.write(json.dumps({"task_id": task.id, "completion": code}) + "\n")
+    except OSError as e:
+        raise UsageError(f"cannot write the demo samples to {path}: {e}") from None
 
 
 if __name__ == "__main__":

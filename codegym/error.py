@@ -46,3 +46,9 @@ class ResetNeeded(Error):
 
 class TaskFormatError(Error, ValueError):
     """A task file does not have the expected fields."""
+
+
+class UsageError(Error, ValueError):
+    """Bad input at the command line (a missing samples file, a line that cannot be graded,
+    results that would be overwritten): the ``codegym`` command prints the message and exits
+    with status 2."""

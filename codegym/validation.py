@@ -29,12 +29,13 @@ import gymnasium as gym
 from codegym.batch import Scorer
 from codegym.core import CodeEnv
 from codegym.error import InvalidTask
-from codegym.grade import Grade, Status
+from codegym.grade import Grade, Status, TestOutcome
 from codegym.task import QUARANTINE_FORMAT, Task
 
 Verdict = Literal["valid", "invalid", "flaky", "unchecked"]
 VERDICTS: tuple[Verdict, ...] = ("valid", "invalid", "flaky", "unchecked")
 QUARANTINED: tuple[Verdict, ...] = ("invalid", "flaky")
+SHOWN_FAILING = 5  # failing tests a reason names
 
 # What a reference's status says about its task, in words.
 _REASONS: Mapping[Status, str] = {
@@ -146,7 +147,7 @@ def validate(
             tasks = [core.tasks.get(i) for i in task_ids] if task_ids is not None else list(core.tasks)
             gradable = [t for t in tasks if t.reference]
             pairs = [(t.id, t.reference or "") for t in gradable for _ in range(runs)]
-            grades = scorer.score(pairs, progress=progress)
+            grades = scorer.score(pairs, progress=progress, desc="validating")
         finally:
             core.on_task_error = policy
         by_task = {t.id: grades[i * runs : (i + 1) * runs] for i, t in enumerate(gradable)}
@@ -181,15 +182,30 @@ def _judge(task: Task, grades: Sequence[Grade], invalid: str | None) -> TaskChec
 
 
 def _reason(grade: Grade) -> str:
-    """Why a reference's grade is not OK, in words, with the grade's own message or failing tests."""
+    """Why a reference's grade is not OK, in words: the grade's own message, the tests that
+    fail, and how the first of them fails."""
     what = _REASONS.get(grade.status, grade.status.value)
     if grade.status is Status.IE:
         return grade.message
-    failing = [t.name for t in grade.tests if not t.passed]
-    detail = grade.message or (f"failing {', '.join(failing[:5])}" + (" ..." if len(failing) > 5 else ""))
+    failing = [t for t in grade.tests if not t.passed]
+    named = ", ".join(t.name for t in failing[:SHOWN_FAILING]) + (
+        f" and {len(failing) - SHOWN_FAILING} more" if len(failing) > SHOWN_FAILING else ""
+    )
+    details = [grade.message] if grade.message else []
+    if failing:
+        details.append(f"failing {named}{_how(failing[0])}")
+    detail = "; ".join(details)
     if grade.status is Status.WA and "timeout" in grade.feedback().lower():
         what = "reports a timeout"
     return f"the reference {what} ({grade.status.value}): {detail}" if detail else f"the reference {what}"
+
+
+def _how(test: TestOutcome) -> str:
+    """How ``test`` fails, in a few words: what it expected and got, or its trace's last line."""
+    if test.expected is not None and test.got is not None:
+        return f" ({test.name}: expected {_one_line(test.expected, 80)}, got {_one_line(test.got, 80)})"
+    lines = [line for line in (test.trace or "").splitlines() if line.strip()]
+    return f" ({test.name}: {_one_line(lines[-1], 120)})" if lines else ""
 
 
 def _one_line(text: str, width: int = 200) -> str:

@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from codegym.envs.repo_repair.build import build, validate, write
@@ -15,11 +16,15 @@ from codegym.envs.repo_repair.library import Library
 from codegym.envs.repo_repair.mutations import KINDS
 from codegym.envs.repo_repair.tasks import DATA
 
+from codegym.error import UsageError
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    repo = commands.add_parser("repo", help="make and check repository-repair tasks")
+
+def add_parser(commands: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:  # type: ignore[type-arg]
+    """Add ``repo build`` and ``repo validate`` to ``commands`` (each with ``parents``' options)."""
+    repo = commands.add_parser("repo", parents=list(parents), help="make and check repository-repair tasks")
     actions = repo.add_subparsers(dest="action", required=True)
-    make = actions.add_parser("build", help="inject bugs into a library and keep those its tests catch")
+    make = actions.add_parser("build", parents=list(parents),
+                              help="inject bugs into a library and keep those its tests catch")  # fmt: skip
     make.add_argument("library", help=f"a bundled library ({', '.join(LIBRARIES)}) or NAME==VERSION from PyPI")
     make.add_argument("--sha256", help="the sdist's sha256 (with NAME==VERSION)")
     make.add_argument("--path", type=Path, help="a local source tree instead of PyPI (the name is LIBRARY)")
@@ -32,10 +37,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     make.add_argument("--runs", type=int, default=3, help="runs that must agree, of the reference and of each bug")
     make.add_argument("--kinds", default=",".join(KINDS), help="comma-separated bug kinds")
     make.add_argument("--out", type=Path, help="the task file (default: LIBRARY.json here)")
-    check = actions.add_parser("validate", help="grade each task's fix (must score 1) and its bug (must score 0)")
+    check = actions.add_parser("validate", parents=list(parents),
+                               help="grade each task's fix (must score 1) and its bug (must score 0)")  # fmt: skip
     check.add_argument("--tasks", type=Path, help="a task file (default: the bundled tasks)")
     check.add_argument("--libraries", help="comma-separated bundled libraries (default: all)")
-    check.add_argument("--runs", type=int, default=3)
+    check.add_argument("--runs", type=int, default=3, help="runs that must agree, of each task's fix and bug")
     check.add_argument("--out", type=Path, help="write the invalid and flaky tasks here (a quarantine file)")
 
 
@@ -49,7 +55,7 @@ def _library(args: argparse.Namespace) -> Library:
 
     if args.path is None and "==" not in args.library:
         if args.library not in LIBRARIES:
-            raise SystemExit(
+            raise UsageError(
                 f"unknown library {args.library!r}: use one of {sorted(LIBRARIES)}, NAME==VERSION or --path"
             )
         return LIBRARIES[args.library]
@@ -62,7 +68,7 @@ def _library(args: argparse.Namespace) -> Library:
     if args.path is not None:
         return Library.local(args.path, name=args.library, **options)  # type: ignore[arg-type]
     if not args.sha256:
-        raise SystemExit("NAME==VERSION needs --sha256 (the sdist's, as PyPI lists it)")
+        raise UsageError("NAME==VERSION needs --sha256 (the sdist's, as PyPI lists it)")
     name, version = args.library.split("==", 1)
     return Library(name, version, args.sha256, **options)  # type: ignore[arg-type]
 
@@ -96,7 +102,10 @@ def _validate(args: argparse.Namespace) -> int:
     for verdict in bad:
         print(f"  {verdict.status:8} {verdict.task_id}: {verdict.reason}")
     if args.out:
-        args.out.write_text(json.dumps({v.task_id: f"{v.status}: {v.reason}" for v in bad}, indent=1) + "\n")
+        try:
+            args.out.write_text(json.dumps({v.task_id: f"{v.status}: {v.reason}" for v in bad}, indent=1) + "\n")
+        except OSError as e:
+            raise UsageError(f"cannot write --out {args.out}: {e}") from None
     source = args.tasks or DATA
     print(f"source: {source}")
     return 0 if not bad else 1
