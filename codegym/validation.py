@@ -192,7 +192,7 @@ def _reason(grade: Grade) -> str:
         f" and {len(failing) - SHOWN_FAILING} more" if len(failing) > SHOWN_FAILING else ""
     )
     details = [grade.message] if grade.message else []
-    if failing:
+    if failing and grade.status is not Status.CE:  # (nothing ran: every test "fails")
         details.append(f"failing {named}{_how(failing[0])}")
     detail = "; ".join(details)
     if grade.status is Status.WA and "timeout" in grade.feedback().lower():
