@@ -311,7 +311,7 @@ def read_rows(path: str | Path, *, expected: str) -> list[tuple[str, Mapping[str
     for number, value in items:
         if not isinstance(value, Mapping):
             raise TaskFormatError(
-                f"{path}:{number}: expected a JSON object ({expected}), got a JSON {_json_kind(value)}: {shown(value)}"
+                f"{path}:{number}: expected a JSON object ({expected}), got a JSON {json_kind(value)}: {shown(value)}"
             )
         rows.append((f"{path}:{number}", value))
     return rows
@@ -353,7 +353,8 @@ def array_item_lines(text: str, start: int) -> list[int]:
         _, position = decoder.raw_decode(text, position)
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON name of ``value``'s type (object, array, string, number, boolean, null)."""
     if isinstance(value, Mapping):
         return "object"
     return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
@@ -392,7 +393,7 @@ def check_fields(
         if value is not None and (not isinstance(value, types) or (isinstance(value, bool) and bool not in types)):
             raise TaskFormatError(
                 f"{where}: field {name!r} must be {' or '.join(_TYPE_NAMES.get(t, t.__name__) for t in types)}, "
-                f"got {_json_kind(value)} {shown(value)}"
+                f"got {json_kind(value)} {shown(value)}"
             )
 
 
