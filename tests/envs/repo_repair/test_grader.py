@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from codegym.envs.repo_repair.grader import Expected, check, grade, read_report
+from codegym.envs.repo_repair.runner import JUDGE
 
 from codegym.error import SandboxError
 from codegym.executor import RunResult, StepResult
@@ -58,9 +59,31 @@ def events(
     return [*found, {"exit": exit_status}]
 
 
-def output(items: Iterable[Event | bytes], ending: str = "closed") -> bytes:
-    """What the harness returns for these events (bytes are sent as they are)."""
+def output(
+    items: Iterable[Event | bytes],
+    ending: str = "closed",
+    *,
+    verified: Iterable[str] | None = None,
+    judged: bool = True,
+    **verdict: Any,
+) -> bytes:
+    """What the harness returns for these events (bytes are sent as they are), and, where
+    ``judged``, the runner's verdict: ``verified`` (by default every test whose call passed),
+    and ``verdict``'s other fields."""
+    items = list(items)
     frames = [item if isinstance(item, bytes) else json.dumps(item).encode() for item in items]
+    if verified is None:
+        verified = [
+            e["test"] for e in items if isinstance(e, dict) and e.get("when") == "call" and e.get("outcome") == "passed"
+        ]
+    if judged:
+        fields = {
+            "verified": sorted(set(verified)),
+            "checked": sorted(set(verified)),
+            "problem": None,
+            "tampered": None,
+        }
+        frames.append(JUDGE + json.dumps({**fields, **verdict}).encode())
     return marshal.dumps((ending, frames))
 
 
@@ -273,11 +296,12 @@ def test_a_session_that_never_ended_is_a_runtime_error() -> None:
         *phases(LOW, "passed"),
         phase(HIGH, "setup", "passed"),
     ]
-    g = grade(EXPECTED, result(output(frames), None, signal=9))
+    # The runner dies with its session: no verdict, so no FAIL_TO_PASS test counts as passed.
+    g = grade(EXPECTED, result(output(frames, judged=False), None, signal=9))
     assert g.status is Status.RE
     assert "did not finish" in g.message
-    assert passed(g) == {LOW: True, HIGH: False, PUSH: False, EMPTY: False}
-    assert g.metrics["fail_to_pass"] == 0.5
+    assert passed(g) == {LOW: False, HIGH: False, PUSH: False, EMPTY: False}
+    assert g.metrics["fail_to_pass"] == 0.0
     assert g.metrics["pass_to_pass"] == 0.0
     assert HIGH in g.message
 
@@ -375,3 +399,40 @@ def test_the_message_lists_at_most_five_names() -> None:
 def test_resources_come_from_the_step() -> None:
     run = result(output(events(ALL_PASS)), 0, cpu_s=1.5, wall_s=2.0, peak_memory_bytes=1024)
     assert grade(EXPECTED, run).resources == {"cpu_s": 1.5, "wall_s": 2.0, "peak_memory_bytes": 1024.0}
+
+
+def test_a_fail_to_pass_test_the_runner_did_not_verify_fails() -> None:
+    """The session's report says it passed; the runner's own run of it did not."""
+    g = grade(
+        EXPECTED, result(output(events(ALL_PASS), verified=[HIGH], problem="its result came without its token"), 0)
+    )
+    assert g.status is Status.WA
+    assert passed(g) == {LOW: False, HIGH: True, PUSH: True, EMPTY: True}
+    trace = next(t.trace for t in g.tests if t.name == LOW)
+    assert trace is not None and trace.startswith("unverified")
+    assert "not when the runner ran it again" in trace and "without its token" in trace
+    assert g.metrics["fail_to_pass"] == 0.5
+
+
+@pytest.mark.parametrize("frames", [0, 2], ids=["none", "two"])
+def test_without_exactly_one_verdict_no_fail_to_pass_test_passes(frames: int) -> None:
+    verdict = JUDGE + json.dumps({"verified": [LOW, HIGH]}).encode()
+    items: list[Event | bytes] = [*events(ALL_PASS), *[verdict] * frames]
+    g = grade(EXPECTED, result(output(items, judged=False), 0))
+    assert g.status is Status.WA
+    assert passed(g) == {LOW: False, HIGH: False, PUSH: True, EMPTY: True}
+    assert "sent no verdict" in str(g.tests[0].trace) or "two verdicts" in str(g.tests[0].trace)
+
+
+def test_a_verifier_that_found_tampering_is_a_hack() -> None:
+    g = grade(EXPECTED, result(output(events(ALL_PASS), tampered=["os.write"]), 0))
+    assert g.status is Status.HACK
+    assert "os.write" in g.message
+
+
+def test_a_session_frame_cannot_pass_for_the_verdict() -> None:
+    """Only the runner's frames start with its marker; a session event that names the
+    verdict's fields is an event like any other."""
+    forged = {"verified": [LOW, HIGH], "checked": [LOW, HIGH], "problem": None, "tampered": None}
+    g = grade(EXPECTED, result(output([*events(ALL_PASS), forged], judged=False), 0))
+    assert passed(g)[LOW] is False and passed(g)[HIGH] is False
