@@ -25,6 +25,7 @@ import gymnasium as gym
 
 import codegym
 from codegym.error import Error, SandboxError, UnknownTask, UsageError
+from codegym.executor.isolation import CHOICES as ISOLATION_CHOICES
 from codegym.grade import Grade
 from codegym.task import json_kind, json_lines, shown
 
@@ -111,9 +112,8 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
         "doctor", parents=[common],
         help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them",
     )  # fmt: skip
-    doctor.add_argument(
-        "--isolation", help="a tier to try instead of the strongest available (full, userns, container)"
-    )
+    doctor.add_argument("--isolation", choices=ISOLATION_CHOICES,
+                        help="a tier to try instead of the strongest available (full, userns, container)")  # fmt: skip
     repo.add_parser(commands, parents=[common])
     return parser
 

@@ -240,3 +240,24 @@ def test_the_docs_table_is_what_the_commands_print() -> None:
     spec.loader.exec_module(module)
     page = (ROOT / "docs" / "cli.md").read_text()
     assert module.table() in page, "docs/cli.md's error table is stale: run python scripts/cli_errors.py"
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["doctor", "--isolation", "bogus"], "argument --isolation: invalid choice: 'bogus'"),
+        (["validate", "codegym/PythonFunction-v0", "--runs", "0"], "argument --runs: expected a positive integer"),
+        (["score", "s.jsonl", "--executor", "bogus"], "argument --executor: invalid choice: 'bogus'"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(argv: list[str], error: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2 and error in capsys.readouterr().err
+
+
+def test_repo_commands_report_bad_input_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["repo", "build", "nope"]) == 2
+    assert "codegym repo: error: unknown library 'nope': use one of [" in capsys.readouterr().err
+    assert main(["repo", "validate", "--tasks", str(tmp_path / "nope.json")]) == 2
+    assert f"codegym repo: error: {tmp_path / 'nope.json'}: no such file" in capsys.readouterr().err
