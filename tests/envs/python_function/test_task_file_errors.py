@@ -51,3 +51,10 @@ def test_a_bad_task_file_names_the_file_line_and_field(case: str, tmp_path: Path
     err = capsys.readouterr().err
     assert err.startswith("codegym validate: error: ") and where in err and all(word in err for word in words)
     assert "Traceback" not in err
+
+
+def test_rows_in_memory_are_named_by_index() -> None:
+    with pytest.raises(TaskFormatError, match=r"^row 1: field 'prompt' must be a string, got number 5$"):
+        load_tasks([GOOD, {**GOOD, "task_id": "Mine/1", "prompt": 5}])
+    with pytest.raises(TaskFormatError, match=r"(?s)^row 0: expected MBPP fields.*humaneval \(missing 'test'\)"):
+        load_tasks([{k: v for k, v in GOOD.items() if k != "test"}])

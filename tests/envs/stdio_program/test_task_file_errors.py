@@ -46,3 +46,8 @@ def test_a_bad_task_file_names_the_file_line_and_field(case: str, tmp_path: Path
     err = capsys.readouterr().err
     assert err.startswith("codegym validate: error: ") and where in err and all(word in err for word in words)
     assert "Traceback" not in err
+
+
+def test_rows_in_memory_are_named_by_index() -> None:
+    with pytest.raises(TaskFormatError, match=r"^row 1: field 'tests' must be a list, got string"):
+        load_tasks([GOOD, {**GOOD, "task_id": "b", "tests": "1"}])
