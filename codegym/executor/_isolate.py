@@ -7,13 +7,16 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 from typing import Any
 
 from codegym.executor import _linux as linux
 from codegym.executor._forkserver import WORK, Paths
 from codegym.executor._workspace import STORE
 
-TMP_VIEW = "/.tmp-view"  # second binds of what the view has under /tmp (root only)
+# What the view would show under /tmp (a checkout there, a venv or a toolchain installed
+# there), it shows at the same path below FROM_TMP: each job's /tmp is its own, and empty.
+FROM_TMP = "/.from-tmp"
 # Past jobs' scratch file systems, moved out of the view to be unmounted together (root only;
 # see `_worker.Supervisor`).
 RETIRED = "/.retired"
@@ -112,14 +115,14 @@ def _map_writer(target: int) -> tuple[int, int]:
     return pid, write
 
 
-def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """Enter fresh namespaces and pivot into a root built from an empty tmpfs.
+def out_of_tmp(path: str) -> str:
+    """Where the view shows ``path``: below `FROM_TMP` if it lies under /tmp, else at itself."""
+    return FROM_TMP + path if path == "/tmp" or path.startswith("/tmp/") else path
 
-    Returns what of the view lies under ``/tmp`` (a toolchain installed there), which each
-    job's fresh ``/tmp`` would otherwise hide: ``(stash, target)`` for a read-only bind
-    (``stash`` is a second bind of the same source, outside ``/tmp``), in view order.
-    """
-    under_tmp: list[tuple[str | None, str]] = []
+
+def build_view(config: dict[str, Any]) -> None:
+    """Enter fresh namespaces and pivot into a root built from an empty tmpfs (what lies
+    under /tmp bound at `out_of_tmp` of its path; see `follow_out_of_tmp`)."""
     linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     root = config["root"]
@@ -138,13 +141,9 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
             linux.bind("/proc", f"{root}{HOST_PROC}", readonly=False)
     for name, target in config["symlinks"]:
         os.symlink(target, f"{root}/{name}")
-    for source, target in config["binds"]:
+    binds = [(source, out_of_tmp(target)) for source, target in config["binds"]]
+    for source, target in binds:
         _bind_into(root, source, target, readonly=True)
-        if _in_tmp(target):  # kept where only the supervisor can reach it (like /.cg)
-            stash = f"{TMP_VIEW}/{len(under_tmp)}"
-            os.makedirs(f"{root}{TMP_VIEW}", mode=0o700, exist_ok=True)
-            _bind_into(root, source, stash, readonly=True)
-            under_tmp.append((stash, target))
     # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
     for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
         _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
@@ -154,10 +153,11 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
     for name, text in config["etc"].items():
         with open(f"{root}/etc/{name}", "w") as handle:
             handle.write(text)
-    for path in config["masks"]:
-        if path not in config.get("python_path", ()):  # (what the worker is told to import from)
-            inside = [(s, t) for s, t in config["binds"] if t.startswith(path + "/")]
-            mask(f"{root}{path}", path, under_tmp, keep=inside, root=root)
+    for masked in config["masks"]:
+        if masked not in config.get("python_path", ()):  # (what the worker is told to import from)
+            path = out_of_tmp(masked)
+            inside = [(s, t) for s, t in binds if t.startswith(path + "/")]
+            mask(f"{root}{path}", keep=inside, root=root)
     for controller, source in config["cgroup"]["paths"].items():
         _bind_into(root, source, f"/.cg/{controller}", readonly=False)
     os.chdir(root)
@@ -166,42 +166,34 @@ def build_view(config: dict[str, Any]) -> list[tuple[str | None, str]]:
     os.chdir("/")
     linux.mount("none", "/", None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
     linux.sethostname("codegym")
-    return under_tmp
 
 
-def _in_tmp(path: str) -> bool:
-    return path == "/tmp" or path.startswith("/tmp/")
+def follow_out_of_tmp(config: dict[str, Any]) -> None:
+    """After `build_view`: point what the worker imports from (its packages, ``sys.path``,
+    the view's ``python_path``), what it hides and its interpreter's paths at where the view
+    shows them, for what lay under /tmp (a checkout and its venv there) is below `FROM_TMP`."""
+    for key in ("python_path", "hide"):
+        config[key] = [out_of_tmp(path) for path in config.get(key, ())]
+    sys.path[:] = [out_of_tmp(path) for path in sys.path]
+    for name in config["packages"]:
+        package = sys.modules.get(name)
+        if package is not None and hasattr(package, "__path__"):
+            package.__path__ = [out_of_tmp(path) for path in package.__path__]
+    for name in ("executable", "_base_executable", "prefix", "base_prefix", "exec_prefix", "base_exec_prefix"):
+        if isinstance(getattr(sys, name, None), str):
+            setattr(sys, name, out_of_tmp(getattr(sys, name)))
+    sys.path_importer_cache.clear()
 
 
-def mask(
-    mount_point: str,
-    path: str,
-    under_tmp: list[tuple[str | None, str]],
-    *,
-    keep: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (),
-    root: str = "",
-) -> None:
-    """Cover ``path`` (at ``mount_point`` before the pivot) with an empty read-only tmpfs,
-    and note it when each job's fresh /tmp must cover it again. The binds in ``keep``, which
-    lie inside it (codegym installed into the site-packages it masks), are made again on top
+def mask(mount_point: str, *, keep: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (), root: str = "") -> None:
+    """Cover ``mount_point`` with an empty read-only tmpfs. The binds in ``keep``, which lie
+    inside it (codegym installed into the site-packages it masks), are made again on top
     (``root``: where the view is built), for the worker to import from until it hides them."""
     linux.tmpfs(mount_point, 1 << 20 if keep else 4096, flags=0 if keep else linux.MS_RDONLY)
     for source, target in keep:
         _bind_into(root, source, target, readonly=True)
     if keep:
         linux.mount("none", mount_point, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
-    if _in_tmp(path):
-        under_tmp.append((None, path))
-
-
-def replay_under_tmp(under_tmp: list[tuple[str | None, str]]) -> None:
-    """Show again, on a fresh ``/tmp``, the binds and masks of the view that lie under it."""
-    for stash, target in under_tmp:
-        if stash is None:
-            os.makedirs(target, exist_ok=True)
-            linux.tmpfs(target, 4096, flags=linux.MS_RDONLY)
-        else:
-            _bind_into("", stash, target, readonly=True)
 
 
 def _bind_into(root: str, source: str, target: str, *, readonly: bool) -> None:

@@ -87,9 +87,9 @@ from codegym.executor._isolate import (  # noqa: E402
     container_paths,
     empty,
     enter_user_namespace,
+    follow_out_of_tmp,
     in_initial_user_namespace,
     mask,
-    replay_under_tmp,
 )
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor._workspace import CopyStore, OverlayStore, Store, WorkspaceRefused  # noqa: E402
@@ -134,7 +134,6 @@ class Supervisor:
         config: dict[str, Any],
         cgroup: Cgroup,
         server: socket.socket,
-        under_tmp: list[tuple[str | None, str]],
         paths: Paths | None = None,
     ) -> None:
         self.config = config
@@ -145,7 +144,6 @@ class Supervisor:
         self.cgroup = cgroup
         self.server = server
         self.uid: int | None = config["uid"]
-        self.under_tmp = under_tmp
         self.unsettled = False  # a step has exited, but the fork server has not yet said CLEAN
         self.unreleased = False  # ...and has not been told it may kill what is left of it
         self.mounted: int | None = None  # the size of the scratch file systems mounted now
@@ -338,7 +336,6 @@ class Supervisor:
         if self.paths is None:
             linux.tmpfs(WORK, disk, mode=0o755)
             linux.tmpfs("/tmp", disk, mode=0o1777)
-            replay_under_tmp(self.under_tmp)
         self.mounted, self.fresh = disk, True
 
     def _drop_scratch(self) -> None:
@@ -854,12 +851,14 @@ def main() -> None:
         status = os.open("/proc/self/status", os.O_RDONLY)  # (the supervisor is not in the next /proc)
         paths = container_paths(config) if tier == "container" else None
         own_pid_namespace = None if paths else os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves
-        under_tmp = [] if paths else build_view(config)
+        if paths is None:
+            build_view(config)
+            follow_out_of_tmp(config)
         sys.path += [path for path in config.get("python_path", ()) if path not in sys.path]
         for module in config["preload"]:
             importlib.import_module(module)
         for path in [] if paths else config["hide"]:  # codegym's own files (task data among them) leave the view
-            mask(path, path, under_tmp)
+            mask(path)
         cgroup = Cgroup(config["cgroup"]["version"], config["cgroup"]["paths"] if paths else None)
         native = config.get("native_fork_server", True) and FORKCORE_BUILT
         gc.collect()
@@ -884,7 +883,7 @@ def main() -> None:
             linux.setns(own_pid_namespace, linux.CLONE_NEWPID)
             os.close(own_pid_namespace)
         linux.set_name("codegym-super")
-        supervisor = Supervisor(config, cgroup, ours, under_tmp, paths)
+        supervisor = Supervisor(config, cgroup, ours, paths)
         rehearsed = supervisor.rehearse(config["preload"])
         info = {"pid": os.getpid(), "fork_server": "native" if native else "python", "rehearsed": rehearsed}
         write_frame(res, ("ready", info))

@@ -29,6 +29,7 @@ from codegym.error import SandboxError
 from codegym.executor import _cgroup
 from codegym.executor import isolation as _isolation
 from codegym.executor._forkserver import SANDBOX_UID
+from codegym.executor._isolate import out_of_tmp
 from codegym.executor._pool import UIDS_PER_POOL, WorkerFault, WorkerPool, request
 from codegym.executor._view import WARM_AFTER_S, toolchain, worker_config
 from codegym.executor._wire import FrameReader
@@ -422,6 +423,13 @@ class LocalExecutor(WorkerPool["_WorkerProcess"]):
     def _view(self) -> dict[str, Any]:
         facts = self.report.facts
         return _view(self.preload, facts["python_prefix"], facts["site_packages"])
+
+    def path_in_view(self, path: str) -> str:
+        """Where a step finds ``path``, a file or folder of this machine that the view binds
+        (the toolchain, a ``python_path`` folder): at the same path below ``/.from-tmp`` when
+        it lies under /tmp, for each job's /tmp is its own and empty; else at ``path`` itself
+        (always, in the `container` tier, whose steps reach the machine's files in place)."""
+        return path if self.isolation == "container" else out_of_tmp(path)
 
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (for monitoring and fault-injection tests)."""

@@ -270,7 +270,7 @@ class TritonKernelEnv(CodeEnv):
         except InvalidTask:  # (submit grades it IE; the workspace shows the problem as it is)
             overrides = {}
         check = workspace.check_script(
-            site=sandbox.site_directories(), device=self.device, shapes=overrides,
+            site=[self._in_view(d) for d in sandbox.site_directories()], device=self.device, shapes=overrides,
             seeds=workspace.public_seeds(graded), tolerance=harness.TOLERANCE,
         )  # fmt: skip
         interpret = self.device == "cpu"
@@ -298,7 +298,12 @@ class TritonKernelEnv(CodeEnv):
     def _sandbox_python(self) -> str:
         """The interpreter of the sandbox's commands: the executor's workers' (their view
         shows its installation), else this process's."""
-        return os.path.realpath(getattr(self.executor, "python", None) or sys.executable)
+        return self._in_view(os.path.realpath(getattr(self.executor, "python", None) or sys.executable))
+
+    def _in_view(self, path: str) -> str:
+        """Where the sandbox's commands find ``path`` of this machine (one under /tmp: elsewhere)."""
+        in_view = getattr(self.executor, "path_in_view", None)
+        return in_view(path) if in_view is not None else path
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -44,28 +44,65 @@ def _read(executor: LocalExecutor, path: str) -> str:
     return step.stdout.decode().strip()
 
 
-def test_a_toolchain_under_tmp_stays_visible_to_every_job(tmp_path) -> None:
-    """Each job gets a fresh /tmp; what the view binds below /tmp (an install in a /tmp
-    checkout) must show through it, what it hides must stay hidden, and the second binds
-    that make this possible are out of the submission's reach."""
-    toolchain, hidden = tmp_path / "toolchain", tmp_path / "hidden"
-    for folder, text in ((toolchain, "visible"), (hidden, "secret")):
-        folder.mkdir()
-        (folder / "data.txt").write_text(text)
-        folder.chmod(0o755)
-    for parent in tmp_path.parents:
-        if str(parent).startswith("/tmp/"):
-            parent.chmod(parent.stat().st_mode | 0o005)  # traversable by the submission's uid
-    with LocalExecutor(workers=1) as executor:
-        executor.view = {
-            **executor.view,
-            "binds": [*executor.view["binds"], (str(toolchain), str(toolchain)), (str(hidden), str(hidden))],
-            "hide": [*executor.view["hide"], str(hidden)],
-        }
-        for _ in range(2):  # a second job gets the view back on its own fresh /tmp
-            assert _read(executor, str(toolchain / "data.txt")) == "visible"
-            assert _read(executor, str(hidden / "data.txt")) == "FileNotFoundError"
-            assert _read(executor, "/.tmp-view/1/data.txt") == "PermissionError"
+UNDER_TMP_STEP = """
+import os
+import latetool
+import tmptool.core
+
+try:
+    listing = repr(sorted(os.listdir("/tmp")))
+except OSError as e:
+    listing = type(e).__name__
+try:
+    hidden = open(os.path.join(os.path.dirname(tmptool.core.__file__), "secret.txt")).read()
+except OSError as e:
+    hidden = type(e).__name__
+with open(os.path.join(os.environ["TMPDIR"], "left"), "w") as handle:
+    handle.write("x")
+print(listing, tmptool.core.answer(), latetool.DATA, hidden, sep="|")
+"""
+
+
+@pytest.mark.parametrize("tier", ["full", "userns-root", "userns-user", "container"])
+def test_a_toolchain_under_tmp_works_and_each_job_s_tmp_stays_empty(tmp_path, monkeypatch, tier, tier_options) -> None:
+    """A checkout and its venv under /tmp: the view binds what it needs from there (a
+    preloaded package, hidden after the preload, and site-packages a step imports from), and
+    each job's /tmp still shows nothing of it, nor what an earlier job left (the `container`
+    tier, whose / is the host's, lets a step list no /tmp at all)."""
+    site, packages = tmp_path / "venv" / "site-packages", tmp_path / "src"
+    files = {
+        site
+        / "latetool"
+        / "__init__.py": "import pathlib\nDATA = (pathlib.Path(__file__).parent / 'data.txt').read_text()\n",
+        site / "latetool" / "data.txt": "visible",
+        packages / "tmptool" / "__init__.py": "",
+        packages / "tmptool" / "core.py": "def answer():\n    return 42\n",
+        packages / "tmptool" / "secret.txt": "secret",
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    opened = [
+        (folder, folder.stat().st_mode) for folder in (tmp_path, *tmp_path.parents) if str(folder).startswith("/tmp/")
+    ]
+    for folder, mode in opened:  # traversable by a plain user's worker and by the submission's uid
+        folder.chmod(mode | 0o005)
+    monkeypatch.syspath_prepend(str(packages))
+    try:
+        with LocalExecutor(workers=1, preload=("tmptool.core",), **tier_options(tier)) as executor:
+            view = executor.view
+            executor.view = {**view, "binds": [*view["binds"], (str(site), str(site))], "python_path": [str(site)]}
+            job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": UNDER_TMP_STEP.encode()})
+            for _ in range(2):  # the second job's /tmp is as empty as the first's
+                step = executor.run(job).steps[0]
+                assert step.exit_code == 0, step
+                listing, answer, data, hidden = step.stdout.decode().strip().split("|")
+                assert listing == ("PermissionError" if tier == "container" else "[]")
+                assert (answer, data) == ("42", "visible")
+                assert hidden in ("FileNotFoundError", "PermissionError")
+    finally:
+        for folder, mode in opened:
+            folder.chmod(mode)
 
 
 def test_pools_of_one_process_get_disjoint_uids() -> None:
