@@ -165,54 +165,36 @@ class TestGenerationEnv(CodeEnv):
     # --- judging ----------------------------------------------------------------------------
 
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
-        """The job that runs the tests ``code`` against the task's reference."""
-        return self._job(task, code, str(task.metadata["program"]), self.test_timeout_s, limits=limits)
-
-    def _job(self, task: Task, code: str, program: str, per_test_s: float, *, coverage: bool = False,
-             limits: Limits | None = None) -> Job:  # fmt: skip
-        entry = str(task.metadata["entry_point"])
-        return job_for(code, program, entry, limits=limits or self.limits, per_test_s=per_test_s, coverage=coverage)
+        """The one job that runs the tests ``code`` against the task's reference and, when
+        they pass there, against each of its mutants (and the coverage run, when asked for)."""
+        programs = [str(task.metadata["program"]), *(m.program for m in self.pool(task.id))]
+        return job_for(code, programs, str(task.metadata["entry_point"]), limits=limits or self.limits,
+                       per_test_s=self.test_timeout_s, coverage=self.coverage)  # fmt: skip
 
     def launch(self, task: Task, code: str) -> Future[Any]:
-        """Run the tests against the reference; when they pass there, against every mutant
-        (and the coverage run): a future of the `grader.Runs` that `grade` takes."""
+        """Run the job of `build_job`: a future of the `grader.Runs` that `grade` takes (at
+        once, running nothing, for tests that do not parse)."""
         self.check_task_once(task)
         runs: Future[grader.Runs] = Future()
         try:
             ast.parse(code)
         except SyntaxError as e:
-            runs.set_result(grader.Runs(reference=None, syntax_error=e))
+            runs.set_result(grader.Runs(result=None, syntax_error=e))
             return runs
-        pool = self.pool(task.id)  # (here: a callback may not wait on the pools' lock, see _when_all)
-        executor = self.executor_for(task)
-        reference = executor.submit(self.build_job_checked(task, code))
-        measured = executor.submit(self._job(task, code, task.metadata["program"], self.test_timeout_s,
-                                             coverage=True)) if self.coverage else None  # fmt: skip
+        mutants = self.pool(task.id)
+        job = self.executor_for(task).submit(self.build_job_checked(task, code))
 
         def then(done: Future[RunResult]) -> None:
             try:
-                result = done.result()
-                mutants = pool if grader.read_run(result).passed else ()
-                per_test_s = min(self.test_timeout_s, max(0.5, 10 * result.steps[0].wall_s))
-                jobs = [executor.submit(self._job(task, code, m.program, per_test_s)) for m in mutants]
-            except BaseException as e:
-                runs.set_exception(e)
-                return
-            _when_all([*jobs, *([measured] if measured else [])], lambda: _finish(result, mutants, jobs, measured))
-
-        def _finish(result: RunResult, mutants: tuple[Mutant, ...], jobs: list[Future[RunResult]],
-                    measured: Future[RunResult] | None) -> None:  # fmt: skip
-            try:
-                paired = tuple(zip(mutants, (j.result() for j in jobs), strict=True))
-                runs.set_result(grader.Runs(result, paired, measured.result() if measured else None))
+                runs.set_result(grader.Runs(done.result(), mutants))
             except BaseException as e:
                 runs.set_exception(e)
 
-        reference.add_done_callback(then)
+        job.add_done_callback(then)
         return runs
 
     def grade(self, task: Task, code: str, result: grader.Runs) -> Grade:  # type: ignore[override]
-        executable = grader.executable_lines(str(task.metadata["program"])) if self.coverage else ()
+        executable = grader.executable_lines(str(task.metadata["program"])) if self.coverage else None
         return grader.grade(result, executable=executable, show_survivors=self.show_survivors)
 
     def reward_components(self, grade: Grade) -> dict[str, float]:
@@ -262,24 +244,3 @@ def _functions(tasks: Any) -> TaskSet:
 def _all_killed(grade: Grade) -> bool:
     metrics = grade.metrics
     return metrics.get("valid") == 1.0 and metrics.get("mutants_killed", 0.0) >= metrics.get("mutants", 0.0)
-
-
-def _when_all(futures: list[Future[RunResult]], callback: Any) -> None:
-    """Call ``callback`` once every one of ``futures`` is done (at once when there are none).
-    It runs on an executor's thread: it must never wait for a lock that is held while jobs
-    are awaited (the pools' lock), or the executor's threads could all be waiting."""
-    if not futures:
-        callback()
-        return
-    left = [len(futures)]
-    lock = threading.Lock()
-
-    def one(_: Future[RunResult]) -> None:
-        with lock:
-            left[0] -= 1
-            last = left[0] == 0
-        if last:
-            callback()
-
-    for future in futures:
-        future.add_done_callback(one)

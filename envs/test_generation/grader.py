@@ -1,11 +1,22 @@
 """Pure grading of submitted tests: their runs against the reference and each mutant.
 
-A run's report comes from the runner (see `codegym.envs.test_generation.runner`) through the
-harness. The tests *pass* on a program when the run completed, reported at least one test,
-and every test passed. They are *valid* when they pass on the reference; a mutant is
-*killed* when a run of them on it completed otherwise: a test failed, crashed, timed out or
-went missing. A run that ended without a report (its runner killed: only the tests can do
-that) kills nothing, and on the reference makes the tests invalid.
+A job's report comes from the runner (see `codegym.envs.test_generation.runner`) through the
+harness: one run of the tests on the reference, then (when they passed there) one on each
+mutant. The tests *pass* on a program when the run completed, reported at least one test,
+and every test passed. They are *valid* when they pass on the reference.
+
+A mutant is *killed* when the tests do not pass on it **and** the program caused it: the
+first place where the program's transcript of the mutant run differs from the reference
+run's is the program's answer to the same call (the same request, in the same order), or a
+call the reference answered and the mutant never did because it was really slower (its CPU
+time in that call over `SLOWER` times the reference's plus `SLOWER_S`) or really hungrier
+(its peak memory over `HEAVIER` times the reference's plus `HEAVIER_BYTES`). CPU time and
+peak memory are the program process's own (``wait4``), which no other process can add to.
+So a test that fails a mutant by the clock, by chance, by a file an earlier run left or by
+running out of time in its own code kills nothing: every kill is one that a test asserting
+the answers to the same calls would make. A run that ended without a report (the runner
+killed: only the tests can do that) kills nothing, and on the reference makes the tests
+invalid.
 """
 
 from __future__ import annotations
@@ -23,6 +34,39 @@ from codegym.executor import RunResult
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome, step_failure
 
 MAX_SURVIVORS_SHOWN = 3
+SLOWER, SLOWER_S = 10.0, 0.1
+HEAVIER, HEAVIER_BYTES = 2.0, 64 << 20
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where a mutant run's transcript first differs from the reference run's in what the
+    program did (see `codegym.envs.test_generation.transcript.divergence`).
+
+    Attributes:
+        kind: ``answer`` (another answer to the same call) or ``unanswered`` (the mutant was
+            still in the call, or died in it, when the run ended).
+        at: The call's index.
+        cpu_s: CPU time the mutant had spent in the call (``unanswered``).
+        reference_cpu_s: CPU time the reference took for it.
+        memory_bytes: The mutant's peak memory in the run.
+        reference_memory_bytes: The reference's.
+    """
+
+    kind: str
+    at: int
+    cpu_s: float = 0.0
+    reference_cpu_s: float = 0.0
+    memory_bytes: int = 0
+    reference_memory_bytes: int = 0
+
+    @property
+    def by_program(self) -> bool:
+        """The program's doing: another answer, or a call it was really slower or hungrier in."""
+        if self.kind == "answer":
+            return True
+        slower = self.cpu_s > SLOWER * self.reference_cpu_s + SLOWER_S
+        return slower or self.memory_bytes > HEAVIER * self.reference_memory_bytes + HEAVIER_BYTES
 
 
 @dataclass(frozen=True)
@@ -37,7 +81,8 @@ class Run:
             not load).
         status: The run's status as a submission's would be (``OK`` when it passed).
         message: Why it did not pass, in a line.
-        coverage: The program's executed lines, when asked for.
+        divergence: Where the program first did otherwise than the reference (mutant runs).
+        calls: How many calls the tests made.
     """
 
     passed: bool
@@ -45,22 +90,33 @@ class Run:
     ended: str = "complete"
     status: Status = Status.OK
     message: str = ""
+    divergence: Divergence | None = None
+    calls: int = 0
+
+
+@dataclass(frozen=True)
+class Report:
+    """A job's runs: the reference's (or a matrix cell's one program's), each mutant's run
+    (none when the tests were invalid; fewer than the pool when the job ended early), and the
+    reference's executed lines (when coverage was asked for and the tests were valid)."""
+
+    reference: Run
+    mutants: tuple[Run, ...] = ()
     coverage: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
 class Runs:
-    """Everything one submission's grade depends on: the run on the reference, the runs on
-    the mutants (none when the tests were invalid), and the coverage run (when asked for)."""
+    """Everything one submission's grade depends on: its job's result (None when the tests
+    did not parse) and the mutants it ran, in the job's order."""
 
-    reference: RunResult | None
-    mutants: tuple[tuple[Mutant, RunResult], ...] = ()
-    coverage: RunResult | None = None
+    result: RunResult | None
+    mutants: tuple[Mutant, ...] = ()
     syntax_error: SyntaxError | None = field(default=None, compare=False)
 
 
-def read_run(result: RunResult) -> Run:
-    """One run's report, checked."""
+def read_report(result: RunResult) -> Report:
+    """A job's report, checked."""
     if result.harness_error:
         raise InvalidTask(f"the test harness failed: {result.harness_error}")
     failure = step_failure(result.steps[0]) if result.steps else None
@@ -68,18 +124,35 @@ def read_run(result: RunResult) -> Run:
         report = json.loads(result.harness_output or b"{}")
     except ValueError:
         report = {"phase": "broken", "error": "the report is not JSON"}
-    phase = report.get("phase")
+    phase = report.get("phase") if isinstance(report, dict) else None
     if phase == "program":
-        return Run(False, ended="program", status=Status.IE, message=f"the program did not load: {report.get('error')}")
-    if phase != "tests":
-        status, why = failure or (Status.HACK, str(report.get("error") or "the test runner was stopped"))
-        return Run(False, ended="broken", status=status, message=why)
-    outcomes = tuple(_outcome(r) for r in report.get("results") or [] if isinstance(r, Mapping))
-    ended = str(report.get("ended"))
+        message = f"the program did not load: {report.get('error')}"
+        return Report(Run(False, ended="program", status=Status.IE, message=message))
+    rows = report.get("runs") if phase == "tests" else None
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, Mapping) for r in rows):
+        error = report.get("error") if isinstance(report, dict) else None
+        status, why = failure or (Status.HACK, str(error or "the test runner was stopped"))
+        return Report(Run(False, ended="broken", status=status, message=why))
     coverage = report.get("coverage")
     lines = tuple(int(n) for n in coverage) if isinstance(coverage, list) else None
+    return Report(_run(rows[0], failure), tuple(_run(r, None) for r in rows[1:]), lines)
+
+
+def read_run(result: RunResult) -> Run:
+    """The run on a job's first program (a matrix cell's only one)."""
+    return read_report(result).reference
+
+
+def _run(row: Mapping[str, Any], failure: tuple[Status, str] | None) -> Run:
+    outcomes = tuple(_outcome(r) for r in row.get("results") or [] if isinstance(r, Mapping))
+    ended = str(row.get("ended"))
     status, message = _status(outcomes, ended, failure)
-    return Run(status is Status.OK, outcomes, ended, status, message, lines)
+    found = row.get("divergence")
+    divergence = Divergence(**{k: found[k] for k in _DIVERGENCE if k in found}) if isinstance(found, Mapping) else None
+    return Run(status is Status.OK, outcomes, ended, status, message, divergence, int(row.get("calls") or 0))
+
+
+_DIVERGENCE = ("kind", "at", "cpu_s", "reference_cpu_s", "memory_bytes", "reference_memory_bytes")
 
 
 def _outcome(row: Mapping[str, Any]) -> TestOutcome:
@@ -108,36 +181,51 @@ def _status(outcomes: Sequence[TestOutcome], ended: str, failure: tuple[Status, 
 
 
 def killed(run: Run, reference: Run) -> bool:
-    """Whether ``run`` (the tests on a mutant) rejects its mutant: the run completed and did
-    not pass every test the reference run passed. A run with no report kills nothing."""
-    if run.ended in ("broken", "program"):
+    """Whether ``run`` (the tests on a mutant) kills its mutant: the tests did not pass every
+    test the reference run passed, and the program caused it (see the module docstring). A
+    run with no report kills nothing."""
+    if run.ended in ("broken", "program") or run.divergence is None or not run.divergence.by_program:
         return False
     passed = {t.name for t in run.outcomes if t.passed}
     return not run.passed or not {t.name for t in reference.outcomes} <= passed
 
 
-def grade(runs: Runs, *, executable: Sequence[int] = (), show_survivors: bool = True) -> Grade:
-    """The grade of one submission (see the module docstring)."""
+def verdicts(runs: Runs) -> tuple[tuple[Mutant, bool], ...]:
+    """Each mutant and whether the tests killed it (none when they are invalid; a mutant the
+    job did not reach survives)."""
+    if runs.result is None:
+        return ()
+    report = read_report(runs.result)
+    if not report.reference.passed:
+        return ()
+    ran = report.mutants
+    return tuple((m, i < len(ran) and killed(ran[i], report.reference)) for i, m in enumerate(runs.mutants))
+
+
+def grade(runs: Runs, *, executable: Sequence[int] | None = None, show_survivors: bool = True) -> Grade:
+    """The grade of one submission (see the module docstring); ``executable``: the lines
+    coverage counts, when it was measured."""
     if runs.syntax_error is not None:
         e = runs.syntax_error
         return Grade(Status.CE, diagnostics=(Diagnostic(str(e.msg), file="tests", line=e.lineno, column=e.offset),),
                      message=f"SyntaxError: {e.msg}", metrics=_metrics(0.0, 0, 0, None, 0))  # fmt: skip
-    if runs.reference is None:
-        raise ValueError("runs without a reference run must carry the syntax error that stopped them")
-    reference = read_run(runs.reference)
+    if runs.result is None:
+        raise ValueError("runs without a result must carry the syntax error that stopped them")
+    report = read_report(runs.result)
+    reference = report.reference
     if reference.ended == "program":
         raise InvalidTask(reference.message.replace("the program", "its reference program"))
-    coverage = _coverage(runs.coverage, executable)
+    coverage = None if executable is None else _coverage(report.coverage, executable)
     tests = len(reference.outcomes)
     if not reference.passed:
         message = f"invalid: {reference.message}" if reference.message else "invalid"
         metrics = _metrics(0.0, 0, len(runs.mutants), coverage, tests)
         return Grade(reference.status, tests=reference.outcomes, message=message, metrics=metrics,
-                     resources=_resources(runs.reference))  # fmt: skip
-    verdicts = [(mutant, killed(read_run(result), reference)) for mutant, result in runs.mutants]
-    dead = sum(k for _, k in verdicts)
-    survivors = [m for m, k in verdicts if not k]
-    total = len(verdicts)
+                     resources=_resources(runs.result))  # fmt: skip
+    judged = verdicts(runs)
+    dead = sum(k for _, k in judged)
+    survivors = [m for m, k in judged if not k]
+    total = len(judged)
     message = f"valid; killed {dead} of {total} mutants" if total else "valid; this task has no mutants"
     return Grade(
         Status.OK,
@@ -145,7 +233,7 @@ def grade(runs: Runs, *, executable: Sequence[int] = (), show_survivors: bool = 
         diagnostics=_survivor_notes(survivors, show_survivors),
         metrics=_metrics(1.0, dead, total, coverage, tests),
         message=message,
-        resources=_resources(runs.reference),
+        resources=_resources(runs.result),
     )
 
 
@@ -157,14 +245,10 @@ def _metrics(valid: float, dead: int, total: int, coverage: float | None, tests:
     return metrics
 
 
-def _coverage(result: RunResult | None, executable: Sequence[int]) -> float | None:
-    if result is None:
-        return None
-    run = read_run(result)
-    if run.coverage is None or not executable:
+def _coverage(lines: tuple[int, ...] | None, executable: Sequence[int]) -> float:
+    if lines is None or not executable:
         return 0.0
-    lines = set(executable)
-    return len(lines & set(run.coverage)) / len(lines)
+    return len(set(executable) & set(lines)) / len(set(executable))
 
 
 def _survivor_notes(survivors: Sequence[Mutant], show: bool) -> tuple[Diagnostic, ...]:

@@ -74,7 +74,7 @@ def pass_fail_matrix(
         if error is not None:
             rows.append([error] * len(programs))
             continue
-        rows.append([runner.submit(job_for(suite, p, entry_point, limits=limits, per_test_s=test_timeout_s))
+        rows.append([runner.submit(job_for(suite, [p], entry_point, limits=limits, per_test_s=test_timeout_s))
                      for p in programs])  # fmt: skip
     return PassFailMatrix(tuple(tuple(map(_cell, row)) for row in rows))
 

@@ -1,86 +1,83 @@
-"""The sandbox's side of a test-generation run: the submitted tests against one program.
+"""The sandbox's side of a test-generation job: the submitted tests against each program.
 
-Runs as ``python -m codegym.envs.test_generation.runner``, one job per (tests, program)
-pair, in three processes that share the sandbox:
+Runs as ``python -m codegym.envs.test_generation.runner``, one job per submission (or per
+matrix cell), in processes that share the sandbox:
 
-- the **runner** (this module's `main`, trusted): never runs submitted code. It forks the
-  other two, times the tests, and writes the one report the harness reads (fd 4).
-- the **program** (trusted code, the reference or a mutant): forked first, it reads the
-  program from the job's channel (fd 3, which nobody else holds), turns non-dumpable (so no
-  other process of the sandbox can read its memory or reopen its descriptors) and answers
-  calls with plain builtin values (`codec`).
-- the **tests** (hostile): forked before the runner learns anything about the program, they
-  hold only their ends of the call pipes and of the event pipe. The function under test is a
+- the **runner** (this module's `main`, trusted): never runs submitted code and never holds
+  a program. It forks the holder, then for each run forks a fresh tests process, times the
+  tests, reads the program's transcript, and finally writes the one report the harness
+  reads (fd 4).
+- the **holder** and its **program processes** (trusted code: the reference and its mutants;
+  see `codegym.envs.test_generation.holder`): forked before the tests' file is read, they
+  alone hold the programs, each run's program in a process of its own.
+- the **tests** (hostile): a fresh process per run, forked from the runner, holding only
+  their ends of that run's call pipes and of the event pipe. The function under test is a
   proxy object, the same in every run: source, code object, module, file and ``id`` are
   those of the proxy, whichever program answers. `random` is seeded the same in every run.
 
-What the tests report of themselves is their behaviour, and they cannot tell which program
-answers except by its answers: a test that inspects the function gains nothing.
+Runs: the reference first; when the tests pass there, a traced rerun of it (coverage, when
+asked for), then each mutant. Between runs the runner (a subreaper) kills every process the
+tests left, so nothing of one run's tests lives into the next. A mutant run's report carries
+where its transcript first differs from the reference's *in the program's answer to the same
+call* (`codegym.envs.test_generation.transcript.divergence`): the grader counts a kill only
+there, so a test that fails a mutant by its clock, by chance or by what an earlier run left
+kills nothing that a test of the same calls' answers would not.
 """
 
 from __future__ import annotations
 
 import builtins
-import contextlib
 import json
 import linecache
 import os
 import random
 import select
-import signal
 import sys
 import time
 import traceback
-import types
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from codegym.envs.python_function import codec
+from codegym.envs.test_generation import processes
 from codegym.envs.test_generation.check import collect, pytest_module
+from codegym.envs.test_generation.holder import LOAD_WAIT_S, holder
+from codegym.envs.test_generation.processes import Lane, LineReader
+from codegym.envs.test_generation.transcript import Transcript, divergence
 
 from codegym.executor import _linux as linux
-from codegym.executor.channel import READ_SIZE, Channel, ChannelClosed
+from codegym.executor.channel import Channel, ChannelClosed
 
-CONFIG = "runner.json"  # the entry point's name and the tests' file: the same in every run
-PROGRAM_FILE = "program.py"  # the name the program's code objects carry (never a file here)
-MAX_EVENT = 1 << 14
+CONFIG = "runner.json"  # the entry point, the tests' file and the number of runs
 MAX_EVENTS = 512
 MAX_TRACE = 600
+MUTANT_SLOWDOWN = 10.0  # a mutant run's time limits: this many times the reference run's wall time
+STOP_WAIT_S = 10.0
 
 
 def main() -> None:
-    """The runner: fork the program, take the tests' file out of its reach, fork the tests;
-    report what the tests said."""
+    """The runner: fork the holder, take the tests' file out of its reach, run the tests
+    against each program; report what happened."""
     linux.prctl(linux.PR_SET_DUMPABLE, 0)  # the tests may not reopen fd 4 through /proc
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # what the tests leave running comes to us
     config = json.loads(_read(CONFIG))
-    calls_in, calls_out = os.pipe()  # tests -> program
-    replies_in, replies_out = os.pipe()  # program -> tests
-    control_in, control_out = os.pipe()  # runner -> program: "go", then "coverage"
-    status_in, status_out = os.pipe()  # program -> runner
-    program = _fork(lambda: _program(calls_in, replies_out, control_in, status_out))
-    for fd in (3, calls_in, replies_out, control_in, status_out):
-        os.close(fd)  # fd 3 (the program's source) is the program's alone from here
+    lanes = [Lane.open() for _ in range(int(config["runs"]))]
+    orders_in, orders_out = os.pipe()
+    news_in, news_out = os.pipe()
+    ours = [orders_out, news_in, *(fd for lane in lanes for fd in (*lane.tests_ends, lane.transcript[0]))]
+
+    def hold() -> None:
+        processes.close(ours)
+        holder(lanes, orders_in, news_out)
+
+    holder_pid = processes.fork(hold)
+    processes.close([3, orders_in, news_out, *(fd for lane in lanes for fd in lane.program_ends)])
     source = _read(config["tests"])
     os.unlink(config["tests"])  # (a program under test never reads its tests: Code-A1's loop)
-    os.write(control_out, b"go\n")
-    events_in, events_out = os.pipe()
-    keep = (calls_out, replies_in, events_out)
-    tests = _fork(lambda: _tests(config, source, calls_out, replies_in, events_out, keep=keep))
-    for fd in keep:
-        os.close(fd)
-    report = _supervise(tests, program, events_in, status_in, control_out)
-    Channel(3, 4, blocking=True).send(json.dumps(report).encode())
-
-
-def _fork(child: Callable[[], None]) -> int:
-    pid = os.fork()
-    if pid:
-        return pid
-    try:
-        child()
-    except BaseException:  # (a child never returns into the runner's code)
-        os._exit(70)
-    os._exit(0)
+    os.write(orders_out, b"go\n")
+    session = _Session(config, source, lanes, holder_pid, orders_out, LineReader(news_in))
+    Channel(3, 4, blocking=True).send(json.dumps(session.report()).encode())
 
 
 def _read(path: str) -> str:
@@ -91,37 +88,120 @@ def _read(path: str) -> str:
 # --- the runner ----------------------------------------------------------------------------
 
 
-def _supervise(tests: int, program: int, events: int, status: int, control: int) -> dict[str, Any]:
-    """Wait for the program to load, then collect the tests' events under the budgets the
-    program's message carried (read only now: the tests were forked before it came). The
-    processes are killed, not waited for: the sandbox reaps them once the report is sent."""
-    loaded = _read_line(status, time.monotonic() + 30.0)
-    if loaded is None or loaded.get("kind") != "loaded":
-        _kill(tests)
-        error = "the program did not load" if loaded is None else str(loaded.get("error", "failed"))[:MAX_TRACE]
-        return {"phase": "program", "error": error}
-    per_test_s, deadline = float(loaded["per_test_s"]), time.monotonic() + float(loaded["budget_s"])
-    results, ended = _collect(events, per_test_s, deadline)
-    _kill(tests)
-    coverage = _coverage(control, status) if loaded.get("coverage") else None
-    _kill(program)
-    return {"phase": "tests", "results": results, "ended": ended, "coverage": coverage}
+@dataclass
+class _Outcome:
+    """One run as the runner saw it."""
+
+    results: list[dict[str, Any]] = field(default_factory=list)
+    ended: str = "program"
+    transcript: Transcript = field(default_factory=Transcript)
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    memory_bytes: int = 0
+    lines: list[int] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.ended == "complete" and bool(self.results) and all(r["passed"] for r in self.results)
+
+    def row(self) -> dict[str, Any]:
+        return {"results": self.results, "ended": self.ended, "calls": len(self.transcript.calls),
+                "wall_s": self.wall_s, "cpu_s": self.cpu_s, "memory_bytes": self.memory_bytes}  # fmt: skip
 
 
-def _collect(events: int, per_test_s: float, deadline: float) -> tuple[list[dict[str, Any]], str]:
+class _Session:
+    def __init__(self, config: dict[str, Any], source: str, lanes: list[Lane], holder_pid: int, orders: int,
+                 news: LineReader) -> None:  # fmt: skip
+        self.config, self.source, self.lanes = config, source, lanes
+        self.holder_pid, self.orders, self.news = holder_pid, orders, news
+        self.next_lane = 0
+
+    def report(self) -> dict[str, Any]:
+        """Every run, in order; the reference's first, and the others only when it passed."""
+        ready = processes.read_message(self.news, time.monotonic() + LOAD_WAIT_S)
+        if ready is None or ready.get("kind") != "ready":
+            return {"phase": "program", "error": "the programs did not load"}
+        per_test_s, budget_s = float(ready["per_test_s"]), float(ready["budget_s"])
+        programs = len(self.lanes) - (1 if ready.get("coverage") else 0)
+        reference = self._run(0, per_test_s, budget_s)
+        if reference.ended == "program":
+            return {"phase": "program", "error": reference.transcript.error or "it did not load in time"}
+        rows = [reference.row()]
+        if not reference.passed:
+            return {"phase": "tests", "runs": rows, "coverage": None}
+        lines = self._run(0, per_test_s, budget_s, coverage=True).lines if ready.get("coverage") else None
+        per_test_s = min(per_test_s, max(0.5, MUTANT_SLOWDOWN * reference.wall_s))
+        budget_s = min(budget_s, MUTANT_SLOWDOWN * reference.wall_s + 1.0)
+        for program in range(1, programs):
+            run = self._run(program, per_test_s, budget_s)
+            rows.append({**run.row(), "divergence": divergence(
+                reference.transcript, run.transcript, cpu_s=run.cpu_s, memory_bytes=run.memory_bytes,
+                reference_memory_bytes=reference.memory_bytes)})  # fmt: skip
+        return {"phase": "tests", "runs": rows, "coverage": lines}
+
+    def _run(self, program: int, per_test_s: float, budget_s: float, *, coverage: bool = False) -> _Outcome:
+        lane_index, lane = self.next_lane, self.lanes[self.next_lane]
+        self.next_lane += 1
+        processes.say(self.orders, {"start": lane_index, "program": program, "coverage": coverage})
+        outcome = _Outcome()
+        trail = LineReader(lane.transcript[0])
+        started = time.monotonic()
+        if _loaded(trail, outcome.transcript, started + min(LOAD_WAIT_S, budget_s + 1.0)):
+            events_in, events_out = os.pipe()
+            keep = (*lane.tests_ends, events_out)
+            processes.fork(lambda: _tests(self.config, self.source, lane, events_out, keep))
+            processes.close(list(keep))
+            outcome.results, outcome.ended = _collect(events_in, trail, outcome.transcript, per_test_s,
+                                                      started + budget_s)  # fmt: skip
+            outcome.wall_s = time.monotonic() - started
+            processes.reap_children(spare=self.holder_pid)  # the tests, and whatever they left
+            processes.close([events_in])
+        else:
+            processes.close(list(lane.tests_ends))
+        self._stop(lane_index, outcome)
+        _drain(trail, outcome.transcript)
+        return outcome
+
+    def _stop(self, lane_index: int, outcome: _Outcome) -> None:
+        processes.say(self.orders, {"stop": lane_index})
+        stopped = processes.read_message(self.news, time.monotonic() + STOP_WAIT_S) or {}
+        outcome.cpu_s = float(stopped.get("cpu_s") or 0.0)
+        outcome.memory_bytes = int(stopped.get("memory_bytes") or 0)
+        lines = stopped.get("lines")
+        outcome.lines = [int(n) for n in lines] if isinstance(lines, list) else None
+
+
+def _loaded(trail: LineReader, transcript: Transcript, deadline: float) -> bool:
+    while not transcript.loaded and transcript.error is None:
+        line = trail.next(deadline)
+        if line is None:
+            return False
+        transcript.feed([line])
+    return transcript.loaded
+
+
+def _drain(trail: LineReader, transcript: Transcript) -> None:
+    """The transcript's last lines (its writer is gone: the pipe ends), then close it."""
+    deadline = time.monotonic() + 1.0
+    while not trail.closed and time.monotonic() < deadline and select.select([trail.fd], [], [], 0.2)[0]:
+        trail.fill()
+    transcript.feed(trail.lines())
+    processes.close([trail.fd])
+
+
+def _collect(events: int, trail: LineReader, transcript: Transcript, per_test_s: float,
+             deadline: float) -> tuple[list[dict[str, Any]], str]:  # fmt: skip
     """The tests' results, and how their run ended: ``complete`` (they said so), ``crashed``
     (their process ended first), ``timeout`` (a test ran past its time), ``budget`` (the run
-    did), ``garbled`` (an event that is not one) or ``flooded`` (too many)."""
+    did), ``garbled`` (an event that is not one) or ``flooded`` (too many). The program's
+    transcript is read as it comes."""
     results: list[dict[str, Any]] = []
-    reader = _LineReader(events)
+    reader = LineReader(events)
     running: str | None = None
     while True:
-        limit = min(deadline, time.monotonic() + per_test_s)
-        line = reader.next(limit)
+        line = _next_event(reader, trail, transcript, min(deadline, time.monotonic() + per_test_s))
         if line is None:
-            why = "budget" if time.monotonic() >= deadline else "timeout"
-            if reader.closed:
-                why = "crashed"
+            why = "crashed" if reader.closed else "budget" if time.monotonic() >= deadline else "timeout"
             if running is not None:
                 results.append({"name": running, "passed": False, "trace": _ENDINGS[why]})
             return results, why
@@ -136,6 +216,23 @@ def _collect(events: int, per_test_s: float, deadline: float) -> tuple[list[dict
         results.append({"name": str(event.get("name", ""))[:200], "passed": event.get("passed") is True,
                         "trace": str(event.get("trace") or "")[:MAX_TRACE] or None})  # fmt: skip
         running = None
+
+
+def _next_event(reader: LineReader, trail: LineReader, transcript: Transcript, deadline: float) -> bytes | None:
+    while b"\n" not in reader.buffer:
+        if reader.closed or len(reader.buffer) > processes.MAX_LINE:
+            return None
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        ready = select.select([reader.fd, *([] if trail.closed else [trail.fd])], [], [], remaining)[0]
+        if trail.fd in ready:
+            trail.fill()
+            transcript.feed(trail.lines())
+        if reader.fd in ready:
+            reader.fill()
+    line, _, reader.buffer = reader.buffer.partition(b"\n")
+    return line
 
 
 _ENDINGS = {
@@ -153,153 +250,15 @@ def _event(line: bytes) -> dict[str, Any] | None:
     return event if type(event) is dict and event.get("kind") in ("start", "result", "end") else None
 
 
-class _LineReader:
-    """Lines from a pipe the tests write, each bounded, every wait with a deadline."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = b""
-        self.closed = False
-
-    def next(self, deadline: float) -> bytes | None:
-        while b"\n" not in self.buffer:
-            if self.closed or len(self.buffer) > MAX_EVENT:
-                return None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
-                return None
-            chunk = os.read(self.fd, READ_SIZE)
-            self.closed = not chunk
-            self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
-
-
-def _read_line(fd: int, deadline: float) -> dict[str, Any] | None:
-    line = _LineReader(fd).next(deadline)
-    try:
-        return json.loads(line) if line is not None else None
-    except ValueError:
-        return None
-
-
-def _coverage(control: int, status: int) -> list[int] | None:
-    """The program's executed lines, asked for once the tests are done."""
-    try:
-        os.write(control, b"coverage\n")
-    except OSError:
-        return None
-    reply = _read_line(status, time.monotonic() + 1.0)  # (a program still stuck in a call: none)
-    lines = reply.get("lines") if reply else None
-    return [int(n) for n in lines] if isinstance(lines, list) else None
-
-
-def _kill(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-
-
-# --- the program ---------------------------------------------------------------------------
-
-
-def _program(calls: int, replies: int, control: int, status: int) -> None:
-    linux.prctl(linux.PR_SET_DUMPABLE, 0)  # no other process may read our memory
-    if _LineReader(control).next(time.monotonic() + 30.0) != b"go":
-        return
-    channel = Channel(3, 4, blocking=True)
-    spec = json.loads(channel.recv())
-    os.close(3)
-    os.close(4)
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)  # (what the program prints is nobody's to read)
-    os.dup2(null, 2)
-    executed: set[int] = set()
-    try:
-        function = _load(spec["program"], spec["entry_point"])
-    except Exception as e:
-        _say(status, {"kind": "error", "error": f"{type(e).__name__}: {e}"})
-        return
-    if spec.get("coverage"):
-        _trace_lines(executed)
-    budgets = {"per_test_s": spec["per_test_s"], "budget_s": spec["budget_s"], "coverage": spec.get("coverage")}
-    _say(status, {"kind": "loaded", **budgets})
-    _serve(function, Channel(calls, replies, blocking=True), control, status, executed)
-
-
-def _load(source: str, entry_point: str) -> Callable[..., Any]:
-    module = types.ModuleType("solution")
-    sys.modules["solution"] = module
-    exec(compile(source, PROGRAM_FILE, "exec", dont_inherit=True), module.__dict__)
-    function = getattr(module, entry_point)
-    if not callable(function):
-        raise TypeError(f"{entry_point} is not callable")
-    return function
-
-
-def _trace_lines(executed: set[int]) -> None:
-    def local(frame: types.FrameType, event: str, arg: Any) -> Any:
-        if event == "line":
-            executed.add(frame.f_lineno)
-        return local
-
-    def calls(frame: types.FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code.co_filename == PROGRAM_FILE else None
-
-    sys.settrace(calls)
-
-
-def _serve(function: Callable[..., Any], channel: Channel, control: int, status: int, executed: set[int]) -> None:
-    poller = select.poll()
-    poller.register(channel.read_fd, select.POLLIN)
-    poller.register(control, select.POLLIN)
-    while True:
-        ready = {fd for fd, _ in poller.poll()}
-        if control in ready:
-            sys.settrace(None)
-            _say(status, {"kind": "coverage", "lines": sorted(executed)})
-            return
-        try:
-            request = codec.decode(channel.recv())
-        except ChannelClosed:
-            poller.unregister(channel.read_fd)
-            continue
-        except (codec.Malformed, ValueError):
-            request = None
-        channel.send(_answer(function, request))
-
-
-def _answer(function: Callable[..., Any], request: Any) -> bytes:
-    if type(request) is not list or len(request) != 2 or type(request[0]) is not list or type(request[1]) is not dict:
-        return codec.encode({"kind": "raise", "type": "TypeError", "message": "a malformed call"})
-    try:
-        return codec.encode({"kind": "return", "value": function(*request[0], **request[1])})
-    except codec.NotPlain as e:
-        return codec.encode({"kind": "raise", "type": "TypeError", "message": f"not a plain value: {e}"})
-    except MemoryError:
-        raise
-    except Exception as e:
-        return codec.encode({"kind": "raise", "type": type(e).__name__, "message": _message(e)})
-
-
-def _message(error: BaseException) -> str:
-    try:
-        return str(error)[:MAX_TRACE]
-    except Exception:
-        return "<unprintable>"
-
-
-def _say(fd: int, message: dict[str, Any]) -> None:
-    with contextlib.suppress(OSError):
-        os.write(fd, json.dumps(message).encode() + b"\n")
-
-
 # --- the tests -----------------------------------------------------------------------------
 
 
-def _tests(config: dict[str, Any], source: str, calls: int, replies: int, events: int, keep: tuple[int, ...]) -> None:
+def _tests(config: dict[str, Any], source: str, lane: Lane, events: int, keep: tuple[int, ...]) -> None:
     """Run the submitted tests; hostile from the first line of theirs on."""
-    _close_all_but(keep)
-    channel = Channel(replies, calls, blocking=True)
+    linux.prctl(linux.PR_SET_DUMPABLE, 0)  # (a matrix's hostile program may not open our pipes through /proc)
+    processes.close_all_but(keep)
+    calls, answers = lane.tests_ends
+    channel = Channel(answers, calls, blocking=True)
     entry = str(config["entry_point"])
     proxy = _proxy(channel, entry)
     sys.modules["pytest"] = pytest_module()
@@ -315,14 +274,6 @@ def _tests(config: dict[str, Any], source: str, calls: int, replies: int, events
         except BaseException as e:  # (a test that raises anything, sys.exit included, failed)
             report.say({"kind": "result", "name": name, "passed": False, "trace": _failure(e, config["tests"])})
     report.say({"kind": "end"})
-
-
-def _close_all_but(keep: tuple[int, ...]) -> None:
-    low = 3
-    for fd in sorted(keep):
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, 1 << 16)
 
 
 class _Reporter:
@@ -346,6 +297,13 @@ def _failure(error: BaseException, filename: str) -> str:
     return described
 
 
+def _message(error: BaseException) -> str:
+    try:
+        return str(error)[:MAX_TRACE]
+    except Exception:
+        return "<unprintable>"
+
+
 # --- what the tests see --------------------------------------------------------------------
 
 
@@ -359,12 +317,14 @@ def _proxy(channel: Channel, entry: str) -> Callable[..., Any]:
             raise TypeError(f"only plain values cross to the function under test: {e}") from None
         channel.send(request)
         try:
-            reply = codec.decode(channel.recv())
+            answer = channel.recv()
         except ChannelClosed:
             raise RuntimeError("the function under test is gone (its process ended)") from None
-        if type(reply) is dict and reply.get("kind") == "return":
-            return reply.get("value")
-        raise _exception(str(reply.get("type")), str(reply.get("message", "")))
+        value = codec.decode(answer[1:])
+        if answer[:1] == b"R":
+            return value
+        kind, message = value if type(value) is list and len(value) == 2 else ("Exception", repr(value))
+        raise _exception(str(kind), str(message))
 
     function.__name__ = function.__qualname__ = entry
     return function
