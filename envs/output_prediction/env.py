@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from codegym.envs.output_prediction import grader
+from codegym.envs.output_prediction import grader, inputs
 from codegym.envs.output_prediction.generator import Knobs
 from codegym.envs.output_prediction.grader import Answer, Failed
-from codegym.envs.output_prediction.tasks import Direction, Item, knobs_of, load_items, pose
+from codegym.envs.output_prediction.tasks import Direction, Item, knobs_of, load_items, pose, takes_no_arguments
 from codegym.envs.python_function.harness import CANDIDATE, STEPS, harness_for, recorder_for
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
@@ -27,6 +27,7 @@ from codegym.task import Quarantine, Task, TaskSet
 logger = logging.getLogger(__name__)
 
 HARNESS = "codegym.envs.python_function.harness"
+INPUTS = "codegym.envs.output_prediction.inputs"
 DEFAULT_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16)
 CHUNK = 64  # programs whose outputs one sandbox job computes
 WINDOW = 8  # chunks computed at once while iterating the tasks
@@ -101,7 +102,7 @@ class OutputPredictionEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "OutputPrediction"
-    preload: ClassVar[tuple[str, ...]] = (CANDIDATE, HARNESS)
+    preload: ClassVar[tuple[str, ...]] = (CANDIDATE, HARNESS, INPUTS)
 
     def __init__(
         self,
@@ -138,6 +139,7 @@ class OutputPredictionEnv(CodeEnv):
         self._chunks = [items[start : start + CHUNK] for start in range(0, len(items), CHUNK)]
         self._outputs: dict[str, tuple[Any, str] | Failed] = {}  # id -> (value, literal text) or why none
         self._posed: dict[str, Task] = {}
+        self._bare: dict[str, bool] = {}  # id -> whether its function takes no arguments (an empty input)
         self._lock = threading.RLock()
         raw = LazyTasks((pose(item, direction, item.output, self.tolerance) for item in items), name, self._resolve)
         super().__init__(raw, limits=limits, time_limits=time_limits, mode=mode, executor=executor,
@@ -151,8 +153,7 @@ class OutputPredictionEnv(CodeEnv):
         """An answer that does not parse, or any predicted output, is judged here without a
         run (a done future of its `Answer`); a predicted input runs in the sandbox."""
         self.check_task_once(task)
-        item = self._items[task.id]
-        answer = grader.parse_output(code) if self.direction == "output" else grader.parse_input(code, item.entry_point)
+        answer = grader.parse_output(code) if self.direction == "output" else self._parse_input(task, code)
         if self.direction == "output" or not answer.ok:
             done: Future[Any] = Future()
             done.set_result(answer)
@@ -164,23 +165,32 @@ class OutputPredictionEnv(CodeEnv):
             raise UngradableSubmission("direction='output' runs nothing per answer: there is no job to build")
         limits = limits or self.limits_for(task)
         item = self._items[task.id]
-        answer = grader.parse_input(code, item.entry_point)
+        answer = self._parse_input(task, code)
         if not answer.ok:
             raise UngradableSubmission(f"not an input: {answer.error}")
         value, _ = self._output(task.id)
-        test = {"name": grader.TEST, "code": f"{item.entry_point}(...)", "args": list(answer.values),
-                "expected": value, "compare": "typed", "atol": self.tolerance}  # fmt: skip
-        return Job(steps=STEPS, files={"solution.py": item.code.encode()}, limits=limits,
-                   harness=harness_for(item.entry_point, "", [test], limits.wall_s), preload=self.preload)  # fmt: skip
+        # The answer's arguments travel as their source, evaluated in the sandbox (`inputs`);
+        # the expected value stays in the harness, which compares what the call returned.
+        test = {"name": grader.TEST, "code": f"{item.entry_point}(...)", "expected": value, "compare": "typed",
+                "args": [grader.arguments_source(answer.sources)], "atol": self.tolerance}  # fmt: skip
+        program = item.code + inputs.trailer(item.entry_point)
+        return Job(steps=STEPS, files={"solution.py": program.encode()}, limits=limits,
+                   harness=harness_for(inputs.ENTRY, "", [test], limits.wall_s), preload=self.preload)  # fmt: skip
 
     def grade(self, task: Task, code: str, result: RunResult | Answer) -> Grade:
         item = self._items[task.id]
         expected, _ = self._output(task.id)
         if isinstance(result, RunResult):
-            return grader.grade_input(grader.parse_input(code, item.entry_point), expected, result, item.entry_point)
+            return grader.grade_input(self._parse_input(task, code), expected, result, item.entry_point)
         if self.direction == "input":
             return grader.grade_input(result, expected, None, item.entry_point)
         return grader.grade_output(result, expected, f"{item.entry_point}({item.input})", self.tolerance)
+
+    def _parse_input(self, task: Task, code: str) -> Answer:
+        item = self._items[task.id]
+        if item.id not in self._bare:
+            self._bare[item.id] = takes_no_arguments(item.code, item.entry_point)
+        return grader.parse_input(code, item.entry_point, no_arguments=self._bare[item.id])
 
     def check_task(self, task: Task) -> None:
         """Raise `InvalidTask` when the task's output cannot be had: its program raised, hung

@@ -1,11 +1,12 @@
 """Answers to execution-prediction tasks: parsing, comparison and the `Grade` (pure functions).
 
-An answer is Python literals, read with `ast.literal_eval` only (on the answer, or on each
-argument's node of a call): nothing of it is ever run in this process. A predicted output is
-a literal, or ``assert f(...) == <literal>`` (its right side); a predicted input is the text
-inside ``f(...)`` (``1, 2`` is two arguments, ``(1, 2)`` one tuple), a call ``f(...)``, or
-``assert f(...) == ...``. Either may be wrapped in CRUXEval's ``[ANSWER] ... [/ANSWER]`` or a
-fenced block. Outputs are compared by value and type (`same`), floats within a tolerance.
+Nothing of an answer is ever run in this process. A predicted output is Python literals, read
+with `ast.literal_eval` only: a literal, or ``assert f(...) == <literal>`` (its right side). A
+predicted input is any expression per argument, parsed here only to find the arguments (the
+text inside ``f(...)``: ``1, 2`` is two arguments, ``(1, 2)`` one tuple; a call ``f(...)``; or
+``assert f(...) == ...``) and evaluated in the sandbox (`codegym.envs.output_prediction.inputs`).
+Either may be wrapped in CRUXEval's ``[ANSWER] ... [/ANSWER]`` or a fenced block. Outputs are
+compared by value and type (`same`), floats within a tolerance.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from codegym.envs.python_function import codec
@@ -33,17 +34,23 @@ LITERAL_HINT = (
     "a Python literal was expected (a number, string, bytes, list, tuple, dict, set, True, False or None, "
     "e.g. [1, 'a']); expressions, names and calls are never evaluated"
 )
+NOT_LITERALS = "the answer is not Python literals"
+TOO_LONG = "the answer is too long"
 
 
 @dataclass(frozen=True)
 class Answer:
-    """A parsed answer: its values (the one predicted output, or the arguments of a predicted
-    input), or why it is not an answer (``error``, with the line and column of a syntax error)."""
+    """A parsed answer: its values (the one predicted output, or the literal arguments of a
+    task's own input), the source of each argument (a predicted input, evaluated in the
+    sandbox), or why it is not an answer (``error``, with the line and column of a syntax
+    error, and ``message``, the grade's one line)."""
 
     values: tuple[Any, ...] = ()
     error: str | None = None
     line: int | None = None
     column: int | None = None
+    sources: tuple[str, ...] = ()
+    message: str = NOT_LITERALS
 
     @property
     def ok(self) -> bool:
@@ -61,7 +68,7 @@ def answer_text(raw: str) -> str:
 def parse_output(raw: str) -> Answer:
     """A predicted output: a literal, or the right side of ``assert f(...) == <literal>``."""
     text = answer_text(raw)
-    tree = _parse(text)
+    tree = _parse(text, LITERAL_HINT)
     if isinstance(tree, Answer):
         return tree
     node = _single(tree)
@@ -74,25 +81,59 @@ def parse_output(raw: str) -> Answer:
     return _literals([node], text)
 
 
-def parse_input(raw: str, name: str = "f") -> Answer:
-    """A predicted input: the arguments of a call of ``name`` (written out, or the left side
-    of ``assert name(...) == ...``), or the text that goes inside ``name(...)``."""
-    return parse_arguments(answer_text(raw), name)
+def parse_input(raw: str, name: str = "f", *, no_arguments: bool = False) -> Answer:
+    """A predicted input: the source of each argument of a call of ``name`` (written out, or
+    the left side of ``assert name(...) == ...``), or of the text that goes inside
+    ``name(...)``. Any expression is an argument; none is evaluated here. An empty answer is
+    the call ``name()`` where ``no_arguments`` (the function takes none), else refused."""
+    text = answer_text(raw)
+    if not text and no_arguments:
+        return Answer()
+    found = _arguments(text, name, f"not the arguments of {name}(...)")
+    if isinstance(found, Answer):
+        return replace(found, message=found.message if found.message == TOO_LONG else f"the answer is not the "
+                       f"arguments of {name}(...)")  # fmt: skip
+    nodes, source = found
+    sources = tuple(ast.get_source_segment(source, node) or ast.unparse(node) for node in nodes)
+    try:  # (each argument's text must read back as that argument, alone, in the sandbox)
+        back = ast.parse(arguments_source(sources), mode="eval").body
+        if not (isinstance(back, ast.Tuple) and len(back.elts) == len(nodes)):
+            raise SyntaxError("not a tuple of the arguments")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        sources = tuple(ast.unparse(node) for node in nodes)
+    return Answer(sources=sources)
 
 
 def parse_arguments(text: str, name: str = "f") -> Answer:
-    """The arguments ``text`` gives ``name``: a call of it, or what goes inside ``name(...)``."""
+    """The literal arguments ``text`` gives ``name`` (a task's own input, where its output is
+    computed): a call of it, or what goes inside ``name(...)``."""
+    found = _arguments(text, name, f"{LITERAL_HINT}; not the arguments of {name}(...)")
+    if isinstance(found, Answer):
+        return found
+    return _literals(*found)
+
+
+def arguments_source(sources: tuple[str, ...]) -> str:
+    """The tuple expression of the arguments whose sources are ``sources`` (``()`` for none)."""
+    return "(" + "".join(f"({source}), " for source in sources) + ")"
+
+
+def _arguments(text: str, name: str, hint: str) -> tuple[list[ast.expr], str] | Answer:
+    """The argument nodes of the call of ``name`` that ``text`` is, or that it makes when it
+    goes inside ``name(...)``, with the source they are nodes of."""
     text = text.strip()
     if not text:
         return Answer(error=f"an empty answer: give the arguments that go inside {name}(...)")
     source = text
-    tree = _parse(text)
+    tree = _parse(text, hint)
+    if isinstance(tree, Answer) and tree.message == TOO_LONG:
+        return tree
     call = None if isinstance(tree, Answer) else _call_in(_single(tree), name)
     if call is None:  # the text inside name(...): parsed as that call (a newline ends a comment)
         source = f"{name}({text}\n)"
-        wrapped = _parse(source)
+        wrapped = _parse(source, hint)
         if isinstance(wrapped, Answer):
-            return Answer(error=f"not the arguments of {name}(...): {wrapped.error}", line=wrapped.line)
+            return replace(wrapped, column=None)
         call = _call_in(_single(wrapped), name)
         if call is None:
             return Answer(error=f"the answer must be only the arguments that go inside {name}(...); got {_clip(text)}")
@@ -100,18 +141,19 @@ def parse_arguments(text: str, name: str = "f") -> Answer:
         return Answer(error=f"keyword arguments are not accepted: pass every argument of {name} by position")
     if any(isinstance(arg, ast.Starred) for arg in call.args):
         return Answer(error="starred arguments (*args) are not accepted: write each argument out")
-    return _literals(call.args, source)
+    return call.args, source
 
 
-def _parse(text: str) -> ast.Module | Answer:
+def _parse(text: str, hint: str) -> ast.Module | Answer:
     if len(text) > MAX_ANSWER:
-        return Answer(error=f"the answer is {len(text)} characters long; at most {MAX_ANSWER} are read")
+        return Answer(error=f"the answer is {len(text)} characters long; at most {MAX_ANSWER} are read (shorten it)",
+                      message=TOO_LONG)  # fmt: skip
     try:
         return ast.parse(text)
     except SyntaxError as e:
-        return Answer(error=f"{LITERAL_HINT}; SyntaxError: {e.msg}", line=e.lineno, column=e.offset)
+        return Answer(error=f"{hint}; SyntaxError: {e.msg}", line=e.lineno, column=e.offset)
     except (ValueError, RecursionError, MemoryError) as e:  # (a null byte; nesting too deep for the parser)
-        return Answer(error=f"{LITERAL_HINT}; the answer cannot be parsed ({type(e).__name__})")
+        return Answer(error=f"{hint}; the answer cannot be parsed ({type(e).__name__})")
 
 
 def _single(tree: ast.Module) -> ast.AST | None:
@@ -185,7 +227,7 @@ def grade_output(answer: Answer, expected: Any, call: str, tolerance: float) -> 
 def grade_input(answer: Answer, expected: Any, result: RunResult | None, name: str) -> Grade:
     """Judge a predicted input by what running ``name`` on it returned (``result``: the
     Python-function harness's report of its one call test); None when it did not parse."""
-    call = f"{name}({', '.join(show(v, 100) for v in answer.values)})"
+    call = f"{name}({', '.join(_clip(source, 100) for source in answer.sources)})"
     if not answer.ok or result is None:
         return _unparsed(answer, None)
     if result.harness_error is not None:
@@ -214,7 +256,7 @@ def _run_status(step: Any, outcome: dict[str, Any], call: str) -> tuple[Status, 
     if "got" in outcome:
         return Status.WA, f"{call} returned {outcome['got']}, not the expected output"
     trace = str(outcome.get("trace", ""))
-    if "deadline" in trace:
+    if "deadline" in trace or trace.startswith("TimeoutError"):
         return Status.TLE, f"{call} did not return in time"
     return Status.RE, f"{call} raised: {trace.splitlines()[0] if trace else 'it crashed'}"
 
@@ -222,7 +264,7 @@ def _run_status(step: Any, outcome: dict[str, Any], call: str) -> tuple[Status, 
 def _unparsed(answer: Answer, call: str | None) -> Grade:
     test = TestOutcome(TEST, False, hidden=False, call=call)
     diagnostic = Diagnostic(str(answer.error), file="answer", line=answer.line, column=answer.column)
-    return Grade(Status.CE, (test,), (diagnostic,), pass_metrics((test,)), message="the answer is not Python literals")
+    return Grade(Status.CE, (test,), (diagnostic,), pass_metrics((test,)), message=answer.message)
 
 
 # --- outputs computed in the sandbox ---------------------------------------------------------

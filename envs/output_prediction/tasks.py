@@ -274,6 +274,22 @@ def _functions(code: str, where: str) -> set[str]:
     return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+def takes_no_arguments(code: str, entry_point: str) -> bool:
+    """Whether ``code``'s top-level function ``entry_point`` can be called with no arguments
+    (every parameter has a default, or is ``*args`` / ``**kwargs``): its input may be empty."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in reversed(tree.body):  # (the last definition is the one that counts)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point:
+            args = node.args
+            positional = len(args.posonlyargs) + len(args.args)
+            required_keywords = any(default is None for default in args.kw_defaults)
+            return positional == len(args.defaults) and not required_keywords
+    return False
+
+
 def _test_input(task: Task, test: TestCase, entry: str) -> str | None:
     """The argument text of ``test``'s call, when its arguments are literals."""
     call = (task.metadata.get("calls") or {}).get(test.name)
