@@ -63,10 +63,12 @@ class OutputPredictionEnv(CodeEnv):
 
     ## Action space
     `UnicodeText`: ``direction="output"``: a Python literal (``[1, 'a']``), or ``assert
-    f(...) == <literal>``; ``direction="input"``: the arguments as they go inside ``f(...)``
-    (``1, 2`` is two arguments, ``(1, 2)`` one tuple), the call ``f(...)``, or ``assert
-    f(...) == ...``. Raw, in a fenced block, or in CRUXEval's ``[ANSWER] ... [/ANSWER]``. An
-    answer is read with `ast.literal_eval` only: code in it is never run (``CE``).
+    f(...) == <literal>``, read with `ast.literal_eval` only: code in it is never run
+    (``CE``); ``direction="input"``: the arguments as they go inside ``f(...)`` (``1, 2`` is two
+    arguments, ``(1, 2)`` one tuple), the call ``f(...)``, or ``assert f(...) == ...``, each
+    argument any expression (``dict(a=1)``, a lambda, ``range(3)``, a name the code binds),
+    evaluated in the sandbox only; empty for a function without parameters. Raw, in a fenced
+    block, or in CRUXEval's ``[ANSWER] ... [/ANSWER]``; at most 64 KiB.
 
     ## Observation space
     `codegym.spaces.observation_space`: the prompt (the function, and its input or the output
@@ -78,8 +80,8 @@ class OutputPredictionEnv(CodeEnv):
     1.0 when the answer is right, else 0.0 (``reward_components`` ``{"correct": ...}``).
     Outputs are compared by value and type (``1`` is not ``1.0`` nor ``True``, a tuple is not a
     list), floats within ``tolerance``. Statuses: ``OK``, ``WA``, ``CE`` (not literals, a
-    malformed call, keyword arguments); in ``direction="input"`` also ``RE`` / ``TLE`` / ``MLE``
-    when the function crashes, loops or blows up on the given input.
+    malformed call, keyword arguments, too long); in ``direction="input"`` also ``RE`` /
+    ``TLE`` / ``MLE`` when the answer's arguments or the function crash, loop or blow up.
 
     ## Episode end
     ``mode="single"``: terminated after the one answer. ``mode="refine"``: terminated when
@@ -97,8 +99,10 @@ class OutputPredictionEnv(CodeEnv):
     An output the source does not give (generated and derived items) is computed in the
     sandbox on first need, for a chunk of tasks in one job; a program that raises or hangs on
     its input makes its task ungradable (``IE``). ``direction="output"`` runs nothing per step;
-    ``direction="input"`` runs the function on the answer's arguments in the sandbox (one job),
-    and a harness outside its process compares what it returned.
+    ``direction="input"`` runs the function on the answer's arguments in the sandbox (one job):
+    a forked child evaluates them, a second one forked from the untouched program calls the
+    function on what they made (`codegym.envs.output_prediction.inputs`), and a harness outside
+    the sandbox compares what it returned.
     """
 
     family: ClassVar[str] = "OutputPrediction"
