@@ -1,4 +1,5 @@
-"""The documentation: the site builds with warnings as errors, and every page's examples run.
+"""The documentation: the site builds with warnings as errors and without a broken local link,
+and every page's examples run.
 
 Every fenced ``python`` block of every ``docs/**/*.md`` page runs here, in page order, all
 blocks of a page in one namespace, in a fresh interpreter per page (cwd a temporary folder),
@@ -15,9 +16,13 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
+
+import codegym
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(
@@ -91,28 +96,131 @@ def test_pages_exist() -> None:
     assert len(PAGES) > 10, [page_id(page) for page in PAGES]
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("sphinx") is None, reason="sphinx is not installed: pip install -e '.[docs]'"
-)
-@pytest.mark.timeout(BUILD_TIMEOUT_S + 60)
-def test_site_builds_without_warnings(tmp_path: Path) -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "--keep-going",
-        "-b",
-        "html",
-        "-q",
-        str(DOCS),
-        str(tmp_path / "html"),
-    ]
+@dataclass(frozen=True)
+class Site:
+    """The site as one sphinx-build made it: its output folder, or why the build failed."""
+
+    html: Path
+    failure: str | None
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The site built once for this module's checks, outside the checkout, warnings as errors."""
+    if importlib.util.find_spec("sphinx") is None:
+        pytest.skip("sphinx is not installed: pip install -e '.[docs]'")
+    html = tmp_path_factory.mktemp("docs") / "html"
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-q", str(DOCS), str(html)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
-    assert done.returncode == 0, f"sphinx-build failed (exit {done.returncode}):\n{done.stderr}\n{done.stdout}"
-    built = {path.relative_to(tmp_path / "html").as_posix() for path in (tmp_path / "html").rglob("*.html")}
+    failure = None if done.returncode == 0 else f"exit {done.returncode}:\n{done.stderr}\n{done.stdout}"
+    return Site(html, failure)
+
+
+@pytest.mark.timeout(BUILD_TIMEOUT_S + 60)
+def test_site_builds_without_warnings(site: Site) -> None:
+    assert site.failure is None, f"sphinx-build failed ({site.failure})"
+    built = {path.relative_to(site.html).as_posix() for path in site.html.rglob("*.html")}
     missing = {page_id(page)[: -len(".md")] + ".html" for page in PAGES} - built
     assert not missing, f"pages not built (in no toctree?): {sorted(missing)}"
+
+
+@pytest.mark.timeout(BUILD_TIMEOUT_S + 60)
+def test_site_has_no_broken_local_link(site: Site) -> None:
+    """Every href and src of every built page that stays in the site (the generated API and source
+    pages included) names a file that was written and, with a #fragment, an anchor in it."""
+    assert site.failure is None, f"sphinx-build failed ({site.failure})"
+    broken = broken_links(site.html)
+    assert not broken, f"{len(broken)} broken local links (page: link: why):\n" + "\n".join(broken)
+
+
+class _Anchors(HTMLParser):
+    """The ids (and names) of a page, and its links with the tag and attribute holding each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if value is not None and key in ("id", "name"):
+                self.ids.add(value)
+            elif value is not None and key in ("href", "src"):
+                self.links.append(value)
+
+
+def broken_links(html: Path) -> list[str]:
+    """Each local link of the site in ``html`` whose file or anchor is missing, as ``page: link: why``."""
+    pages: dict[Path, _Anchors] = {}
+    for path in sorted(html.rglob("*.html")):
+        parsed = _Anchors()
+        parsed.feed(path.read_text(encoding="utf-8"))
+        pages[path.resolve()] = parsed
+    broken = []
+    for path, parsed in pages.items():
+        for link in parsed.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc:  # (the site links nowhere outside: nothing is reachable in CI)
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            target = target / "index.html" if target.is_dir() else target
+            where = f"{path.relative_to(html.resolve()).as_posix()}: {link}"
+            if not target.is_file():
+                broken.append(f"{where}: no such file")
+            elif parts.fragment and target in pages and unquote(parts.fragment) not in pages[target].ids:
+                broken.append(f"{where}: no anchor {parts.fragment!r} in it")
+    return broken
+
+
+def test_broken_links_finds_missing_files_and_anchors(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "codegym.html").write_text('<h1 id="codegym.grade.step_failure">x</h1><a href="#top">t</a>')
+    (tmp_path / "index.html").write_text(
+        '<a id="top" href="api/codegym.html#codegym.grade.step_failure">ok</a>'
+        '<a href="api/codegym.html#codegym.step_failure">no anchor</a>'
+        '<img src="_images/gone.png"><a href="api/">a folder</a><a href="https://example.org/x.html">out</a>'
+    )
+    assert broken_links(tmp_path) == [
+        "api/codegym.html: #top: no anchor 'top' in it",
+        "index.html: api/codegym.html#codegym.step_failure: no anchor 'codegym.step_failure' in it",
+        "index.html: _images/gone.png: no such file",
+        "index.html: api/: no such file",
+    ]
+
+
+def test_the_tutorial_names_only_documented_objects(site: Site) -> None:
+    """Every name in the tutorial's table of the public API has an entry in the API reference under
+    a name it is imported by: ``codegym.<name>``, or a package that exports it in ``__all__``
+    (``codegym.executor.Job``), not only the module defining it (``codegym.grade.step_failure``)."""
+    assert site.failure is None, f"sphinx-build failed ({site.failure})"
+    text = (DOCS / "tutorial_new_family.md").read_text(encoding="utf-8")
+    table = text[text.index("## The public API a family uses") :].split("\n## ")[0]
+    rows = [row.split(" | ")[0] for row in table.splitlines() if row.startswith("| `")]
+    names = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
+    assert {"CodeEnv", "step_failure", "pass_metrics", "Scorer", "Job"} <= names, names
+    reference = _Anchors()
+    for page in sorted((site.html / "api").glob("*.html")):
+        reference.feed(page.read_text(encoding="utf-8"))
+    undocumented = [name for name in sorted(names) if not any(exported(anchor, name) for anchor in reference.ids)]
+    assert not undocumented, f"in the tutorial's table, not in the API reference under an exported name: {undocumented}"
+
+
+def exported(anchor: str, name: str) -> bool:
+    """Whether ``anchor`` is ``<package>.<name>`` for a package that exports codegym's ``name``."""
+    package, _, last = anchor.rpartition(".")
+    if last != name or not package.startswith("codegym"):
+        return False
+    try:
+        module = importlib.import_module(package)
+    except ImportError:  # (a class's member: codegym.Scorer.score)
+        return False
+    return name in getattr(module, "__all__", ()) and getattr(module, name) is getattr(codegym, name)
+
+
+def test_exported_names() -> None:
+    assert exported("codegym.step_failure", "step_failure") and exported("codegym.executor.Job", "Job")
+    assert not exported("codegym.grade.step_failure", "step_failure")  # defined there, not exported
+    assert not exported("codegym.Scorer.score", "score") and not exported("codegym.Scorer.x.score", "score")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
