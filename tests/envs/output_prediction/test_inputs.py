@@ -8,8 +8,11 @@ tampering with the function, its globals or builtins, forging the grader's chann
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from codegym.envs.output_prediction.inputs import pack, trailer, unpack
 from codegym.envs.output_prediction.tasks import takes_no_arguments
 
 import codegym
-from codegym.executor import Limits
+from codegym.executor import Executor, Limits
 from codegym.executor.local import LocalExecutor
 
 ENV = "codegym/OutputPrediction-v0"
@@ -91,10 +94,23 @@ def test_wrong_expression_inputs_are_judged_by_what_the_function_returned(
     assert "generator cannot be carried" in grades[6].message
 
 
-def test_the_answer_is_evaluated_in_the_sandbox_not_here(executor: LocalExecutor, rows_file: Path) -> None:
+def test_the_answer_is_evaluated_in_the_sandbox_not_here(
+    executor: LocalExecutor, rows_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = gym.make(ENV, executor=executor, tasks=str(rows_file), direction="input", limits=LIMITS)
+    env.reset(options={"task_id": "text"})  # (the task posed, its output read, before evaluation is refused here)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an answer was evaluated in the trainer's process")
+
+    for name in ("eval", "exec"):  # (compile is ast.parse's, which finds the arguments here)
+        monkeypatch.setattr(builtins, name, refused)
+    monkeypatch.setattr(ast, "literal_eval", refused)
     marker = Path(f"/tmp/codegym-op-{uuid.uuid4().hex}")
     answer = f"(open('{marker}', 'w').close(), 'hello')[1], 2"  # writes in the sandbox's /tmp, then is right
-    assert [g.status.value for g in scored(executor, rows_file, [("text", answer)])] == ["OK"]
+    _, reward, *_, info = env.step(answer)
+    monkeypatch.undo()
+    assert (reward, info["status"]) == (1.0, "OK")
     assert not marker.exists()
 
 
@@ -147,6 +163,20 @@ def test_hostile_answers_score_zero(executor: LocalExecutor, rows_file: Path) ->
     assert statuses[:3] == ["RE"] * 3 and statuses[3:5] == ["WA", "WA"]
     assert statuses[5] == "TLE" and statuses[6] in ("MLE", "RE")
     assert statuses[13:15] == ["RE", "RE"] and "cannot cross the process boundary" in grades[13].message
+
+
+@pytest.mark.parametrize("tier", ["userns-root", "userns-user", "container"])
+def test_hostile_answers_score_zero_in_every_tier(
+    tier: str, tier_executors: Callable[[str], Executor], rows_file: Path
+) -> None:
+    """Where steps run as the worker's own uid (``userns-user``) or with no pid namespace
+    (``container``), the children still cannot reach the grader's channel nor each other."""
+    executor = tier_executors(tier)
+    grades = codegym.score(ENV, HOSTILE, executor=executor, tasks=str(rows_file), direction="input", limits=LIMITS)
+    assert [(a, g.passed) for (_, a), g in zip(HOSTILE, grades, strict=True)] == [(a, False) for _, a in HOSTILE]
+    own = codegym.score(ENV, [(row["id"], row["input"]) for row in ROWS], executor=executor, tasks=str(rows_file),
+                        direction="input", limits=LIMITS)  # fmt: skip
+    assert [g.status.value for g in own] == ["OK"] * len(ROWS)
 
 
 def test_a_task_s_expected_output_never_enters_the_job(executor: LocalExecutor, rows_file: Path) -> None:
