@@ -16,9 +16,26 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+Statement = tuple[str | None, int, Any]  # a top-level assert's test name (else None), its line, its code
 
-def collect(source: str, namespace: dict[str, Any], filename: str) -> Iterator[tuple[str, Callable[[], None]]]:
-    """The tests of ``source``, in order, each a name and a callable that runs it.
+
+def compile_tests(source: str, filename: str) -> list[Statement]:
+    """Each top-level statement of ``source``, compiled (once: every run execs the same)."""
+    compiled: list[Statement] = []
+    for statement in ast.parse(source).body:
+        code = compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
+        name = None
+        if isinstance(statement, ast.Assert):
+            name = f"line {statement.lineno}: {ast.get_source_segment(source, statement) or 'assert'}"[:200]
+        compiled.append((name, statement.lineno, code))
+    return compiled
+
+
+def collect(
+    source: str | list[Statement], namespace: dict[str, Any], filename: str
+) -> Iterator[tuple[str, Callable[[], None]]]:
+    """The tests of ``source`` (text, or `compile_tests` of it), in order, each a name and a
+    callable that runs it.
 
     Each top-level ``assert`` is a test (named by its line); the other top-level statements
     run in order as set-up, and one that raises fails as a test of its own and ends the
@@ -27,14 +44,10 @@ def collect(source: str, namespace: dict[str, Any], filename: str) -> Iterator[t
     ``Test*`` class, each on a fresh instance. Code objects carry ``filename`` (the file that
     holds ``source``: tracebacks then show its lines).
     """
-    tree = ast.parse(source)
-    for statement in tree.body:
-        code = compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
-        if isinstance(statement, ast.Assert):
-            yield (
-                f"line {statement.lineno}: {ast.get_source_segment(source, statement) or 'assert'}"[:200],
-                (lambda code=code: exec(code, namespace)),
-            )
+    statements = compile_tests(source, filename) if isinstance(source, str) else source
+    for name, line, code in statements:
+        if name is not None:
+            yield name, (lambda code=code: exec(code, namespace))
             continue
         failed: list[BaseException] = []
         try:
@@ -47,7 +60,7 @@ def collect(source: str, namespace: dict[str, Any], filename: str) -> Iterator[t
             def reraise(error: BaseException = error) -> None:
                 raise error
 
-            yield f"module line {statement.lineno}", reraise
+            yield f"module line {line}", reraise
             return
     yield from _test_functions(namespace)
 

@@ -21,7 +21,7 @@ import select
 import sys
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from codegym.envs.python_function import codec
@@ -38,8 +38,10 @@ LOAD_WAIT_S = 30.0
 
 
 def holder(lanes: Sequence[Lane], orders: int, news: int) -> None:
-    """Serve the runner's orders: ``{"start": lane, "program": i, "coverage": bool}`` and
-    ``{"stop": lane}``, until its pipe closes."""
+    """Serve the runner's orders: ``{"start": lane, "program": i, "coverage": bool, "next":
+    {"lane": ..., "program": ..., "coverage": ...} or None}`` and ``{"stop": lane}``, until
+    its pipe closes. The next run's program process is started at once, so that it loads
+    while this run's tests run (it is reachable only over its own lane's pipes)."""
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # (what a program leaves running is ours to kill)
     reader = LineReader(orders)
@@ -55,14 +57,17 @@ def holder(lanes: Sequence[Lane], orders: int, news: int) -> None:
     programs, entry = list(spec["programs"]), str(spec["entry_point"])
     processes.say(news, {"kind": "ready", "per_test_s": spec["per_test_s"], "budget_s": spec["budget_s"],
                          "coverage": spec["coverage"]})  # fmt: skip
-    running: _Running | None = None
+    running: dict[int, _Running] = {}
     while (order := processes.read_message(reader, None)) is not None:
         if "start" in order:
-            lane = lanes[int(order["start"])]
-            running = _start(programs[int(order["program"])], entry, lane, bool(order.get("coverage")))
-        elif "stop" in order and running is not None:
-            processes.say(news, running.stop())
-            running = None
+            ahead = order.get("next") or {}
+            now = (order["start"], order["program"], order.get("coverage"))
+            for lane, program, coverage in (now, (ahead.get("lane"), ahead.get("program"), ahead.get("coverage"))):
+                if lane is not None and int(lane) not in running:
+                    running[int(lane)] = _start(programs[int(program)], entry, lanes[int(lane)], bool(coverage))
+        elif "stop" in order and int(order["stop"]) in running:
+            stopped = running.pop(int(order["stop"]))
+            processes.say(news, stopped.stop(spare=[r.pid for r in running.values()]))
 
 
 class _Running:
@@ -71,11 +76,12 @@ class _Running:
     def __init__(self, pid: int, control: int, back: int, coverage: bool) -> None:
         self.pid, self.control, self.back, self.coverage = pid, control, back, coverage
 
-    def stop(self) -> dict[str, Any]:
+    def stop(self, spare: Collection[int]) -> dict[str, Any]:
+        """Kill it and its descendants (orphaned to us; not the processes of ``spare``)."""
         lines = self._coverage() if self.coverage else None
         processes.kill(self.pid)
         _, _, usage = os.wait4(self.pid, 0)
-        processes.reap_children()  # (its descendants, orphaned to us)
+        processes.reap_children(spare)
         processes.close([self.control, self.back])
         return {"kind": "stopped", "cpu_s": usage.ru_utime + usage.ru_stime, "memory_bytes": usage.ru_maxrss * 1024,
                 "lines": lines}  # fmt: skip

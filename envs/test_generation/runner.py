@@ -27,6 +27,7 @@ kills nothing that a test of the same calls' answers would not.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import linecache
 import os
@@ -41,10 +42,10 @@ from typing import Any
 
 from codegym.envs.python_function import codec
 from codegym.envs.test_generation import processes
-from codegym.envs.test_generation.check import collect, pytest_module
+from codegym.envs.test_generation.check import Statement, collect, compile_tests, pytest_module
 from codegym.envs.test_generation.holder import LOAD_WAIT_S, holder
 from codegym.envs.test_generation.processes import Lane, LineReader
-from codegym.envs.test_generation.transcript import Transcript, divergence
+from codegym.envs.test_generation.transcript import Comparison, Transcript, divergence
 
 from codegym.executor import _linux as linux
 from codegym.executor.channel import Channel, ChannelClosed
@@ -76,8 +77,25 @@ def main() -> None:
     source = _read(config["tests"])
     os.unlink(config["tests"])  # (a program under test never reads its tests: Code-A1's loop)
     os.write(orders_out, b"go\n")
-    session = _Session(config, source, lanes, holder_pid, orders_out, LineReader(news_in))
+    tests = _Tests(source, _compiled(source, config["tests"]))
+    session = _Session(config, tests, lanes, holder_pid, orders_out, LineReader(news_in))
     Channel(3, 4, blocking=True).send(json.dumps(session.report()).encode())
+
+
+@dataclass(frozen=True)
+class _Tests:
+    """The submitted tests: their text, and their statements compiled once for every run
+    (None when they do not compile: each run then fails as the tests' own process finds)."""
+
+    source: str
+    statements: list[Statement] | None
+
+
+def _compiled(source: str, filename: str) -> list[Statement] | None:
+    try:
+        return compile_tests(source, filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _read(path: str) -> str:
@@ -110,11 +128,12 @@ class _Outcome:
 
 
 class _Session:
-    def __init__(self, config: dict[str, Any], source: str, lanes: list[Lane], holder_pid: int, orders: int,
+    def __init__(self, config: dict[str, Any], tests: _Tests, lanes: list[Lane], holder_pid: int, orders: int,
                  news: LineReader) -> None:  # fmt: skip
-        self.config, self.source, self.lanes = config, source, lanes
+        self.config, self.tests, self.lanes = config, tests, lanes
         self.holder_pid, self.orders, self.news = holder_pid, orders, news
         self.next_lane = 0
+        self.plan: list[tuple[int, bool]] = []  # each lane's (program, coverage), in the order of the runs
 
     def report(self) -> dict[str, Any]:
         """Every run, in order; the reference's first, and the others only when it passed."""
@@ -123,6 +142,11 @@ class _Session:
             return {"phase": "program", "error": "the programs did not load"}
         per_test_s, budget_s = float(ready["per_test_s"]), float(ready["budget_s"])
         programs = len(self.lanes) - (1 if ready.get("coverage") else 0)
+        self.plan = [
+            (0, False),
+            *([(0, True)] if ready.get("coverage") else []),
+            *((p, False) for p in range(1, programs)),
+        ]
         reference = self._run(0, per_test_s, budget_s)
         if reference.ended == "program":
             return {"phase": "program", "error": reference.transcript.error or "it did not load in time"}
@@ -132,29 +156,41 @@ class _Session:
         lines = self._run(0, per_test_s, budget_s, coverage=True).lines if ready.get("coverage") else None
         per_test_s = min(per_test_s, max(0.5, MUTANT_SLOWDOWN * reference.wall_s))
         budget_s = min(budget_s, MUTANT_SLOWDOWN * reference.wall_s + 1.0)
+        if not any(call.answer is not None for call in reference.transcript.calls):
+            return {"phase": "tests", "runs": rows, "coverage": lines}  # (no answer to differ from: nothing to kill)
         for program in range(1, programs):
-            run = self._run(program, per_test_s, budget_s)
+            run = self._run(program, per_test_s, budget_s, against=reference.transcript)
             rows.append({**run.row(), "divergence": divergence(
                 reference.transcript, run.transcript, cpu_s=run.cpu_s, memory_bytes=run.memory_bytes,
                 reference_memory_bytes=reference.memory_bytes)})  # fmt: skip
         return {"phase": "tests", "runs": rows, "coverage": lines}
 
-    def _run(self, program: int, per_test_s: float, budget_s: float, *, coverage: bool = False) -> _Outcome:
+    def _run(self, program: int, per_test_s: float, budget_s: float, *, coverage: bool = False,
+             against: Transcript | None = None) -> _Outcome:  # fmt: skip
+        """One run; against the reference's transcript, it ends once its verdict is known."""
         lane_index, lane = self.next_lane, self.lanes[self.next_lane]
         self.next_lane += 1
-        processes.say(self.orders, {"start": lane_index, "program": program, "coverage": coverage})
+        following = lane_index + 1
+        ahead = None
+        if following < len(self.plan):
+            ahead = {"lane": following, "program": self.plan[following][0], "coverage": self.plan[following][1]}
+        processes.say(self.orders, {"start": lane_index, "program": program, "coverage": coverage, "next": ahead})
         outcome = _Outcome()
         trail = LineReader(lane.transcript[0])
         started = time.monotonic()
         if _loaded(trail, outcome.transcript, started + min(LOAD_WAIT_S, budget_s + 1.0)):
             events_in, events_out = os.pipe()
             keep = (*lane.tests_ends, events_out)
-            processes.fork(lambda: _tests(self.config, self.source, lane, events_out, keep))
+            tests_pid = processes.fork(lambda: _run_tests(self.config, self.tests, lane, events_out, keep))
             processes.close(list(keep))
+            comparison = Comparison(against) if against is not None else None
             outcome.results, outcome.ended = _collect(events_in, trail, outcome.transcript, per_test_s,
-                                                      started + budget_s)  # fmt: skip
+                                                      started + budget_s, comparison)  # fmt: skip
             outcome.wall_s = time.monotonic() - started
-            processes.reap_children(spare=self.holder_pid)  # the tests, and whatever they left
+            processes.kill(tests_pid)
+            processes.reap_children(spare=(self.holder_pid,))  # the tests, and whatever they left
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(tests_pid, 0)
             processes.close([events_in])
         else:
             processes.close(list(lane.tests_ends))
@@ -189,16 +225,22 @@ def _drain(trail: LineReader, transcript: Transcript) -> None:
     processes.close([trail.fd])
 
 
-def _collect(events: int, trail: LineReader, transcript: Transcript, per_test_s: float,
-             deadline: float) -> tuple[list[dict[str, Any]], str]:  # fmt: skip
+def _collect(events: int, trail: LineReader, transcript: Transcript, per_test_s: float, deadline: float,
+             comparison: Comparison | None = None) -> tuple[list[dict[str, Any]], str]:  # fmt: skip
     """The tests' results, and how their run ended: ``complete`` (they said so), ``crashed``
     (their process ended first), ``timeout`` (a test ran past its time), ``budget`` (the run
-    did), ``garbled`` (an event that is not one) or ``flooded`` (too many). The program's
-    transcript is read as it comes."""
+    did), ``garbled`` (an event that is not one) or ``flooded`` (too many); with a
+    ``comparison`` (a mutant run), also ``moot`` (the tests asked otherwise than on the
+    reference: no kill can follow) or ``decided`` (a test failed after the program answered
+    otherwise: killed). The program's transcript is read as it comes."""
     results: list[dict[str, Any]] = []
     reader = LineReader(events)
     running: str | None = None
     while True:
+        if comparison is not None:
+            state = comparison.update(transcript)
+            if state == "moot" or (state == "answer" and not all(r["passed"] for r in results)):
+                return results, "moot" if state == "moot" else "decided"
         line = _next_event(reader, trail, transcript, min(deadline, time.monotonic() + per_test_s))
         if line is None:
             why = "crashed" if reader.closed else "budget" if time.monotonic() >= deadline else "timeout"
@@ -253,7 +295,7 @@ def _event(line: bytes) -> dict[str, Any] | None:
 # --- the tests -----------------------------------------------------------------------------
 
 
-def _tests(config: dict[str, Any], source: str, lane: Lane, events: int, keep: tuple[int, ...]) -> None:
+def _run_tests(config: dict[str, Any], tests: _Tests, lane: Lane, events: int, keep: tuple[int, ...]) -> None:
     """Run the submitted tests; hostile from the first line of theirs on."""
     linux.prctl(linux.PR_SET_DUMPABLE, 0)  # (a matrix's hostile program may not open our pipes through /proc)
     processes.close_all_but(keep)
@@ -264,9 +306,10 @@ def _tests(config: dict[str, Any], source: str, lane: Lane, events: int, keep: t
     sys.modules["pytest"] = pytest_module()
     random.seed(0)
     namespace: dict[str, Any] = {"__name__": "test_submission", entry: proxy, "candidate": proxy}
+    source = tests.source
     linecache.cache[config["tests"]] = (len(source), None, source.splitlines(True), config["tests"])
     report = _Reporter(events)
-    for name, run in collect(source, namespace, filename=config["tests"]):
+    for name, run in collect(tests.statements or source, namespace, filename=config["tests"]):
         report.say({"kind": "start", "name": name})
         try:
             run()

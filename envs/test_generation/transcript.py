@@ -135,3 +135,29 @@ def divergence(reference: Transcript, run: Transcript, *, cpu_s: float, memory_b
         if call.answer != expected.answer:
             return {"kind": "answer", "at": i}
     return None
+
+
+class Comparison:
+    """A mutant run's transcript against the reference's while it comes in, so a run can end
+    as soon as its verdict is known. `state`: ``same`` (no difference yet), ``answer`` (the
+    program answered a call otherwise: a failing test kills it from here), or ``moot`` (the
+    tests asked otherwise first: nothing that follows can kill)."""
+
+    def __init__(self, reference: Transcript) -> None:
+        self.reference = reference
+        self.checked = 0
+        self.state = "same"
+
+    def update(self, run: Transcript) -> str:
+        while self.state == "same" and self.checked < len(run.calls):
+            i, call = self.checked, run.calls[self.checked]
+            expected = self.reference.calls[i] if i < len(self.reference.calls) else None
+            if expected is None or expected.request != call.request or expected.answer is None:
+                self.state = "moot"
+            elif call.answer is None:
+                break  # (still running)
+            elif call.answer != expected.answer:
+                self.state = "answer"
+            else:
+                self.checked += 1
+        return self.state

@@ -130,7 +130,7 @@ def test_probe():
         ("import sys\nsys.exit(0)\n", Status.WA),
         ("import os\nos._exit(0)\n", Status.RE),
         ("def test_spin():\n    while True:\n        pass\n", Status.TLE),
-        ("print('x' * (1 << 22))\nassert True\n", Status.OLE),
+        ("print('x' * (1 << 25))\nassert True\n", Status.OLE),
         ("import os\nif os.fork() == 0:\n    import time\n    time.sleep(60)\nassert True\n", Status.OK),
     ],
 )
