@@ -138,9 +138,19 @@ def _run(args: argparse.Namespace, repo: Any) -> int:
 
 
 def _env_id(value: str) -> str:
-    """A registered env id; else the error names the nearest ones."""
+    """A registered env id, or Gymnasium's ``module:id`` (the module registers the id when
+    imported); else the error names the nearest ones."""
     if value in gym.registry:
         return value
+    if ":" in value:
+        module, _, env_id = value.partition(":")
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise argparse.ArgumentTypeError(f"{value!r}: cannot import {module!r} ({e}); is it installed?") from e
+        if env_id in gym.registry:
+            return value
+        raise argparse.ArgumentTypeError(f"{value!r}: importing {module!r} registered no env {env_id!r}")
     ids = sorted(i for i in gym.registry if i.startswith("codegym/"))
     families = {_family(i).lower(): i for i in ids}
     wanted = _family(value).lower()

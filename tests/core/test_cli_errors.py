@@ -248,6 +248,8 @@ def test_the_docs_table_is_what_the_commands_print() -> None:
         (["doctor", "--isolation", "bogus"], "argument --isolation: invalid choice: 'bogus'"),
         (["validate", "codegym/PythonFunction-v0", "--runs", "0"], "argument --runs: expected a positive integer"),
         (["score", "s.jsonl", "--executor", "bogus"], "argument --executor: invalid choice: 'bogus'"),
+        (["score", "s.jsonl", "--env", "no_such_lab:lab/X-v0"], "cannot import 'no_such_lab'"),
+        (["score", "s.jsonl", "--env", "json:lab/X-v0"], "importing 'json' registered no env 'lab/X-v0'"),
     ],
 )
 def test_bad_arguments_are_usage_errors(argv: list[str], error: str, capsys: pytest.CaptureFixture[str]) -> None:
