@@ -172,7 +172,7 @@ class _Session:
         self.next_lane += 1
         following = lane_index + 1
         ahead = None
-        if following < len(self.plan):
+        if against is not None and following < len(self.plan):  # (mutant runs follow: load the next one now)
             ahead = {"lane": following, "program": self.plan[following][0], "coverage": self.plan[following][1]}
         processes.say(self.orders, {"start": lane_index, "program": program, "coverage": coverage, "next": ahead})
         outcome = _Outcome()
