@@ -7,9 +7,10 @@ item run) on the same warm local workers, one family after the other:
 
 - PythonFunction (the baseline): codegym-py's references, and ``return None`` stubs;
 - TestGeneration: codegym-py's own tests (valid: a run on the reference, then one per
-  mutant, 16 at most) and ``assert True`` (valid, kills nothing), half each; each task's
-  mutant pool is made (or read from the cache) before the clock starts. Every run is a
-  sandbox job of its own, so the rate per job is printed too;
+  mutant, 16 at most) and ``assert True`` (valid, kills nothing: it calls nothing, so no
+  mutant runs), half each; each task's mutant pool is made (or read from the cache) before
+  the clock starts. Each item is one sandbox job, its runs each in processes of their own,
+  and the mean pool size is printed too;
 - OutputPrediction ``direction="output"`` (the literal compared in the trainer's process)
   and ``direction="input"`` (the code run on the predicted input in the sandbox), over its
   generated items: the recorded answers, answers computed before the clock starts.
@@ -61,7 +62,7 @@ def main() -> None:
     valid = [t for t in tests.tasks if not tests.invalid_tasks.get(t.id) and tests.pool(t.id)]  # type: ignore[attr-defined]
     pairs = [p for t in valid for p in ((t.id, t.reference or ""), (t.id, "assert True\n"))]
     rates["TestGeneration"], grades = rate(tests, cycle(pairs, n))
-    runs = sum(1 + g.metrics.get("mutants", 0.0) for g in grades) / len(grades)  # (mutants run only when valid)
+    pool = sum(g.metrics.get("mutants", 0.0) for g in grades) / len(grades)
 
     for direction in ("output", "input"):
         env = gym.make("codegym/OutputPrediction-v0", direction=direction).unwrapped
@@ -75,8 +76,10 @@ def main() -> None:
     for name, value in rates.items():
         print(f"{name:32} {value:9.1f} {value / base:17.2f}x")
     per_run = rates["TestGeneration"] * runs
-    print(f"TestGeneration runs {runs:.1f} sandbox jobs per item (the reference, then each mutant): "
-          f"{per_run:.1f} jobs/s, {per_run / base:.2f}x PythonFunction's items/s")  # fmt: skip
+    print(
+        f"TestGeneration: one sandbox job per item, at most {runs:.1f} runs of the tests in it on average (the "
+        f"reference, then each mutant): {per_run:.1f} runs/s, {per_run / base:.2f}x PythonFunction's items/s"
+    )
 
 
 if __name__ == "__main__":
