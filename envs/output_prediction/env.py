@@ -67,7 +67,8 @@ class OutputPredictionEnv(CodeEnv):
     (``CE``); ``direction="input"``: the arguments as they go inside ``f(...)`` (``1, 2`` is two
     arguments, ``(1, 2)`` one tuple), the call ``f(...)``, or ``assert f(...) == ...``, each
     argument any expression (``dict(a=1)``, a lambda, ``range(3)``, a name the code binds),
-    evaluated in the sandbox only; empty for a function without parameters. Raw, in a fenced
+    evaluated in the sandbox only (literals are read here); empty for a function without
+    parameters. Raw, in a fenced
     block, or in CRUXEval's ``[ANSWER] ... [/ANSWER]``; at most 64 KiB.
 
     ## Observation space
@@ -100,8 +101,9 @@ class OutputPredictionEnv(CodeEnv):
     sandbox on first need, for a chunk of tasks in one job; a program that raises or hangs on
     its input makes its task ungradable (``IE``). ``direction="output"`` runs nothing per step;
     ``direction="input"`` runs the function on the answer's arguments in the sandbox (one job):
-    a forked child evaluates them, a second one forked from the untouched program calls the
-    function on what they made (`codegym.envs.output_prediction.inputs`), and a harness outside
+    literal ones are read here and sent as values; otherwise a forked child evaluates them and
+    the function runs on what they made, in the untouched process or, where they hold code, in
+    a second child forked from it (`codegym.envs.output_prediction.inputs`); a harness outside
     the sandbox compares what it returned.
     """
 
@@ -173,13 +175,15 @@ class OutputPredictionEnv(CodeEnv):
         if not answer.ok:
             raise UngradableSubmission(f"not an input: {answer.error}")
         value, _ = self._output(task.id)
-        # The answer's arguments travel as their source, evaluated in the sandbox (`inputs`);
-        # the expected value stays in the harness, which compares what the call returned.
         test = {"name": grader.TEST, "code": f"{item.entry_point}(...)", "expected": value, "compare": "typed",
-                "args": [grader.arguments_source(answer.sources)], "atol": self.tolerance}  # fmt: skip
-        program = item.code + inputs.trailer(item.entry_point)
+                "args": list(answer.values), "atol": self.tolerance}  # fmt: skip
+        program, entry = item.code, item.entry_point
+        if answer.evaluated:  # expressions travel as their source, evaluated in the sandbox (`inputs`)
+            program, entry = item.code + inputs.trailer(item.entry_point), inputs.ENTRY
+            test["args"] = [grader.arguments_source(answer.sources)]
+        # (the expected value stays in the harness, which compares what the call returned)
         return Job(steps=STEPS, files={"solution.py": program.encode()}, limits=limits,
-                   harness=harness_for(inputs.ENTRY, "", [test], limits.wall_s), preload=self.preload)  # fmt: skip
+                   harness=harness_for(entry, "", [test], limits.wall_s), preload=self.preload)  # fmt: skip
 
     def grade(self, task: Task, code: str, result: RunResult | Answer) -> Grade:
         item = self._items[task.id]

@@ -51,6 +51,7 @@ class Answer:
     column: int | None = None
     sources: tuple[str, ...] = ()
     message: str = NOT_LITERALS
+    evaluated: bool = False  # a predicted input whose arguments are not all literals: run in the sandbox
 
     @property
     def ok(self) -> bool:
@@ -84,8 +85,10 @@ def parse_output(raw: str) -> Answer:
 def parse_input(raw: str, name: str = "f", *, no_arguments: bool = False) -> Answer:
     """A predicted input: the source of each argument of a call of ``name`` (written out, or
     the left side of ``assert name(...) == ...``), or of the text that goes inside
-    ``name(...)``. Any expression is an argument; none is evaluated here. An empty answer is
-    the call ``name()`` where ``no_arguments`` (the function takes none), else refused."""
+    ``name(...)``. Any expression is an argument: where all are literals their values are read
+    (`ast.literal_eval`), else none is evaluated here (``evaluated``: the sandbox will). An
+    empty answer is the call ``name()`` where ``no_arguments`` (the function takes none), else
+    refused."""
     text = answer_text(raw)
     if not text and no_arguments:
         return Answer()
@@ -101,7 +104,10 @@ def parse_input(raw: str, name: str = "f", *, no_arguments: bool = False) -> Ans
             raise SyntaxError("not a tuple of the arguments")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         sources = tuple(ast.unparse(node) for node in nodes)
-    return Answer(sources=sources)
+    literals = _literals(nodes, source)  # (literals are read here, as ever: nothing of them runs)
+    if literals.ok:
+        return Answer(literals.values, sources=sources)
+    return Answer(sources=sources, evaluated=True)
 
 
 def parse_arguments(text: str, name: str = "f") -> Answer:
@@ -227,7 +233,10 @@ def grade_output(answer: Answer, expected: Any, call: str, tolerance: float) -> 
 def grade_input(answer: Answer, expected: Any, result: RunResult | None, name: str) -> Grade:
     """Judge a predicted input by what running ``name`` on it returned (``result``: the
     Python-function harness's report of its one call test); None when it did not parse."""
-    call = f"{name}({', '.join(_clip(source, 100) for source in answer.sources)})"
+    shown = (
+        [_clip(source, 100) for source in answer.sources] if answer.evaluated else [show(v, 100) for v in answer.values]
+    )
+    call = f"{name}({', '.join(shown)})"
     if not answer.ok or result is None:
         return _unparsed(answer, None)
     if result.harness_error is not None:

@@ -5,19 +5,23 @@ Runs inside the sandbox only, imported by the job's ``solution.py`` (the task's 
 ``caller``'s two lines); nothing here runs in the trainer's process. An input answer may be any
 Python expression (``dict(a=1)``, a lambda, ``range(3)``, a name the program binds), so
 evaluating it is running code, and that code must not reach the function's run nor the
-grader's channel. Each call therefore forks twice from a process that runs none of it:
+grader's channel. Each call therefore forks from a process that runs none of it:
 
 1. A child evaluates the arguments in its copy of the program's namespace, then packs what
    they made (`pack`: plain builtins, ranges, lambdas, names of the program or of builtins)
    and writes it to a pipe. What it did to its memory (a rebound global, a patched builtin,
    an earlier call of the function) dies with it.
-2. A second child, forked from the untouched process, unpacks those values, calls the
-   function on them and writes its return value in `codec`'s encoding.
+2. Where they are plain data (`codec`'s JSON: numbers, strings, containers, ranges), the
+   process the grader talks to reads them and calls the function itself, as it would on
+   literal arguments. Where they hold code or names (a lambda, ``str.upper``, a global of the
+   program), a second child, forked from the untouched process, unpacks them (`marshal`, read
+   there only), calls the function and writes its return value in `codec`'s encoding: a
+   lambda the function calls runs there, inside the function's run.
 
-The process the grader talks to only copies bytes from the first child to the second and
-decodes the second's reply (JSON). Neither child holds the grader's channel: each closes
-every descriptor but its pipe before it runs anything, and the process is made undumpable
-first, so that no child can reopen the channel through ``/proc/<pid>/fd`` or trace it.
+The process the grader talks to thus runs none of the answer's code. Neither child holds the
+grader's channel: each closes every descriptor but its pipe before it runs anything, and the
+process is made undumpable first, so that no child can reopen the channel through
+``/proc/<pid>/fd``, write its memory or trace it.
 """
 
 from __future__ import annotations
@@ -40,6 +44,11 @@ MAX_DEPTH = 100
 _LENGTH = struct.Struct("!Q")
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
 _PR_SET_DUMPABLE = 4
+# What the first child's bytes start with: plain data (`codec`'s JSON, read where the grader's
+# channel is), or values with code (marshal, read in the second child only).
+DATA, CODE = b"D", b"C"
+_DATA_TAGS = ("v", "bytearray", "range")
+_CONTAINERS = (list, tuple, set, frozenset, dict, bytearray, range)
 
 
 def trailer(entry_point: str) -> str:
@@ -54,8 +63,9 @@ def trailer(entry_point: str) -> str:
 
 def caller(namespace: dict[str, Any], entry_point: str) -> Callable[[str], Any]:
     """The function the grader calls: ``source`` (a tuple expression) evaluated in a child,
-    ``entry_point`` (as the program bound it, before any answer ran) called on the result in
-    another; returns what it returned, or raises what either raised."""
+    ``entry_point`` (as the program bound it, before any answer ran) called on the result here
+    (plain data) or in a second child (values with code); returns what it returned, or raises
+    what either raised."""
     function = namespace.get(entry_point)
     _undumpable()
 
@@ -64,7 +74,13 @@ def caller(namespace: dict[str, Any], entry_point: str) -> Callable[[str], Any]:
             raise NameError(f"name {entry_point!r} is not defined")
         called: Callable[..., Any] = function
         packed = _in_child(lambda: _evaluate(namespace, source), "the answer's arguments")
-        reply = _in_child(lambda: _apply(called, namespace, packed), f"{entry_point}(...)")
+        if packed[:1] == DATA:  # plain data only: the function runs here, as on a literal input
+            try:
+                trees = codec.decode(packed[1:])
+            except codec.Malformed as e:
+                raise TypeError("the answer's arguments came back malformed") from e
+            return called(*_unpacked(trees, namespace, data_only=True))
+        reply = _in_child(lambda: _apply(called, namespace, packed[1:]), f"{entry_point}(...)")
         return codec.decode(reply)
 
     return call
@@ -93,11 +109,14 @@ def _in_child(work: Callable[[], bytes], what: str) -> bytes:
         data = _read_frame(read_fd)
     finally:
         os.close(read_fd)
-        with contextlib.suppress(OSError):
-            os.killpg(pid, signal.SIGKILL)  # what the child started, where it stayed in its group
-        _, status = os.waitpid(pid, 0)
+        for kill in (os.killpg, os.kill):  # its group: what it started, where that stayed in it
+            with contextlib.suppress(OSError):
+                kill(pid, signal.SIGKILL)
     if data is None:
+        _, status = os.waitpid(pid, 0)
         raise _ended(what, status)
+    with contextlib.suppress(ChildProcessError):  # (not waiting for its exit: it is killed, and
+        os.waitpid(pid, os.WNOHANG)  # the step's end reaps what is left)
     kind, body = data[:1], data[1:]
     if kind == b"R":
         return body
@@ -184,19 +203,42 @@ def _error(described: Any, what: str) -> BaseException:
 def _evaluate(namespace: dict[str, Any], source: str) -> bytes:  # pragma: no cover (a child)
     """Evaluate ``source`` in ``namespace`` and pack the tuple of arguments it makes."""
     known = _known(namespace)  # (before the answer can rebind anything)
+    saved = dict(builtins.__dict__)
     values = eval(compile(source, "answer", "eval", dont_inherit=True), namespace)
+    _restore(builtins.__dict__, saved)  # (packing needs them as they were; the values are made)
     if type(values) is not tuple:
         raise TypeError("the answer's arguments did not make a tuple")
-    return marshal.dumps(tuple(pack(value, known, namespace) for value in values))
+    trees = tuple(pack(value, known, namespace) for value in values)
+    if all(_data(tree) for tree in trees):
+        return DATA + codec.encode(trees)
+    return CODE + marshal.dumps(trees)
+
+
+def _restore(names: dict[str, Any], saved: dict[str, Any]) -> None:  # pragma: no cover (a child)
+    for name in [name for name in names if name not in saved]:
+        del names[name]
+    names.update(saved)
 
 
 def _apply(function: Callable[..., Any], namespace: dict[str, Any], packed: bytes) -> bytes:  # pragma: no cover
     """Call ``function`` on the packed arguments; its return value in `codec`'s encoding."""
-    trees = marshal.loads(packed)
+    return codec.encode(function(*_unpacked(marshal.loads(packed), namespace)))
+
+
+def _unpacked(trees: Any, namespace: dict[str, Any], *, data_only: bool = False) -> list[Any]:
     if type(trees) is not tuple:
         raise TypeError("the answer's arguments came back malformed")
-    args = [unpack(tree, namespace) for tree in trees]
-    return codec.encode(function(*args))
+    return [unpack(tree, namespace, data_only=data_only) for tree in trees]
+
+
+def _data(tree: Any) -> bool:
+    """Whether a packed value is plain data (no function, builtin or name of the program)."""
+    tag = tree[0]
+    if tag in ("list", "tuple", "set", "frozenset"):
+        return all(_data(item) for item in tree[1])
+    if tag == "dict":
+        return all(_data(k) and _data(v) for k, v in tree[1])
+    return tag in _DATA_TAGS
 
 
 # --- values across the two children ---------------------------------------------------------
@@ -229,7 +271,9 @@ def pack(value: Any, known: dict[int, tuple[Any, tuple[str, ...]]], namespace: d
     if kind in _SCALARS:
         return ("v", value)
     entry = known.get(id(value))
-    if entry is not None and entry[0] is value:
+    # A container that is a global of the program goes by name (the function may change it);
+    # one that merely is a builtin type's attribute (``()``) goes as data.
+    if entry is not None and entry[0] is value and (entry[1][0] == "g" or kind not in _CONTAINERS):
         return entry[1]
     deeper = depth + 1
     if kind in (list, tuple, set, frozenset):
@@ -253,19 +297,26 @@ def pack(value: Any, known: dict[int, tuple[Any, tuple[str, ...]]], namespace: d
     )
 
 
-def unpack(tree: Any, namespace: dict[str, Any], depth: int = 0) -> Any:
-    """`pack` undone, checking each node (the bytes come from a process the answer ran in)."""
+def unpack(tree: Any, namespace: dict[str, Any], depth: int = 0, *, data_only: bool = False) -> Any:
+    """`pack` undone, checking each node (the bytes come from a process the answer ran in);
+    ``data_only``: refusing every node but plain data's (no function, builtin or name)."""
     if type(tree) is not tuple or not tree or type(tree[0]) is not str or depth > MAX_DEPTH + 1:
         raise TypeError("the answer's arguments came back malformed")
     tag, body = tree[0], tree[1:]
+    if data_only and tag not in _DATA_TAGS and tag not in ("list", "tuple", "set", "frozenset", "dict"):
+        raise TypeError("the answer's arguments came back malformed")
     deeper = depth + 1
+
+    def inner(node: Any) -> Any:
+        return unpack(node, namespace, deeper, data_only=data_only)
+
     if tag == "v" and len(body) == 1 and type(body[0]) in _SCALARS:
         return body[0]
     if tag in ("list", "tuple", "set", "frozenset") and len(body) == 1 and type(body[0]) is tuple:
         kind = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[tag]
-        return kind(unpack(item, namespace, deeper) for item in body[0])
+        return kind(inner(item) for item in body[0])
     if tag == "dict" and len(body) == 1 and type(body[0]) is tuple:
-        return {unpack(k, namespace, deeper): unpack(v, namespace, deeper) for k, v in map(_pair, body[0])}
+        return {inner(k): inner(v) for k, v in map(_pair, body[0])}
     if tag == "bytearray" and len(body) == 1 and type(body[0]) is bytes:
         return bytearray(body[0])
     if tag == "range" and len(body) == 3 and all(type(b) is int for b in body):
@@ -279,10 +330,10 @@ def unpack(tree: Any, namespace: dict[str, Any], depth: int = 0) -> Any:
         if isinstance(owner, type) and body[1] in vars(owner):
             return vars(owner)[body[1]]
     if tag == "method" and len(body) == 2 and type(body[1]) is str:
-        return getattr(unpack(body[0], namespace, deeper), body[1])
+        return getattr(inner(body[0]), body[1])
     if tag == "function" and len(body) == 4 and type(body[0]) is types.CodeType and type(body[1]) is str:
-        defaults = unpack(body[2], namespace, deeper)
-        kwdefaults = unpack(body[3], namespace, deeper)
+        defaults = inner(body[2])
+        kwdefaults = inner(body[3])
         if type(defaults) is tuple and type(kwdefaults) is dict and not body[0].co_freevars:
             function = types.FunctionType(body[0], namespace, body[1], defaults or None)
             function.__kwdefaults__ = kwdefaults or None

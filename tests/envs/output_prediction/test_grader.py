@@ -80,7 +80,10 @@ def test_literal_inputs_parse_to_arguments(raw: str, values: tuple) -> None:
 def test_input_answers_parse_to_the_sources_of_their_arguments(raw: str, sources: tuple[str, ...]) -> None:
     answer = parse_input(raw, "f")
     assert answer.ok, answer.error
-    assert answer.sources == sources and answer.values == ()
+    assert answer.sources == sources
+    literals = parse_arguments(answer_text(raw))  # (all literals: read here, as they always were)
+    assert answer.evaluated is not literals.ok
+    assert answer.values == (literals.values if literals.ok else ())
 
 
 def test_the_arguments_source_reads_back_as_a_tuple_of_each_argument() -> None:

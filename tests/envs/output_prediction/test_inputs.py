@@ -8,7 +8,6 @@ tampering with the function, its globals or builtins, forging the grader's chann
 
 from __future__ import annotations
 
-import ast
 import builtins
 import json
 import uuid
@@ -105,7 +104,6 @@ def test_the_answer_is_evaluated_in_the_sandbox_not_here(
 
     for name in ("eval", "exec"):  # (compile is ast.parse's, which finds the arguments here)
         monkeypatch.setattr(builtins, name, refused)
-    monkeypatch.setattr(ast, "literal_eval", refused)
     marker = Path(f"/tmp/codegym-op-{uuid.uuid4().hex}")
     answer = f"(open('{marker}', 'w').close(), 'hello')[1], 2"  # writes in the sandbox's /tmp, then is right
     _, reward, *_, info = env.step(answer)
@@ -181,10 +179,12 @@ def test_hostile_answers_score_zero_in_every_tier(
 
 def test_a_task_s_expected_output_never_enters_the_job(executor: LocalExecutor, rows_file: Path) -> None:
     env = gym.make(ENV, executor=executor, tasks=str(rows_file), direction="input").unwrapped
-    job = env.build_job(env.tasks.get("echo"), "'x'")
+    job = env.build_job(env.tasks.get("echo"), "'x'.upper()")
     assert all(b"needle" not in content for content in job.files.values())
     assert job.files["solution.py"].decode().endswith(trailer("f"))
     assert job.harness is not None and b"needle" in job.harness.payload  # (the harness holds it, outside)
+    literal = env.build_job(env.tasks.get("echo"), "'x'")  # (literals go as values, as they always did)
+    assert literal.files["solution.py"] == ROWS[-1]["code"].encode()
 
 
 # --- the sandbox side's parts, here on plain values ------------------------------------------
