@@ -119,16 +119,22 @@ class Reporter:
         self.send({"exit": int(exitstatus)})
 
 
-def judge_plugin() -> Any:
-    """The verifier's pytest plugin (made once pytest is importable): a test passes when it
-    was called and none of its phases raised. Its hook wrappers see the exceptions
-    themselves, before any report is made of them."""
+def judge_plugin(nodes: set[str]) -> Any:
+    """The verifier's pytest plugin (made once pytest is importable), which runs ``nodes``
+    alone of what it collects: a test passes when it was called and none of its phases
+    raised. Its hook wrappers see the exceptions themselves, before any report is made of them."""
     import pytest
 
     class Judge:
         def __init__(self) -> None:
             self.called: set[str] = set()
             self.failed: set[str] = set()
+
+        def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+            # (the files are collected whole: matching each node id costs more than this)
+            keep = [item for item in items if item.nodeid in nodes]
+            config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in nodes])
+            items[:] = keep
 
         def passed(self) -> list[str]:
             return sorted(self.called - self.failed)
@@ -343,8 +349,9 @@ def verify(config: dict[str, Any], nodes: list[str], baseline: Baseline) -> dict
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
-        judge = judge_plugin()
-        _pytest_main(pytest_arguments(config, nodes), judge)
+        judge = judge_plugin(set(nodes))
+        files = sorted({node.partition("::")[0] for node in nodes})
+        _pytest_main([*pytest_arguments(config, files), "--tb=no"], judge)
         token = _read(token_read, TOKEN_BYTES)
         result = {"passed": judge.passed(), "tampered": baseline.changed()}
         Frames(write_fd).send(token + json.dumps(result).encode())
