@@ -3,8 +3,10 @@
 The library and its tests share one process (a repository's tests import it), so code a
 repair adds could tamper with pytest from inside: rewrite its reports, end the session early,
 patch the functions under test from a frame up the stack. The grader checks the report
-against itself and the exit status, and the runner checks that pytest's own functions are
-still the ones it started with; this is the static layer in front of both: a line the repair
+against itself and the exit status, the runner checks that pytest's own functions are still
+the ones it started with, and its verifier runs the FAIL_TO_PASS tests again where the
+session's report cannot reach their verdict (none of which goes by names: see
+`codegym.envs.repo_repair.runner`); this is the static layer in front: a line the repair
 adds to the library's source that names pytest's internals, the interpreter's module table,
 its frames or its exit is refused as `Status.HACK` before anything runs. The bugs are
 injected into plain library code, and no fix of one needs any of these.
