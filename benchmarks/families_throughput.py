@@ -57,7 +57,7 @@ def main() -> None:
     references = [(t.id, t.reference or "") for t in functions.tasks]
     rates["PythonFunction"], _ = rate(functions, cycle([*references, *stub], n))
 
-    tests = gym.make("codegym/TestGeneration-v0").unwrapped
+    tests = gym.make("codegym/TestGeneration-v1").unwrapped
     tests.prepare()  # type: ignore[attr-defined]
     valid = [t for t in tests.tasks if not tests.invalid_tasks.get(t.id) and tests.pool(t.id)]  # type: ignore[attr-defined]
     pairs = [p for t in valid for p in ((t.id, t.reference or ""), (t.id, "assert True\n"))]
@@ -65,7 +65,7 @@ def main() -> None:
     pool = sum(g.metrics.get("mutants", 0.0) for g in grades) / len(grades)
 
     for direction in ("output", "input"):
-        env = gym.make("codegym/OutputPrediction-v0", direction=direction).unwrapped
+        env = gym.make("codegym/OutputPrediction-v1", direction=direction).unwrapped
         items = list(itertools.islice(env.tasks, min(n, len(env.tasks))))
         for task in items:
             env.check_task_once(task)  # (its answer, computed in the sandbox, before the clock)

@@ -90,7 +90,7 @@ class OutputPredictionEnv(CodeEnv):
     just run the code.
 
     ## Registered configurations
-    ``codegym/OutputPrediction-v0`` with ``tasks="generated"`` (default: ``count`` programs of
+    ``codegym/OutputPrediction-v1`` with ``tasks="generated"`` (default: ``count`` programs of
     ``seed`` from `codegym.envs.output_prediction.generator`, with ``knobs`` or knobs drawn per
     program), ``"codegym-py"`` or ``"humaneval"`` (items derived from PythonFunction tasks), a
     CRUXEval-format JSONL file or rows, or a PythonFunction or OutputPrediction `TaskSet`; and

@@ -50,7 +50,7 @@ class Prepared:
 
 
 class RepoRepairEnv(CodeEnv):
-    """Repair a library that a bug broke (``codegym/RepoRepair-v0``).
+    """Repair a library that a bug broke (``codegym/RepoRepair-v1``).
 
     Args:
         tasks: ``"bundled"`` (the bundled libraries' tasks; ``libraries=`` picks some), the

@@ -70,7 +70,7 @@ class TestGenerationEnv(CodeEnv):
     program's reach, and the program's out of the tests'.
 
     ## Registered configurations
-    ``codegym/TestGeneration-v0`` with ``tasks="codegym-py"`` (default), ``"humaneval"``,
+    ``codegym/TestGeneration-v1`` with ``tasks="codegym-py"`` (default), ``"humaneval"``,
     or any PythonFunction task source (an MBPP / HumanEval-format file, rows in memory).
     ``mutants`` (16) caps each pool; ``show_reference``; ``coverage``; ``reward_weights``.
     """

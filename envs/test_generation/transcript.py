@@ -10,7 +10,7 @@ follows is the program's doing; where it is an *answer* to the same call, it is.
 Lines (ASCII): ``L`` (loaded), ``E <message>`` (did not load), ``c <digest> <cpu_s>`` (a call
 came in: its bytes' digest and the process's CPU time so far), ``r <digest> <cpu_s>`` (it was
 answered: the answer's digest and the CPU time the call took). Answers are digested by value
-as Python's ``==`` compares them (see `answer_digest`).
+by value and type, sets and dicts in any order (see `answer_digest`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ def digest(data: bytes) -> str:
 
 def answer_digest(kind: bytes, encoded: bytes, value: Any = _NOTHING) -> str:
     """The digest of an answer: ``kind`` (returned or raised) and, for a returned value, the
-    value up to Python's ``==``: ``1``, ``1.0`` and ``True`` give one digest, and so do sets
-    and dicts in any order; ``[1]`` and ``(1,)`` do not. A raised error: its ``encoded``
-    type and message."""
+    value by value and type, with sets and dicts in any order (equal ones, one digest; ``1``,
+    ``1.0`` and ``True`` are three answers, as a test that checks types sees them). A raised
+    error: its ``encoded`` type and message."""
     if value is _NOTHING:
         return digest(kind + encoded)
     return digest(kind + json.dumps(_canonical(value), separators=(",", ":")).encode())
@@ -43,21 +43,17 @@ def _canonical(value: Any) -> Any:
     kind = type(value)
     if kind is str or value is None:
         return value
-    if kind is int or kind is bool:
-        return ["n", str(int(value))]
-    if kind is float:
-        return ["n", str(int(value)) if value.is_integer() else repr(value)]
-    if kind is complex:
-        return _canonical(value.real) if value.imag == 0 else ["c", repr(value.real), repr(value.imag)]
     if kind is list or kind is tuple:
         return [kind.__name__, [_canonical(v) for v in value]]
     if kind is set or kind is frozenset:
-        return ["set", sorted(_key(v) for v in value)]
+        return [kind.__name__, sorted(_key(v) for v in value)]
     if kind is dict:
         return ["dict", sorted([_key(k), _key(v)] for k, v in value.items())]
     if kind is bytes:
         return ["bytes", value.hex()]
-    return ["?", repr(value)[:200]]
+    if kind is int:
+        return ["int", hex(value)]  # (str() of a huge int is refused; hex() never is)
+    return [kind.__name__, repr(value)]
 
 
 def _key(value: Any) -> str:

@@ -15,12 +15,12 @@ import codegym  # noqa: F401
 ENV_IDS = sorted(i for i in gym.registry if i.startswith("codegym/"))
 SOLUTION = {
     "codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n",
-    "codegym/OutputPrediction-v0": "0",  # (a literal: right for some generated programs, wrong for most)
+    "codegym/OutputPrediction-v1": "0",  # (a literal: right for some generated programs, wrong for most)
     "codegym/StdioProgram-v0": "print(input())\n",
     "codegym/Verilog-v0": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
     "  assign y = sel ? b : a;\nendmodule\n",
-    "codegym/RepoRepair-v0": "",  # (no change: the buggy tree is graded)
-    "codegym/TestGeneration-v0": "assert True\n",
+    "codegym/RepoRepair-v1": "",  # (no change: the buggy tree is graded)
+    "codegym/TestGeneration-v1": "assert True\n",
     "codegym/TritonKernel-v0": "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self, *args):\n"
     "        super().__init__()\n\n    def forward(self, *inputs):\n        return inputs[0]\n",
 }

@@ -1,4 +1,4 @@
-"""OutputPrediction-v0: both directions, every task source, and output answers that are never run
+"""OutputPrediction-v1: both directions, every task source, and output answers that are never run
 (input answers, run in the sandbox: test_inputs.py)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
 from codegym.task import Task, TaskSet, TestCase
 
-ENV = "codegym/OutputPrediction-v0"
+ENV = "codegym/OutputPrediction-v1"
 # A CRUXEval-shaped fixture of our own: code defining f, the argument text, the output's text.
 ROWS = [
     {"id": "sample_0", "code": "def f(nums):\n    return sorted(set(nums))\n", "input": "[3, 1, 3, 2]",

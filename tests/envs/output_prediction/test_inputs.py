@@ -24,7 +24,7 @@ import codegym
 from codegym.executor import Executor, Limits
 from codegym.executor.local import LocalExecutor
 
-ENV = "codegym/OutputPrediction-v0"
+ENV = "codegym/OutputPrediction-v1"
 LIMITS = Limits(cpu_s=1.0, wall_s=2.0, memory_bytes=128 << 20, processes=16)
 TEXT = "def f(text, n):\n    return text[:n] + str(len(text))\n"
 # CRUXEval-format rows of our own whose inputs are what the public file's literal-only

@@ -13,7 +13,7 @@ from codegym.envs.output_prediction.tasks import load_items
 from codegym.cli import main
 from codegym.error import TaskFormatError
 
-ENV = "codegym/OutputPrediction-v0"
+ENV = "codegym/OutputPrediction-v1"
 GOOD = {"id": "sample_0", "code": "def f(x):\n    return x + 1\n", "input": "1", "output": "2"}  # CRUXEval's format
 
 

@@ -1,4 +1,4 @@
-"""RepoRepair-v0 as a researcher uses it: patch mode, agent mode, SWE-bench JSONL, the checker."""
+"""RepoRepair-v1 as a researcher uses it: patch mode, agent mode, SWE-bench JSONL, the checker."""
 
 from __future__ import annotations
 

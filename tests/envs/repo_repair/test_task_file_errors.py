@@ -13,7 +13,7 @@ from codegym.envs.repo_repair.tasks import DATA, load_library_file, load_swe_ben
 from codegym.cli import main
 from codegym.error import TaskFormatError
 
-ENV = "codegym/RepoRepair-v0"
+ENV = "codegym/RepoRepair-v1"
 BUNDLED = (DATA / "toolz.json").read_text()
 FIRST = next(i for i, line in enumerate(BUNDLED.splitlines()) if line.startswith("    {"))  # the first task row
 

@@ -1,4 +1,4 @@
-"""TestGeneration-v0: tests scored by the mutants they kill, judged in the sandbox."""
+"""TestGeneration-v1: tests scored by the mutants they kill, judged in the sandbox."""
 
 from __future__ import annotations
 
@@ -241,9 +241,9 @@ def test_agent_runs_its_tests_against_the_shown_reference_then_submits() -> None
 
 
 def test_score_and_groups_through_the_registered_id() -> None:
-    grades = codegym.score("codegym/TestGeneration-v0", [(VOWELS, "assert True"), (VOWELS, "x = (")])
+    grades = codegym.score("codegym/TestGeneration-v1", [(VOWELS, "assert True"), (VOWELS, "x = (")])
     assert [g.status for g in grades] == [Status.OK, Status.CE]
-    env = gym.make("codegym/TestGeneration-v0")
+    env = gym.make("codegym/TestGeneration-v1")
     assert {t.difficulty for t in env.unwrapped.tasks} <= {"easy", "medium", "hard"}
     env.close()
 
@@ -255,7 +255,7 @@ def test_the_command_line_scores_a_samples_file(tmp_path, capsys) -> None:
     own = own_tests(load_tasks("codegym-py").get(VOWELS))
     rows = [{"task_id": VOWELS, "completion": own}, {"task_id": VOWELS, "completion": "assert True"}]
     samples.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
-    assert main(["score", str(samples), "--env", "codegym/TestGeneration-v0", "--tasks", "codegym-py", "-k", "1"]) == 0
+    assert main(["score", str(samples), "--env", "codegym/TestGeneration-v1", "--tasks", "codegym-py", "-k", "1"]) == 0
     results = [json.loads(line) for line in (tmp_path / "tests_results.jsonl").read_text().splitlines()]
     assert [(r["status"], r["reward"], r["metrics"]["kill_rate"]) for r in results] == [
         ("OK", 1.0, 1.0),
@@ -280,7 +280,7 @@ def test_a_difficulty_curriculum_reads_the_tasks_difficulty() -> None:
 
     functions = load_tasks("codegym-py")
     chosen = [next(t for t in functions if t.difficulty == d and t.reference) for d in ("easy", "medium", "hard")]
-    env = DifficultyCurriculum(gym.make("codegym/TestGeneration-v0", tasks=chosen), order="easy_to_hard",
+    env = DifficultyCurriculum(gym.make("codegym/TestGeneration-v1", tasks=chosen), order="easy_to_hard",
                                episodes_per_stage=2)  # fmt: skip
     env.reset(seed=0)
     seen = []

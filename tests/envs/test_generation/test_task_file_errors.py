@@ -13,7 +13,7 @@ import pytest
 from codegym.cli import main
 from codegym.error import TaskFormatError
 
-ENV = "codegym/TestGeneration-v0"
+ENV = "codegym/TestGeneration-v1"
 GOOD = {"task_id": 1, "text": "Add one to x.", "code": "def add_one(x):\n    return x + 1\n",
         "test_list": ["assert add_one(1) == 2"]}  # MBPP's format  # fmt: skip
 

@@ -18,7 +18,11 @@ import gc, os
 
 def readable():
     text = []
-    for pid in os.listdir("/proc"):
+    try:
+        pids = os.listdir("/proc")
+    except OSError:  # (the container tier's steps cannot list /proc)
+        pids = []
+    for pid in pids:
         for part in ("mem", "cmdline", "environ", "maps", "fd/3", "fd/4"):
             try:
                 with open(f"/proc/{pid}/{part}", "rb") as handle:

@@ -38,11 +38,11 @@ def kills(env: TestGenerationEnv, code: str) -> set[str] | None:
 
 
 def honest(env: TestGenerationEnv, call: str) -> set[str]:
-    """What a test asserting the reference's answer to ``call`` kills."""
+    """What a test asserting the reference's answer to ``call``, by value and type, kills."""
     namespace: dict[str, object] = {}
     exec(str(env.tasks.get(VOWELS).metadata["program"]), namespace)
     expected = eval(call, namespace)
-    found = kills(env, f"assert {call} == {expected!r}\n")
+    found = kills(env, f"assert repr({call}) == {repr(expected)!r}\n")  # (by value and type)
     assert found is not None
     return found
 
