@@ -24,8 +24,10 @@
  * its step's path. It learns only from rehearsals, whose code is trusted: what a submission
  * writes never shapes what the next one finds.
  *
- * prepare(uid, filter, name) is `_forkserver._prepare` for a spare: its own session, the
- * submission's uid, its sockets policy's seccomp filter and the keeper of its address space.
+ * prepare(uid, filter, name, attr, rules) is `_forkserver._prepare` for a spare: its own session,
+ * the submission's uid, its sockets policy's seccomp filter, in the `container` tier its own
+ * Landlock layer (`attr` and `rules` of `_linux.StepLandlock`; empty elsewhere) and the keeper
+ * of its address space.
  * attach(sock, keeper) is `_forkserver.attach`: it waits for the step's request, wires its
  * descriptors, applies its rlimits (to the keeper too) and enters the work dir, so that the
  * step's first instructions after its request are a few system calls rather than an
@@ -559,22 +561,49 @@ static pid_t spawn_keeper(void) {
     return pid;
 }
 
-/* In the `container` tier, where the fork server's helpers take the steps' uid to signal them:
- * a Landlock domain of the step's own (ABI 6), out of which it can signal nothing, nor reach
- * an abstract unix socket, so that no helper can be stopped or killed on its way. (An older
- * kernel refuses the ruleset: then the helpers are exposed for the few calls they make.) */
-static void scope_signals(void) {
-    struct {
-        uint64_t fs, net, scoped;
-    } attr = {0, 0, 3}; /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL */
-    int ruleset = (int)syscall(444 /* landlock_create_ruleset */, &attr, sizeof attr, 0);
-    if (ruleset < 0) return;
-    (void)syscall(446 /* landlock_restrict_self */, ruleset, 0);
+/* In the `container` tier: the step's own Landlock layer (`_linux.StepLandlock`, whose `attr`
+ * and `rules` these are: each rule a u64 of rights, KEEP_OPEN among them, and a NUL-ended
+ * path). It restricts reading and listing to the paths of the fork server's layer but /proc,
+ * the shared files of /proc and the step's own /proc/<pid>, and (ABI 6) scopes signals and
+ * abstract unix sockets: the fork server's helpers take the steps' uid to signal them, and
+ * none of them may be stopped or killed on its way. The descriptors marked KEEP_OPEN stay
+ * open, for the keeper to hold. Returns -1 with errno set where the kernel refuses. */
+#define KEEP_OPEN (1ULL << 63)
+static int step_landlock(const char *attr, size_t attr_len, const char *rules, size_t rules_len) {
+    int ruleset = (int)syscall(444 /* landlock_create_ruleset */, attr, attr_len, 0);
+    if (ruleset < 0) return -1;
+    size_t at = 0;
+    while (at + 8 < rules_len) {
+        uint64_t rights;
+        memcpy(&rights, rules + at, 8);
+        const char *path = rules + at + 8;
+        size_t length = strnlen(path, rules_len - at - 8);
+        at += 8 + length + 1;
+        int fd = open(path, O_PATH | O_CLOEXEC);
+        if (fd < 0) goto failed;
+        struct __attribute__((packed)) {
+            uint64_t allowed;
+            int32_t parent_fd;
+        } rule = {rights & ~KEEP_OPEN, fd};
+        long added = syscall(445 /* landlock_add_rule */, ruleset, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &rule, 0);
+        int add_errno = errno;
+        if (!(rights & KEEP_OPEN)) close(fd);
+        errno = add_errno;
+        if (added < 0) goto failed;
+    }
+    if (syscall(446 /* landlock_restrict_self */, ruleset, 0) < 0) goto failed;
     close(ruleset);
+    return 0;
+failed:;
+    int failed_errno = errno;
+    close(ruleset);
+    errno = failed_errno;
+    return -1;
 }
 
 /* The first of prepare's steps that fails, or NULL; errno says why. */
-static const char *confine(long long uid, const struct sock_fprog *program, const char *name, pid_t *keeper) {
+static const char *confine(long long uid, const struct sock_fprog *program, const char *name, const Py_buffer *attr,
+                           const Py_buffer *rules, pid_t *keeper) {
     if (prctl(PR_SET_NAME, "codegym-keeper", 0, 0, 0) < 0) return "prctl(PR_SET_NAME)"; /* the keeper's */
     if (setsid() < 0) return "setsid";
     /* Our /proc files are root's while we are not dumpable (as forked from the fork server),
@@ -591,7 +620,8 @@ static const char *confine(long long uid, const struct sock_fprog *program, cons
         return "setgroups, setgid, setuid";
     if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) return "prctl(PR_SET_DUMPABLE)"; /* setuid reset it */
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0) < 0) return "seccomp";
-    if (signal_uid >= 0) scope_signals();
+    if (attr->len > 0 && step_landlock(attr->buf, (size_t)attr->len, rules->buf, (size_t)rules->len) < 0)
+        return "Landlock (the step's own layer)";
     *keeper = spawn_keeper();
     if (*keeper < 0) return "clone(CLONE_VM)";
     if (prctl(PR_SET_NAME, name, 0, 0, 0) < 0) return "prctl(PR_SET_NAME)";
@@ -600,15 +630,17 @@ static const char *confine(long long uid, const struct sock_fprog *program, cons
 
 static PyObject *prepare(PyObject *module, PyObject *args) {
     long long uid;
-    Py_buffer filter;
+    Py_buffer filter, attr, rules;
     const char *name;
     (void)module;
-    if (!PyArg_ParseTuple(args, "Ly*y:prepare", &uid, &filter, &name)) return NULL;
+    if (!PyArg_ParseTuple(args, "Ly*yy*y*:prepare", &uid, &filter, &name, &attr, &rules)) return NULL;
     struct sock_fprog program = {(unsigned short)(filter.len / sizeof(struct sock_filter)), filter.buf};
     pid_t keeper = -1;
-    const char *failed = confine(uid, &program, name, &keeper);
+    const char *failed = confine(uid, &program, name, &attr, &rules, &keeper);
     int failed_errno = errno;
     PyBuffer_Release(&filter);
+    PyBuffer_Release(&attr);
+    PyBuffer_Release(&rules);
     if (failed != NULL) return PyErr_Format(PyExc_OSError, "%s: %s", failed, strerror(failed_errno));
     return PyLong_FromLong(keeper);
 }
@@ -675,7 +707,8 @@ static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS,
      "serve(sock, policy, pids, own_proc, signal_uid, work) -> (fd, policy): run the fork server's loop on `sock`; returns only in a spare."},
     {"prepare", prepare, METH_VARARGS,
-     "prepare(uid, filter, name) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: keep ours)."},
+     "prepare(uid, filter, name, attr, rules) -> keeper pid: confine a spare as _forkserver._prepare does (uid -1: "
+     "keep ours; attr and rules empty: no Landlock layer of its own)."},
     {"attach", attach, METH_VARARGS,
      "attach(sock, keeper) -> (argv and env, setup fd) or None (WARM): take the step's request and confine it."},
     {"learned", learned_pages, METH_NOARGS,

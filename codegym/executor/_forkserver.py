@@ -135,6 +135,7 @@ class ForkServer:
         self.paths = paths
         self.work = paths.work if paths else WORK
         self.env = dict(CANDIDATE_ENV, HOME=self.work, TMPDIR=paths.tmp) if paths else CANDIDATE_ENV
+        self.step_landlock: linux.StepLandlock | None = None  # (made in `serve`: its Landlock layer)
 
     def _mount_proc(self) -> None:
         """/proc of this pid namespace, once for every step: they share the worker's mounts.
@@ -179,7 +180,9 @@ class ForkServer:
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)  # this, the filter and Landlock, every step inherits
         self.seccomp.install()
         if self.paths is not None:
-            linux.landlock(self.paths.readable, [self.paths.work, self.paths.tmp])
+            writable = [self.paths.work, self.paths.tmp]
+            linux.landlock(self.paths.readable, writable)
+            self.step_landlock = linux.StepLandlock(self.paths.readable, writable)
         if self.native:
             assert _forkcore is not None
             signal_uid = -1 if self.paths is None or self.uid is None else self.uid
@@ -330,7 +333,7 @@ class ForkServer:
                 self.warm_ups,
                 native=self.native,
                 work=self.work,
-                scoped=self.paths is not None,
+                landlock=self.step_landlock,
             )
         finally:
             os._exit(127)  # never back into the fork server's loop
@@ -464,21 +467,22 @@ class Submission:
         *,
         native: bool,
         work: str = WORK,
-        scoped: bool = False,
+        landlock: linux.StepLandlock | None = None,
     ) -> NoReturn:
         """Confine this process ahead of its request, then wait for the request and run it;
         each WARM that comes first, run the ``warm_ups`` (the supervisor sends it once the
         worker has been idle a while). A failure of either is reported on the request's
         setup pipe. ``native``: confine it and take the request with `_forkcore.prepare`
         and `_forkcore.attach`, which do what `_prepare` and `attach` do. ``work``: the
-        folder the step runs in; ``scoped``: the `container` tier (see `_prepare`)."""
+        folder the step runs in; ``landlock``: the `container` tier's step layer (see `_prepare`)."""
         keeper = -1
         try:
             if native:
                 assert _forkcore is not None
-                keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare")
+                rules = (landlock.attr, landlock.rules) if landlock else (b"", b"")
+                keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare", *rules)
             else:
-                keeper = _prepare(uid, sockets, name="codegym-spare", scoped=scoped)
+                keeper = _prepare(uid, sockets, name="codegym-spare", landlock=landlock)
             failure = None
         except BaseException:
             failure = traceback.format_exc()
@@ -577,7 +581,9 @@ def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...
     return setup_w
 
 
-def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str, scoped: bool = False) -> int:
+def _prepare(
+    uid: int | None, sockets: linux.SeccompFilter, *, name: str, landlock: linux.StepLandlock | None = None
+) -> int:
     """The half of confinement that needs no request: session, uid, the sockets policy's
     filter (no_new_privs and the deny list come from the fork server); then the keeper of
     our address space, confined as we are. Returns the keeper's pid. (No parent-death
@@ -593,8 +599,8 @@ def _prepare(uid: int | None, sockets: linux.SeccompFilter, *, name: str, scoped
         os.setuid(uid)
     linux.prctl(linux.PR_SET_DUMPABLE, 1)  # after setuid, which resets it
     sockets.install()
-    if scoped:  # the fork server's helpers take our uid to signal us: none of them is ours to signal
-        linux.landlock_scope()
+    if landlock is not None:  # the `container` tier: the fork server's helpers take our uid to signal
+        landlock.restrict_self()  # us (none of them is ours to signal), and /proc is the container's
     keeper = linux.spawn_address_space_keeper()
     linux.set_name(name)
     return keeper

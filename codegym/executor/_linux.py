@@ -276,19 +276,57 @@ def landlock(readable: list[str], writable: list[str]) -> int:
     return abi
 
 
-def landlock_scope() -> bool:
-    """Enter a Landlock domain of our own that restricts nothing but scope (ABI 6): no signal
-    and no abstract unix socket reaches a process outside it. False where the kernel cannot."""
-    ruleset = _create_ruleset(struct.pack("=QQQ", 0, 0, _SCOPES))
-    if ruleset < 0:
-        return False
-    try:
-        return _restrict_self(ruleset) == 0
-    finally:
-        os.close(ruleset)
+# What of /proc a `container` tier step reads besides its own /proc/<pid>: files about the
+# machine, none about another process (see `StepLandlock`).
+PROC_SHARED = ("cpuinfo", "meminfo", "stat", "loadavg", "uptime", "version", "filesystems", "sys")
+KEEP_OPEN = 1 << 63  # (in a `StepLandlock.rules` entry's rights: its descriptor stays open)
 
 
-def _landlock_rule(ruleset: int, path: str, rights: int) -> None:
+class StepLandlock:
+    """The Landlock layer each step of the `container` tier adds to the fork server's (which
+    lets the fork server read every process's /proc files, as it must): it restricts only
+    reading and listing, to what the fork server's layer lets a step read (``readable``,
+    ``writable``, but for /proc), the `PROC_SHARED` files, and the step's own /proc/<pid>
+    ("/proc/self", opened by the step, so its real path: the processes a step starts read
+    only the shared files), and, from ABI 6, scopes signals and abstract unix sockets: none
+    reaches a process outside the step's domain (the fork server's helpers, which take the
+    steps' uid to signal them). So no step lists /proc or reads another process's files
+    there (the container's other processes: workers, their supervisors, the trainer).
+
+    Made once in the fork server; `rules` and `attr` are what `_forkcore.prepare` takes,
+    `restrict_self` is the same in Python."""
+
+    def __init__(self, readable: list[str], writable: list[str]) -> None:
+        abi = landlock_abi()
+        rights = FS_READ_FILE | FS_READ_DIR
+        size = 8 if abi < 4 else 16 if abi < 6 else 24  # (struct landlock_ruleset_attr as the kernel knows it)
+        self.attr = struct.pack("=QQQ", rights, 0, _SCOPES if abi >= 6 else 0)[:size]
+        entries: list[tuple[str, int]] = []
+        for path in [*readable, *writable, *(f"/proc/{name}" for name in PROC_SHARED)]:
+            if path == "/proc" or not os.path.exists(path):
+                continue
+            listed = path.endswith("/") or os.path.isdir(path)
+            entries.append((path, FS_READ_DIR if path.endswith("/") else FS_READ_FILE | (FS_READ_DIR if listed else 0)))
+        # Kept open (by the step's keeper, which lives as long as the step): the rule holds
+        # the inode of its /proc/<pid> entry, which procfs makes anew once its dentry is dropped.
+        entries.append(("/proc/self", rights | KEEP_OPEN))
+        self.entries = entries
+        self.rules = b"".join(struct.pack("=Q", r) + p.encode() + b"\0" for p, r in entries)
+
+    def restrict_self(self) -> None:
+        """Add this layer to the calling process (`_forkcore.prepare` does the same)."""
+        ruleset = _create_ruleset(self.attr)
+        if ruleset < 0:
+            _check(-1, "landlock_create_ruleset")
+        try:
+            for path, rights in self.entries:
+                _landlock_rule(ruleset, path, rights & ~KEEP_OPEN, keep_open=bool(rights & KEEP_OPEN))
+            _check(_restrict_self(ruleset), "landlock_restrict_self")
+        finally:
+            os.close(ruleset)
+
+
+def _landlock_rule(ruleset: int, path: str, rights: int, *, keep_open: bool = False) -> None:
     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
         rule = struct.pack("=Qi", rights, fd)  # struct landlock_path_beneath_attr (packed)
@@ -301,7 +339,8 @@ def _landlock_rule(ruleset: int, path: str, rights: int) -> None:
         )
         _check(0 if result == 0 else -1, f"landlock_add_rule {path}")
     finally:
-        os.close(fd)
+        if not keep_open:
+            os.close(fd)
 
 
 # --- seccomp -----------------------------------------------------------------------------

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import signal
 import sysconfig
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import codegym.envs.python_function
 import pytest
@@ -53,6 +56,80 @@ MINE = (
     "def inner(p):\n"
     "    return int(next(l for l in open(f'/proc/{p}/status') if l.startswith('NSpid:')).split()[-1])\n"
 )
+
+
+# The `container` tier leaves a step nothing of /proc but its own /proc/<pid> and a few files
+# about the machine (no listing, nothing of its keeper's): what MINE finds there, the test
+# finds from the host while the step waits. HOLD names the step HELD and waits (a second and
+# a half at most) for the SIGUSR1 that `held` sends once it has looked.
+HELD = "codegym-held"
+HOLD = (
+    "import ctypes, signal\n"
+    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\n"
+    f"ctypes.CDLL(None).prctl(15, b'{HELD}', 0, 0, 0)\n"  # PR_SET_NAME, once SIGUSR1 cannot be lost
+    "if signal.sigtimedwait({signal.SIGUSR1}, 1.5) is None:\n    raise SystemExit('never let go')\n"
+)
+Seen = TypeVar("Seen")
+
+
+def isolation(executor: Executor) -> str:
+    """The sandbox tier ``executor``'s steps run in."""
+    return executor.run(Job(steps=(Step(argv=("true",)),))).isolation
+
+
+def held(executor: Executor, source: str, look: Callable[[int], Seen], **step: Any) -> tuple[RunResult, Seen]:
+    """Run ``source``, which runs HOLD, as a step (with ``step``'s other `Step` fields), and
+    ``look`` at its host pid while it waits; then let it go. Returns the job's result and
+    what ``look`` returned."""
+    job = Job(steps=(Step(argv=("python", "main.py"), **step),), files={"main.py": source.encode()}, limits=FAST)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = executor.run(job)
+        except BaseException as e:  # (raised below, in the test's thread)
+            outcome["error"] = e
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    pid = None
+    try:
+        while pid is None and thread.is_alive():
+            pid = next((int(p) for p in os.listdir("/proc") if p.isdigit() and _status(p).get("Name") == HELD), None)
+            time.sleep(0.001)
+        seen = look(pid) if pid is not None else None
+    finally:
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGUSR1)
+        thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    assert pid is not None, f"the step ended before it was seen waiting: {outcome['result']}"
+    return outcome["result"], cast("Seen", seen)
+
+
+def companions(pid: int) -> dict[int, str]:
+    """Host pids and names of the other live processes of ``pid``'s uid in its pid namespace:
+    MINE, as the host sees it."""
+    uid, namespace = _status(str(pid))["Uid"].split()[0], os.readlink(f"/proc/{pid}/ns/pid")
+    found = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        status = _status(name)
+        if status.get("Uid", "").split()[:1] == [uid] and status["State"].split()[0] not in ("Z", "X"):
+            with contextlib.suppress(OSError):  # (gone since it was listed)
+                if os.readlink(f"/proc/{name}/ns/pid") == namespace and int(name) != pid:
+                    found[int(name)] = status["Name"]
+    return found
+
+
+def _status(pid: str) -> dict[str, str]:
+    """A process's /proc status fields (none once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            return {k: v.strip() for k, v in (line.split(":", 1) for line in handle if ":" in line)}
+    except OSError:
+        return {}
 
 
 def python(executor: Executor, source: str, limits: Limits = FAST, stdin: bytes = b"") -> RunResult:
@@ -166,59 +243,86 @@ def test_missing_command_is_an_infrastructure_error(executor: Executor) -> None:
 
 
 def test_not_root_and_confined(executor: Executor) -> None:
-    source = MINE + (
+    source = (
+        "import os\n"
         "status = open('/proc/self/status').read()\n"
         "print(os.getuid(), os.getgid())\n"
         "print('|'.join(l.replace(chr(9), ' ') for l in status.splitlines() if l.startswith(('NoNewPrivs', 'Seccomp:', 'CapEff'))))\n"
-        "print(' '.join(comm(p) for p in MINE))\n"
-        "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]\n"
-        "print(' '.join(filter(None, (comm(p) for p in others))))\n"
-        "print(open('/proc/1/comm').read().strip() == 'codegym-init')\n"
     )
-    result = python(executor, source)
-    out = result.steps[0].stdout.decode().splitlines()
+    if isolation(executor) == "container":  # (its processes counted from the host: see HOLD)
+        result, mine = held(executor, HOLD + source, lambda pid: list(companions(pid).values()))
+        out = result.steps[0].stdout.decode().splitlines()
+    else:
+        result = python(executor, source + MINE + (
+            "print(' '.join(comm(p) for p in MINE))\n"
+            "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]\n"
+            "print(' '.join(filter(None, (comm(p) for p in others))))\n"
+            "print(open('/proc/1/comm').read().strip() == 'codegym-init')\n"
+        ))  # fmt: skip
+        out = result.steps[0].stdout.decode().splitlines()
+        mine = out[2].split(" ")
     uid, gid = map(int, out[0].split())
     assert uid != 0 and gid != 0
     assert out[1].split("|") == ["CapEff: 0000000000000000", "NoNewPrivs: 1", "Seccomp: 2"]
     # Of its uid, besides itself, only the keeper of its address space; and where /proc is
     # its pid namespace's (its pid 1 the fork server), nothing else at all but that init.
-    assert out[2] == "codegym-keeper"
+    assert mine == ["codegym-keeper"]
+    if result.isolation == "container":
+        return
     if out[4] == "True":
         assert out[3] == "codegym-keeper"
-    else:  # (the `container` tier, or `userns` in a container, whose /proc is not its own)
-        assert result.isolation == "container" or executor.name == "docker"
+    else:  # (`userns` in a container, whose /proc is not its own)
+        assert executor.name == "docker"
 
 
 @pytest.mark.parametrize("sockets", ["kill", "errno"])  # the ready spare's policy, and another
 def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sockets: str) -> None:
     """The keeper shares the step's memory, so a submission could rewrite the code it sleeps
     in: it must hold nothing the step lacks (no descriptor of the job's: a pipe end it held
-    would never close), and no signal may bring it back to user code."""
-    source = MINE + (
-        "import signal, sys, time\n"
-        "print(len(sys.stdin.read()))\n"
-        "keeper = MINE[0]\n"
+    would never close), and no signal may bring it back to user code. (In the `container`
+    tier it also holds the step's own /proc/<pid>, which the step reads as /proc/self: the
+    step's Landlock rule for it holds while that stays open; see `_linux.StepLandlock`.)"""
+    checks = (
+        "import os, signal, time\n"
         "def fields(pid):\n"
         "    lines = open(f'/proc/{pid}/status').read().splitlines()\n"
         "    keys = ('Uid', 'Gid', 'Groups', 'CapEff', 'CapPrm', 'NoNewPrivs', 'Seccomp', 'Sig')\n"
         "    return {k: v.strip() for k, v in (l.split(':', 1) for l in lines) if k.startswith(keys)}\n"
-        "mine, its = fields('self'), fields(keeper)\n"
+        "mine, its = fields(me), fields(keeper)\n"
         "print(all(mine[k] == its[k] for k in ('Uid', 'Gid', 'Groups', 'CapEff', 'CapPrm', 'NoNewPrivs', 'Seccomp')))\n"
-        "print(open('/proc/self/limits').read() == open(f'/proc/{keeper}/limits').read())\n"
+        "print(open(f'/proc/{me}/limits').read() == open(f'/proc/{keeper}/limits').read())\n"
         "print(its['SigBlk'])\n"
         "fds = [os.readlink(f'/proc/{keeper}/fd/{fd}') for fd in sorted(os.listdir(f'/proc/{keeper}/fd'), key=int)]\n"
-        "print(fds[:3] == ['/dev/null'] * 3 and len(fds) == 4 and fds[3].startswith('socket:'))\n"
+        "sockets = [f for f in fds if f.startswith('socket:')]\n"
+        "print(fds[:3] == ['/dev/null'] * 3 and len(sockets) == 1 and [f for f in fds[3:] if f not in sockets] == pins)\n"
         "for sig in (signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):\n"
         "    os.kill(inner(keeper), sig)\n"
         "time.sleep(0.05)\n"
         "print(open(f'/proc/{keeper}/stat').read().split(') ')[1].split()[0])\n"
         "os.kill(inner(keeper), signal.SIGKILL)\n"
-        "print('survived')\n"
     )
-    job = Job(steps=(Step(argv=("python", "main.py"), stdin=b"abc", sockets=sockets),),
-              files={"main.py": source.encode()}, limits=FAST)  # fmt: skip
-    step = executor.run(job).steps[0]
-    out = step.stdout.decode().splitlines()
+    read = "import sys\nprint(len(sys.stdin.read()))\n"
+    if isolation(executor) == "container":
+        # The same checks, made from the host while the step waits (its keeper's /proc/<pid>
+        # is not the step's to read), by host pids; the step runs on once its keeper is killed.
+
+        def look(pid: int) -> list[str]:
+            [keeper] = companions(pid)
+            pins = [f"/proc/{_status(str(pid))['NSpid'].split()[-1]}"]  # (the step's pid, as it knows it)
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exec(checks, {"me": pid, "keeper": keeper, "inner": lambda p: p, "pins": pins})
+            return printed.getvalue().splitlines()
+
+        result, seen = held(executor, read + HOLD + "print('survived')\n", look, stdin=b"abc", sockets=sockets)
+        step = result.steps[0]
+        out = [*step.stdout.decode().splitlines()[:1], *seen, *step.stdout.decode().splitlines()[1:]]
+    else:
+        source = read + MINE + "keeper, me, pins = MINE[0], 'self', []\n" + checks + "print('survived')\n"
+        job = Job(steps=(Step(argv=("python", "main.py"), stdin=b"abc", sockets=sockets),),
+                  files={"main.py": source.encode()}, limits=FAST)  # fmt: skip
+        step = executor.run(job).steps[0]
+        out = step.stdout.decode().splitlines()
     assert out[:3] == ["3", "True", "True"], step.stderr
     assert int(out[3], 16) | (1 << 8) | (1 << 18) == (1 << 64) - 1  # all but SIGKILL, SIGSTOP
     assert out[4] == "True"
@@ -229,10 +333,12 @@ def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sock
 def test_exec_programs_get_default_signal_dispositions(executor: Executor) -> None:
     """What the Python fork server ignores (SIGPIPE, SIGXFSZ), or the process that started
     the worker did, is not ignored by the programs it execs, nor blocked: a file-size limit
-    kills them and is reported as such; a pipe reader that goes away ends its writer."""
+    kills them and is reported as such; a pipe reader that goes away ends its writer. (The
+    shell's own status, read by its child: in the `container` tier a step's children read
+    only the step's /proc/<pid>, not their own.)"""
     step = shell(
         executor,
-        "grep -E 'SigBlk|SigIgn' /proc/self/status; yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f",
+        "grep -E 'SigBlk|SigIgn' /proc/$$/status; yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f",
     )
     assert step.steps[0].stdout == b"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
     assert step.steps[0].limit == "file_size", step.steps[0]
@@ -346,24 +452,39 @@ def test_daemons_die_with_the_step(executor: Executor, leftovers) -> None:
 
 def test_a_daemon_dies_with_the_step_even_when_its_keeper_is_gone(executor: Executor, leftovers) -> None:
     """The fork server kills only the keeper when nothing else is left: a step that killed
-    its keeper and left a daemon must not pass the daemon off as that keeper."""
-    source = MINE + (
-        "import signal, time\n"
-        "keeper = MINE[0]\n"
-        "os.kill(inner(keeper), signal.SIGKILL)\n"
-        "while os.path.exists(f'/proc/{keeper}'):\n    time.sleep(0.001)\n"  # (reaped by pid 1)
-        "if os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
-        "print('parent done')"
-    )
-    step = python(executor, source).steps[0]
+    its keeper and left a daemon must not pass the daemon off as that keeper. (In the
+    `container` tier, whose steps cannot see their keepers, the host kills it and looks.)"""
+    daemon = "if os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\nprint('parent done')"
+    container = isolation(executor) == "container"
+    if container:
+
+        def kill_keeper(pid: int) -> None:
+            [keeper] = companions(pid)
+            os.kill(keeper, signal.SIGKILL)
+            while keeper in companions(pid):  # (reaped by the fork server)
+                time.sleep(0.001)
+
+        step = held(executor, HOLD + "import os, time\n" + daemon, kill_keeper)[0].steps[0]
+    else:
+        source = MINE + (
+            "import signal, time\n"
+            "keeper = MINE[0]\n"
+            "os.kill(inner(keeper), signal.SIGKILL)\n"
+            "while os.path.exists(f'/proc/{keeper}'):\n    time.sleep(0.001)\n"  # (reaped by pid 1)
+        )
+        step = python(executor, source + daemon).steps[0]
     assert step.ok and step.stdout == b"parent done\n"
     assert leftovers() == []
     probe = MINE + (
         "print([p for p in MINE if comm(p) not in ('codegym-keeper', '')])"  # ('': gone since, not a daemon)
     )
     for _ in range(executor.workers * 2):  # (the next job on every worker sees no one else)
-        step = python(executor, probe).steps[0]
-        assert step.stdout == b"[]\n", step.stderr
+        if container:
+            others = held(executor, HOLD, lambda pid: list(companions(pid).values()))[1]
+            assert others == ["codegym-keeper"]
+        else:
+            step = python(executor, probe).steps[0]
+            assert step.stdout == b"[]\n", step.stderr
 
 
 def test_killing_the_parent_does_nothing(executor: Executor) -> None:

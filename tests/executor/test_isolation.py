@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -97,3 +99,75 @@ def test_the_container_tier_needs_a_python_other_users_can_reach() -> None:
     assert report.best is None
     with pytest.raises(SandboxError, match=r"cannot reach this Python \(/root/.pyenv/versions/3.11.7\): /root lets"):
         choose("container", report)
+
+
+PROC_PROBE = """
+import json
+import os
+import subprocess
+import sys
+
+def attempt(read):
+    try:
+        read()
+        return "read"
+    except OSError as e:
+        return type(e).__name__
+
+def of(pid):
+    reads = {name: (lambda p=f"/proc/{pid}/{name}": open(p, "rb").read(1)) for name in ("cmdline", "environ", "maps", "status")}
+    reads["fd"] = lambda: os.listdir(f"/proc/{pid}/fd")
+    return {name: attempt(read) for name, read in reads.items()}
+
+targets = [int(p) for p in sys.argv[1:]] + [1, os.getppid()]
+child = "\\n".join((
+    "try:",
+    "    open('/proc/self/maps').read(1)",
+    "except OSError as e:",
+    "    print(type(e).__name__, open('/proc/meminfo').read(8))",
+))
+print(json.dumps({
+    "listing": attempt(lambda: os.listdir("/proc")),
+    "others": {str(pid): of(pid) for pid in targets},
+    "own": [attempt(lambda: open("/proc/self/maps").read(1)), attempt(lambda: os.listdir("/proc/self/task"))],
+    "shared": attempt(lambda: open("/proc/meminfo").read(1)),
+    "child": subprocess.run([sys.executable, "-c", child], capture_output=True, text=True).stdout.strip(),
+}))
+"""
+
+
+@pytest.mark.parametrize(
+    "kind", ["container", "container-python", pytest.param("docker-default", marks=pytest.mark.docker)]
+)
+def test_a_container_tier_step_cannot_see_other_processes_in_proc(
+    kind: str, tier_options: Callable[[str], dict[str, Any]], tier_executors: Callable[[str], Any]
+) -> None:
+    """The `container` tier has no pid namespace: /proc is the container's, and lists the
+    trainer, the workers and their supervisors with their command lines. A step's own Landlock
+    layer leaves it its own /proc/<pid> and files about the machine, nothing of another
+    process's, nor a listing (its children get the machine's files only)."""
+    if kind == "docker-default":
+        executor, targets = tier_executors(kind), [os.getpid()]
+    else:
+        options = {**tier_options("container"), "native_fork_server": kind == "container"}
+        executor = LocalExecutor(workers=2, **options)
+        executor.run(Job(steps=(Step(argv=("true",)),)))  # (both workers up)
+        executor.run(Job(steps=(Step(argv=("true",)),)))
+        targets = [os.getpid(), *executor.worker_pids()]
+    try:
+        job = Job(steps=(Step(argv=("python", "main.py", *map(str, targets))),), files={"main.py": PROC_PROBE.encode()})
+        result = executor.run(job)
+    finally:
+        if kind != "docker-default":
+            executor.close()
+    assert result.isolation == "container"
+    step = result.steps[0]
+    assert step.exit_code == 0, step
+    seen = json.loads(step.stdout)
+    assert seen["listing"] == "PermissionError"
+    assert len(seen["others"]) >= len(targets) + 1
+    for pid, files in seen["others"].items():
+        assert set(files.values()) <= {"PermissionError", "FileNotFoundError"}, (pid, files)
+    assert set(seen["others"]["1"].values()) == {"PermissionError"}  # (pid 1 is there, in a container too)
+    assert seen["own"] == ["read", "read"] and seen["shared"] == "read"
+    assert seen["child"] == "PermissionError MemTotal"  # a child of the step: its /proc/<pid> is not the step's
