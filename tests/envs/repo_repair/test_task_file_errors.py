@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from codegym.envs.repo_repair.tasks import DATA, load_library_file, load_swe_bench
 
-from codegym.cli import main
-from codegym.error import TaskFormatError
+from ..task_file_errors import Case, assert_load_rejects, assert_rejected  # noqa: TID252
 
 ENV = "codegym/RepoRepair-v1"
 BUNDLED = (DATA / "toolz.json").read_text()
@@ -30,9 +29,7 @@ def without(field: str) -> str:
     return json.dumps({k: v for k, v in json.loads(BUNDLED).items() if k != field})
 
 
-# A case: the file's text (None: no file), the line the error names (None: the file only), and
-# words the message holds (the field's name among them).
-TASK_FILE_CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
+TASK_FILE_CASES: dict[str, Case] = {
     "a missing file": (None, None, ["no such file"]),
     "an empty file": ("", None, ["the file is empty"]),
     "a line that is not JSON": (BUNDLED.replace('"tasks": [', '"tasks": [ oops', 1), FIRST, ["not JSON", "oops"]),
@@ -44,23 +41,12 @@ TASK_FILE_CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
 
 @pytest.mark.parametrize("case", TASK_FILE_CASES)
 def test_a_bad_task_file_names_the_file_line_and_field(case: str, tmp_path: Path, capsys) -> None:
-    text, line, words = TASK_FILE_CASES[case]
-    path = tmp_path / "tasks.json"
-    if text is not None:
-        path.write_text(text)
-    where = f"{path}:{line}" if line else str(path)
-    with pytest.raises(TaskFormatError) as raised:
-        load_library_file(path)
-    assert str(raised.value).startswith(where) and all(word in str(raised.value) for word in words), raised.value
-    assert main(["validate", ENV, "--tasks", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"codegym validate: error: {where}") and all(word in err for word in words)
-    assert "Traceback" not in err
+    assert_rejected(TASK_FILE_CASES[case], tmp_path / "tasks.json", load_library_file, ENV, capsys, at_start=True)
 
 
 ROW = {"instance_id": "acme__shapes-1", "repo": "acme/shapes", "base_commit": "0" * 40, "patch": "", "test_patch": "",
        "FAIL_TO_PASS": '["tests/test_area.py::test_area"]', "PASS_TO_PASS": "[]"}  # fmt: skip
-SWE_CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
+SWE_CASES: dict[str, Case] = {
     "a missing file": (None, None, ["no such file"]),
     "an empty file": ("\n", None, ["the file is empty"]),
     "a line that is not JSON": (f"{json.dumps(ROW)}\n{{oops\n", 2, ["not JSON", "'{oops'"]),
@@ -72,11 +58,7 @@ SWE_CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
 
 @pytest.mark.parametrize("case", SWE_CASES)
 def test_a_bad_swe_bench_file_names_the_file_line_and_field(case: str, tmp_path: Path) -> None:
-    text, line, words = SWE_CASES[case]
-    path = tmp_path / "instances.jsonl"
-    if text is not None:
-        path.write_text(text)
-    where = f"{path}:{line}" if line else str(path)
-    with pytest.raises(TaskFormatError) as raised:
-        load_swe_bench(path, {"acme/shapes": tmp_path / "no-checkout"})
-    assert str(raised.value).startswith(where) and all(word in str(raised.value) for word in words), raised.value
+    checkouts = {"acme/shapes": tmp_path / "no-checkout"}
+    assert_load_rejects(
+        SWE_CASES[case], tmp_path / "instances.jsonl", lambda p: load_swe_bench(p, checkouts), at_start=True
+    )

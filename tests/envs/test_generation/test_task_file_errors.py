@@ -3,31 +3,19 @@ and from the command line (exit status 2, no traceback)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import gymnasium as gym
 import pytest
 
-from codegym.cli import main
-from codegym.error import TaskFormatError
+from ..task_file_errors import Case, assert_rejected, jsonl_cases, rows  # noqa: TID252
 
 ENV = "codegym/TestGeneration-v1"
 GOOD = {"task_id": 1, "text": "Add one to x.", "code": "def add_one(x):\n    return x + 1\n",
         "test_list": ["assert add_one(1) == 2"]}  # MBPP's format  # fmt: skip
 
-
-def rows(*records: dict[str, Any]) -> str:
-    return "".join(json.dumps(record) + "\n" for record in records)
-
-
-# A case: the file's text (None: no file), the line the error names (None: the file only), and
-# words the message holds (the field's name among them).
-CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
-    "a missing file": (None, None, ["no such file"]),
-    "an empty file": ("", None, ["the file is empty"]),
-    "a line that is not JSON": (f"{json.dumps(GOOD)}\n{{oops\n", 2, ["not JSON", "'{oops'"]),
+CASES: dict[str, Case] = {
+    **jsonl_cases(GOOD),
     "a missing field": (rows({k: v for k, v in GOOD.items() if k != "code"}), 1, ["mbpp (missing 'code')"]),
     "a field of the wrong type": (
         rows({**GOOD, "test_list": "assert add_one(1) == 2"}),
@@ -39,15 +27,4 @@ CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_a_bad_task_file_names_the_file_line_and_field(case: str, tmp_path: Path, capsys) -> None:
-    text, line, words = CASES[case]
-    path = tmp_path / "tasks.jsonl"
-    if text is not None:
-        path.write_text(text)
-    where = f"{path}:{line}" if line else str(path)
-    with pytest.raises(TaskFormatError) as raised:
-        gym.make(ENV, tasks=str(path))
-    assert where in str(raised.value) and all(word in str(raised.value) for word in words), raised.value
-    assert main(["validate", ENV, "--tasks", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("codegym validate: error: ") and where in err and all(word in err for word in words)
-    assert "Traceback" not in err
+    assert_rejected(CASES[case], tmp_path / "tasks.jsonl", lambda path: gym.make(ENV, tasks=str(path)), ENV, capsys)

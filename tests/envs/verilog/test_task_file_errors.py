@@ -5,28 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from codegym.envs.verilog.tasks import DATA, load_tasks
 
-from codegym.cli import main
-from codegym.error import TaskFormatError
+from ..task_file_errors import Case, assert_rejected, jsonl_cases, rows  # noqa: TID252
 
 ENV = "codegym/Verilog-v0"
 GOOD = json.loads((DATA / "problems.json").read_text())[0]  # a bundled record
 
-
-def rows(*records: dict[str, Any]) -> str:
-    return "".join(json.dumps(record) + "\n" for record in records)
-
-
-# A case: the file's text (None: no file), the line the error names (None: the file only), and
-# words the message holds (the field's name among them).
-CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
-    "a missing file": (None, None, ["no such file or folder"]),
-    "an empty file": ("", None, ["the file is empty"]),
-    "a line that is not JSON": (f"{json.dumps(GOOD)}\n{{oops\n", 2, ["not JSON", "'{oops'"]),
+CASES: dict[str, Case] = {
+    **jsonl_cases(GOOD, missing="no such file or folder"),
     "a missing field": (rows(GOOD, {k: v for k, v in GOOD.items() if k != "spec"}), 2, ["missing ['spec']"]),
     "a field of the wrong type": (rows({**GOOD, "ports": "a"}), 1, ["field 'ports' must be a list, got string"]),
 }
@@ -34,15 +23,4 @@ CASES: dict[str, tuple[str | None, int | None, list[str]]] = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_a_bad_task_file_names_the_file_line_and_field(case: str, tmp_path: Path, capsys) -> None:
-    text, line, words = CASES[case]
-    path = tmp_path / "tasks.jsonl"
-    if text is not None:
-        path.write_text(text)
-    where = f"{path}:{line}" if line else str(path)
-    with pytest.raises(TaskFormatError) as raised:
-        load_tasks(path)
-    assert where in str(raised.value) and all(word in str(raised.value) for word in words), raised.value
-    assert main(["validate", ENV, "--tasks", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("codegym validate: error: ") and where in err and all(word in err for word in words)
-    assert "Traceback" not in err
+    assert_rejected(CASES[case], tmp_path / "tasks.jsonl", load_tasks, ENV, capsys)
