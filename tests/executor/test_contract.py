@@ -333,16 +333,15 @@ def test_address_space_keeper_is_confined_like_the_step(executor: Executor, sock
 def test_exec_programs_get_default_signal_dispositions(executor: Executor) -> None:
     """What the Python fork server ignores (SIGPIPE, SIGXFSZ), or the process that started
     the worker did, is not ignored by the programs it execs, nor blocked: a file-size limit
-    kills them and is reported as such; a pipe reader that goes away ends its writer. (The
-    shell's own status, read by its child: in the `container` tier a step's children read
-    only the step's /proc/<pid>, not their own.)"""
-    step = shell(
-        executor,
-        "grep -E 'SigBlk|SigIgn' /proc/$$/status; yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f",
-    )
-    assert step.steps[0].stdout == b"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
-    assert step.steps[0].limit == "file_size", step.steps[0]
-    assert b"Broken pipe" not in step.steps[0].stderr
+    kills them and is reported as such; a pipe reader that goes away ends its writer. (grep
+    is a step of its own, to read its own status: in the `container` tier the processes a
+    step starts cannot read their /proc/self.)"""
+    status = Step(argv=("grep", "-E", "SigBlk|SigIgn", "/proc/self/status"))
+    script = "yes | head -c 1 >/dev/null; exec head -c 9999999 /dev/zero > f"
+    first, second = executor.run(Job(steps=(status, Step(argv=("sh", "-c", script))), limits=FAST)).steps
+    assert first.stdout == b"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", first
+    assert second.limit == "file_size", second
+    assert b"Broken pipe" not in second.stderr
 
 
 def test_file_system_view_hides_the_host(executor: Executor) -> None:
