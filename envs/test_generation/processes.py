@@ -9,8 +9,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import select
+import shutil
 import signal
+import stat
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -157,3 +160,46 @@ def read_message(reader: LineReader, deadline: float | None) -> dict[str, Any] |
     except ValueError:
         return None
     return message if isinstance(message, dict) else None
+
+
+def no_more_processes() -> None:
+    """Refuse this process (and what it runs) any new process or thread: RLIMIT_NPROC of 0,
+    which binds every user but the machine's root (whose tests' leftovers `reap_children`
+    finds: /proc is readable in the tiers that run a step as root)."""
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+
+
+def empty(folders: Collection[str]) -> None:
+    """Remove everything in ``folders`` (a run's writable folders: what one run's tests
+    write, the next run's never read), whatever its modes."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o700)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            _remove(os.path.join(folder, name))
+
+
+def _remove(path: str) -> None:
+    for _ in range(3):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        if not os.path.lexists(path):
+            return
+        _unlock(path)
+
+
+def _unlock(path: str) -> None:
+    """Make a folder tree ours to empty (its owner's modes may forbid it)."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, stat.S_IRWXU)
+    for root, folders, _ in os.walk(path):
+        for name in folders:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(root, name), stat.S_IRWXU)

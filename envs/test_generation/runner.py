@@ -16,8 +16,9 @@ matrix cell), in processes that share the sandbox:
   those of the proxy, whichever program answers. `random` is seeded the same in every run.
 
 Runs: the reference first; when the tests pass there, a traced rerun of it (coverage, when
-asked for), then each mutant. Between runs the runner (a subreaper) kills every process the
-tests left, so nothing of one run's tests lives into the next. A mutant run's report carries
+asked for), then each mutant. The tests may start no process or thread; between runs the
+runner (a subreaper) kills whatever is left of them and empties the writable folders, so
+nothing of one run's tests lives into the next. A mutant run's report carries
 where its transcript first differs from the reference's *in the program's answer to the same
 call* (`codegym.envs.test_generation.transcript.divergence`): the grader counts a kill only
 there, so a test that fails a mutant by its clock, by chance or by what an earlier run left
@@ -34,6 +35,7 @@ import os
 import random
 import select
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -133,6 +135,7 @@ class _Session:
         self.config, self.tests, self.lanes = config, tests, lanes
         self.holder_pid, self.orders, self.news = holder_pid, orders, news
         self.next_lane = 0
+        self.writable = (os.getcwd(), tempfile.gettempdir())
         self.plan: list[tuple[int, bool]] = []  # each lane's (program, coverage), in the order of the runs
 
     def report(self) -> dict[str, Any]:
@@ -192,6 +195,7 @@ class _Session:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(tests_pid, 0)
             processes.close([events_in])
+            processes.empty(self.writable)  # (no run reads what an earlier one wrote)
         else:
             processes.close(list(lane.tests_ends))
         self._stop(lane_index, outcome)
@@ -299,6 +303,7 @@ def _run_tests(config: dict[str, Any], tests: _Tests, lane: Lane, events: int, k
     """Run the submitted tests; hostile from the first line of theirs on."""
     linux.prctl(linux.PR_SET_DUMPABLE, 0)  # (a matrix's hostile program may not open our pipes through /proc)
     processes.close_all_but(keep)
+    processes.no_more_processes()  # (nothing of one run's tests lives on into the next)
     calls, answers = lane.tests_ends
     channel = Channel(answers, calls, blocking=True)
     entry = str(config["entry_point"])

@@ -130,6 +130,31 @@ open('/tmp/seen', 'w').close()
     assert found is None or found <= allowed, sorted((found or set()) - allowed)
 
 
+def test_a_test_that_fails_every_run_after_the_first_learns_nothing_from_the_first(env: TestGenerationEnv) -> None:
+    """Failing only where an earlier run left a mark would kill every mutant whose answers
+    differ, with no expected value written: each run starts from empty folders instead."""
+    calls = """
+import os, tempfile
+for word in ("ai", "beautiful", "queueing", "", "rhythm", "AEIOU", "a e i"):
+    count_vowel_runs(word)
+"""
+    code = (
+        calls
+        + """
+marks = [os.path.join(folder, "seen") for folder in (".", tempfile.gettempdir())]
+assert not any(os.path.exists(mark) for mark in [*marks, "locked"])
+for mark in marks:
+    open(mark, "w").close()
+os.makedirs("locked/inner", exist_ok=True)
+open("locked/inner/seen", "w").close()
+os.chmod("locked/inner", 0)
+os.chmod("locked", 0)
+"""
+    )
+    baseline = kills(env, calls + "assert True\n")  # (the mutants that raise on a call)
+    assert baseline is not None and kills(env, code) == baseline
+
+
 def run_pair(reference: str, mutant: str, suite: str) -> tuple[grader.Run, grader.Run]:
     executor = get_executor(None, preload=PRELOAD)
     limits = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=256 << 20)
