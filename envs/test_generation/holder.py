@@ -115,12 +115,13 @@ def _program(source: str, entry: str, lane: Lane, control: int, back: int, cover
     try:
         function = _load(source, entry)
     except Exception as e:
-        _write(transcript, b"E " + f"{type(e).__name__}: {_message(e)}".encode("utf-8", "replace")[:MAX_MESSAGE])
+        error = f"{type(e).__name__}: {processes.describe(e, MAX_MESSAGE)}"
+        processes.write_line(transcript, b"E " + error.encode("utf-8", "replace")[:MAX_MESSAGE])
         return
     executed: set[int] = set()
     if coverage:
         _trace_lines(executed)
-    _write(transcript, b"L")
+    processes.write_line(transcript, b"L")
     _serve(function, Channel(calls, answers, blocking=True), control, back, transcript, executed)
 
 
@@ -163,9 +164,9 @@ def _serve(function: Callable[..., Any], channel: Channel, control: int, back: i
             poller.unregister(channel.read_fd)
             continue
         started = time.process_time()
-        _write(transcript, b"c %s %r" % (digest(request).encode(), started))
+        processes.write_line(transcript, b"c %s %r" % (digest(request).encode(), started))
         answer, answer_id = _answer(function, request)
-        _write(transcript, b"r %s %r" % (answer_id.encode(), time.process_time() - started))
+        processes.write_line(transcript, b"r %s %r" % (answer_id.encode(), time.process_time() - started))
         channel.send(answer)
 
 
@@ -183,7 +184,7 @@ def _answer(function: Callable[..., Any], request: bytes) -> tuple[bytes, str]:
     except MemoryError:
         raise
     except Exception as e:
-        return _raised(type(e).__name__, _message(e))
+        return _raised(type(e).__name__, processes.describe(e, MAX_MESSAGE))
     try:
         encoded = codec.encode(value)
     except codec.NotPlain as e:
@@ -194,16 +195,3 @@ def _answer(function: Callable[..., Any], request: bytes) -> tuple[bytes, str]:
 def _raised(kind: str, message: str) -> tuple[bytes, str]:
     encoded = codec.encode([kind, message])
     return b"X" + encoded, answer_digest(b"X", encoded)
-
-
-def _message(error: BaseException) -> str:
-    try:
-        return str(error)[:MAX_MESSAGE]
-    except Exception:
-        return "<unprintable>"
-
-
-def _write(fd: int, line: bytes) -> None:
-    view = memoryview(line + b"\n")
-    while view:
-        view = view[os.write(fd, view) :]

@@ -11,7 +11,6 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import stat
 import time
@@ -19,6 +18,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+from codegym.executor import _isolate as isolate
 from codegym.executor.channel import READ_SIZE
 
 MAX_LINE = 1 << 14
@@ -147,10 +147,25 @@ class LineReader:
         return complete
 
 
+def write_line(fd: int, line: bytes) -> None:
+    """Write ``line`` and a newline, all of it."""
+    view = memoryview(line + b"\n")
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def say(fd: int, message: dict[str, Any]) -> None:
-    """Write one JSON line (to a trusted reader)."""
+    """Write one JSON line (to a trusted reader; a reader gone is no error)."""
     with contextlib.suppress(OSError):
-        os.write(fd, json.dumps(message).encode() + b"\n")
+        write_line(fd, json.dumps(message).encode())
+
+
+def describe(error: BaseException, limit: int = 600) -> str:
+    """``str(error)``, cut to ``limit`` (an error whose ``__str__`` fails: ``<unprintable>``)."""
+    try:
+        return str(error)[:limit]
+    except Exception:
+        return "<unprintable>"
 
 
 def read_message(reader: LineReader, deadline: float | None) -> dict[str, Any] | None:
@@ -171,32 +186,16 @@ def no_more_processes() -> None:
 
 def empty(folders: Collection[str]) -> None:
     """Remove everything in ``folders`` (a run's writable folders: what one run's tests
-    write, the next run's never read), whatever its modes."""
+    write, the next run's never read), whatever modes the tests left on it."""
     for folder in folders:
         with contextlib.suppress(OSError):
-            os.chmod(folder, 0o700)
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            _remove(os.path.join(folder, name))
-
-
-def _remove(path: str) -> None:
-    for _ in range(3):
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-        if not os.path.lexists(path):
-            return
-        _unlock(path)
+            _unlock(folder)
+            isolate.empty(folder)
 
 
 def _unlock(path: str) -> None:
-    """Make a folder tree ours to empty (its owner's modes may forbid it)."""
+    """Make a folder tree ours to empty (the tests, of our uid, may have taken our rights;
+    the folder itself may not be ours to change)."""
     with contextlib.suppress(OSError):
         os.chmod(path, stat.S_IRWXU)
     for root, folders, _ in os.walk(path):

@@ -329,27 +329,17 @@ class _Reporter:
         self.fd = fd
 
     def say(self, event: dict[str, Any]) -> None:
-        data = json.dumps(event).encode() + b"\n"
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view) :]
+        processes.write_line(self.fd, json.dumps(event).encode())
 
 
 def _failure(error: BaseException, filename: str) -> str:
     """The error, and the test's line where it surfaced."""
-    text = _message(error)
+    text = processes.describe(error, MAX_TRACE)
     described = f"{type(error).__name__}: {text}" if text else type(error).__name__
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     if frames:
         described = f"line {frames[-1].lineno}: {(frames[-1].line or '').strip()}\n{described}"
     return described
-
-
-def _message(error: BaseException) -> str:
-    try:
-        return str(error)[:MAX_TRACE]
-    except Exception:
-        return "<unprintable>"
 
 
 # --- what the tests see --------------------------------------------------------------------

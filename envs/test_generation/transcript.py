@@ -33,8 +33,11 @@ def answer_digest(kind: bytes, encoded: bytes, value: Any = _NOTHING) -> str:
     """The digest of an answer: ``kind`` (returned or raised) and, for a returned value, the
     value by value and type, with sets and dicts in any order (equal ones, one digest; ``1``,
     ``1.0`` and ``True`` are three answers, as a test that checks types sees them). A raised
-    error: its ``encoded`` type and message."""
-    if value is _NOTHING:
+    error: its ``encoded`` type and message.
+
+    The codec's encoding already tells every type apart; only sets and dicts (whose tags a
+    string's escaped quotes can never spell) need putting in order first."""
+    if value is _NOTHING or not any(tag in encoded for tag in (b'{"s":', b'{"f":', b'{"d":')):
         return digest(kind + encoded)
     return digest(kind + json.dumps(_canonical(value), separators=(",", ":")).encode())
 
@@ -118,26 +121,24 @@ def divergence(reference: Transcript, run: Transcript, *, cpu_s: float, memory_b
     """
     if run.garbled or reference.garbled:
         return None
-    for i, call in enumerate(run.calls):
-        if i >= len(reference.calls):  # (the tests called more often, or past what was recorded)
-            return None
-        expected = reference.calls[i]
-        if call.request != expected.request or expected.answer is None:
-            return None
-        if call.answer is None:
-            return {"kind": "unanswered", "at": i, "cpu_s": max(0.0, cpu_s - call.started_cpu_s),
-                    "reference_cpu_s": expected.cpu_s, "memory_bytes": memory_bytes,
-                    "reference_memory_bytes": reference_memory_bytes}  # fmt: skip
-        if call.answer != expected.answer:
-            return {"kind": "answer", "at": i}
-    return None
+    comparison = Comparison(reference)
+    state, i = comparison.update(run), comparison.checked
+    if state == "answer":
+        return {"kind": "answer", "at": i}
+    if state == "moot" or i >= len(run.calls):
+        return None
+    call, expected = run.calls[i], reference.calls[i]  # (the same call, which only the reference answered)
+    return {"kind": "unanswered", "at": i, "cpu_s": max(0.0, cpu_s - call.started_cpu_s),
+            "reference_cpu_s": expected.cpu_s, "memory_bytes": memory_bytes,
+            "reference_memory_bytes": reference_memory_bytes}  # fmt: skip
 
 
 class Comparison:
-    """A mutant run's transcript against the reference's while it comes in, so a run can end
-    as soon as its verdict is known. `state`: ``same`` (no difference yet), ``answer`` (the
-    program answered a call otherwise: a failing test kills it from here), or ``moot`` (the
-    tests asked otherwise first: nothing that follows can kill)."""
+    """A mutant run's transcript against the reference's, as far as it has come in (a run
+    then ends as soon as its verdict is known). `state`: ``same`` (no difference yet; a call
+    still running stops the walk at `checked`), ``answer`` (the program answered call
+    `checked` otherwise: a failing test kills it from here), or ``moot`` (the tests asked
+    otherwise first: nothing that follows can kill)."""
 
     def __init__(self, reference: Transcript) -> None:
         self.reference = reference
