@@ -22,6 +22,7 @@ invalid.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,7 +153,7 @@ def _run(row: Mapping[str, Any], failure: tuple[Status, str] | None) -> Run:
     return Run(status is Status.OK, outcomes, ended, status, message, divergence, int(row.get("calls") or 0))
 
 
-_DIVERGENCE = ("kind", "at", "cpu_s", "reference_cpu_s", "memory_bytes", "reference_memory_bytes")
+_DIVERGENCE = tuple(f.name for f in dataclasses.fields(Divergence))
 
 
 def _outcome(row: Mapping[str, Any]) -> TestOutcome:
@@ -193,13 +194,14 @@ def killed(run: Run, reference: Run) -> bool:
 def verdicts(runs: Runs) -> tuple[tuple[Mutant, bool], ...]:
     """Each mutant and whether the tests killed it (none when they are invalid; a mutant the
     job did not reach survives)."""
-    if runs.result is None:
-        return ()
-    report = read_report(runs.result)
+    return () if runs.result is None else _verdicts(read_report(runs.result), runs.mutants)
+
+
+def _verdicts(report: Report, mutants: tuple[Mutant, ...]) -> tuple[tuple[Mutant, bool], ...]:
     if not report.reference.passed:
         return ()
     ran = report.mutants
-    return tuple((m, i < len(ran) and killed(ran[i], report.reference)) for i, m in enumerate(runs.mutants))
+    return tuple((m, i < len(ran) and killed(ran[i], report.reference)) for i, m in enumerate(mutants))
 
 
 def grade(runs: Runs, *, executable: Sequence[int] | None = None, show_survivors: bool = True) -> Grade:
@@ -222,7 +224,7 @@ def grade(runs: Runs, *, executable: Sequence[int] | None = None, show_survivors
         metrics = _metrics(0.0, 0, len(runs.mutants), coverage, tests)
         return Grade(reference.status, tests=reference.outcomes, message=message, metrics=metrics,
                      resources=_resources(runs.result))  # fmt: skip
-    judged = verdicts(runs)
+    judged = _verdicts(report, runs.mutants)
     dead = sum(k for _, k in judged)
     survivors = [m for m, k in judged if not k]
     total = len(judged)
