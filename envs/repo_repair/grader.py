@@ -66,14 +66,15 @@ def read_report(output: bytes) -> Report:
     tampered = None if ending in ("closed", "timeout") else f"the test report was {ending}"
     verdicts: list[dict[str, Any]] = []
     for frame in frames:
+        judge = frame.startswith(JUDGE)
         try:
-            event = json.loads(frame[len(JUDGE) :] if frame.startswith(JUDGE) else frame)
+            event = json.loads(frame[len(JUDGE) :] if judge else frame)
             if not isinstance(event, dict):
                 raise ValueError
         except ValueError:
             tampered = "the test report holds a frame that is not an event"
             continue
-        (verdicts if frame.startswith(JUDGE) else events).append(event)
+        (verdicts if judge else events).append(event)
     collected: tuple[str, ...] | None = None
     phases: dict[str, list[tuple[str, str, bool]]] = {}
     traces: dict[str, str] = {}
@@ -114,11 +115,7 @@ def _verdict(verdicts: Sequence[Mapping[str, Any]]) -> tuple[frozenset[str], str
     verdict = verdicts[0]
     problem = verdict.get("problem")
     changed = verdict.get("tampered")
-    tampered = (
-        f"the repair replaced functions that make or carry the test report while the tests ran ({changed})"
-        if changed
-        else None
-    )
+    tampered = _replaced(changed) if changed else None
     verified = frozenset(str(node) for node in verdict.get("verified") or ())
     return verified, str(problem) if problem else None, tampered
 

@@ -177,8 +177,7 @@ NAMED = (
     "_pytest.reports:CollectReport", "pluggy:HookImpl", "pluggy:Result", f"{__name__}:Reporter",
     f"{__name__}:Frames",
 )  # fmt: skip
-STDLIB = ("os.write", "os.read", "os._exit", "os.fork", "os.waitpid", "struct.pack")
-STDLIB_MODULES = ("os", "struct")
+STDLIB = {"os": ("write", "read", "_exit", "fork", "waitpid"), "struct": ("pack",)}
 
 
 Owners = list[tuple[str, Any]]
@@ -198,7 +197,7 @@ def owners() -> Owners:
             found.append((dotted, getattr(owner, name) if name else owner))
         except (ImportError, AttributeError):
             continue
-    return found + [(name, sys.modules[name]) for name in sorted({d.partition(".")[0] for d in STDLIB})]
+    return found + [(name, sys.modules[name]) for name in STDLIB]
 
 
 def fingerprint(watched: Owners) -> Fingerprint:
@@ -207,8 +206,8 @@ def fingerprint(watched: Owners) -> Fingerprint:
     and the names each class has: taken by the judge before any library code runs."""
     found: Fingerprint = {}
     for dotted, owner in watched:
-        if dotted in STDLIB_MODULES:
-            for attribute in (d.partition(".")[2] for d in STDLIB if d.startswith(f"{dotted}.")):
+        if dotted in STDLIB:
+            for attribute in STDLIB[dotted]:
                 found[f"{dotted}.{attribute}"] = _parts(getattr(owner, attribute, None))
             continue
         if dotted in NAMED:

@@ -98,16 +98,29 @@ def suite_job(
     the harness, and runs the tests ``verify`` (a task's FAIL_TO_PASS) again where the
     session's report cannot reach their verdict (see `codegym.envs.repo_repair.runner`)."""
     env: Environment = environment(library)
-    config = _config(library, env.site, timeout_s, verify)
-    step = Step(argv=("python", "-m", RUNNER, json.dumps(config)), channel=True)
+    return _job(("python", "-m", RUNNER), library, files, limits, site=env.site, timeout_s=timeout_s, verify=verify,
+                preload=MODULES)  # fmt: skip
+
+
+def _job(
+    command: tuple[str, ...],
+    library: Library,
+    files: Mapping[str, bytes],
+    limits: Limits,
+    *,
+    site: str | None,
+    timeout_s: float | None,
+    verify: Iterable[str],
+    preload: tuple[str, ...],
+) -> Job:
+    """The one step of either job: ``command`` runs the runner with its CONFIG, reporting to
+    the harness; every file of ``files`` but the library's source is protected."""
+    config = {"site": site, "python_path": list(library.python_path), "options": list(library.pytest_args),
+              "tests": list(library.tests), "verify": list(verify), "timeout_s": timeout_s}  # fmt: skip
+    step = Step(argv=(*command, json.dumps(config)), channel=True)
     harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
-    return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=MODULES,
+    return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=preload,
                protected=_harness_files(library, files))  # fmt: skip
-
-
-def _config(library: Library, site: str | None, timeout_s: float | None, verify: Iterable[str]) -> dict[str, Any]:
-    return {"site": site, "python_path": list(library.python_path), "options": list(library.pytest_args),
-            "tests": list(library.tests), "verify": list(verify), "timeout_s": timeout_s}  # fmt: skip
 
 
 def _harness_files(library: Library, files: Mapping[str, bytes]) -> tuple[str, ...]:
@@ -128,12 +141,9 @@ def image_job(
 ) -> Job:
     """`suite_job` for a task image: the runner runs as a file under the image's Python, whose
     environment is the test environment."""
-    config = _config(library, None, timeout_s, verify)
-    step = Step(argv=(image.python, RUNNER_FILE, json.dumps(config)), channel=True)
-    harness = Harness(f"{HARNESS}:collect", json.dumps({"budget_s": limits.wall_s + 5.0}).encode())
     files = {**files, RUNNER_FILE: Path(__file__).with_name("runner.py").read_bytes()}
-    return Job(steps=(step,), files=files, limits=limits, harness=harness, preload=(HARNESS, *TOOL_MODULES),
-               protected=_harness_files(library, files))  # fmt: skip
+    return _job((image.python, RUNNER_FILE), library, files, limits, site=None, timeout_s=timeout_s, verify=verify,
+                preload=(HARNESS, *TOOL_MODULES))  # fmt: skip
 
 
 _images: dict[Image, DockerExecutor] = {}
