@@ -30,6 +30,7 @@ MAX_SHOWN = 300
 TEST = "prediction"  # the one test of every task
 _UNREADABLE = object()
 _ANSWER = re.compile(r"\[ANSWER\](.*?)\[/ANSWER\]", re.S)
+_NEWLINE = re.compile(rb"\r\n|\r|\n")  # (the line ends the parser counts)
 LITERAL_HINT = (
     "a Python literal was expected (a number, string, bytes, list, tuple, dict, set, True, False or None, "
     "e.g. [1, 'a']); expressions, names and calls are never evaluated"
@@ -97,7 +98,7 @@ def parse_input(raw: str, name: str = "f", *, no_arguments: bool = False) -> Ans
         return replace(found, message=found.message if found.message == TOO_LONG else f"the answer is not the "
                        f"arguments of {name}(...)")  # fmt: skip
     nodes, source = found
-    sources = tuple(ast.get_source_segment(source, node) or ast.unparse(node) for node in nodes)
+    sources = _segments(source, nodes)
     try:  # (each argument's text must read back as that argument, alone, in the sandbox)
         back = ast.parse(arguments_source(sources), mode="eval").body
         if not (isinstance(back, ast.Tuple) and len(back.elts) == len(nodes)):
@@ -148,6 +149,21 @@ def _arguments(text: str, name: str, hint: str) -> tuple[list[ast.expr], str] | 
     if any(isinstance(arg, ast.Starred) for arg in call.args):
         return Answer(error="starred arguments (*args) are not accepted: write each argument out")
     return call.args, source
+
+
+def _segments(source: str, nodes: list[ast.expr]) -> tuple[str, ...]:
+    """Each node's text in ``source`` (what `ast.get_source_segment` gives, which splits all of
+    ``source`` again for each node: quadratic in an answer of many arguments), else its unparsing."""
+    data = source.encode()
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(data))]  # (the byte offset of each line)
+
+    def segment(node: ast.expr) -> str:
+        if node.end_lineno is None or node.end_col_offset is None:
+            return ast.unparse(node)
+        start, end = starts[node.lineno - 1] + node.col_offset, starts[node.end_lineno - 1] + node.end_col_offset
+        return data[start:end].decode() or ast.unparse(node)
+
+    return tuple(segment(node) for node in nodes)
 
 
 def _parse(text: str, hint: str) -> ast.Module | Answer:

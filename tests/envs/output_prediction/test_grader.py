@@ -86,6 +86,19 @@ def test_input_answers_parse_to_the_sources_of_their_arguments(raw: str, sources
     assert answer.values == (literals.values if literals.ok else ())
 
 
+@pytest.mark.parametrize(
+    ("raw", "sources"),
+    [
+        ("'é', [1,\r\n 2]", ("'é'", "[1,\r\n 2]")),  # (column offsets count UTF-8 bytes; every line end counts)
+        ("'日本', # ü\r 'x'", ("'日本'", "'x'")),
+        ("f('ß'\n, lambda x: x + 'ñ')", ("'ß'", "lambda x: x + 'ñ'")),
+        ("1, " * 3000, ("1",) * 3000),
+    ],
+)
+def test_each_argument_s_source_is_its_text_in_the_answer(raw: str, sources: tuple[str, ...]) -> None:
+    assert parse_input(raw, "f").sources == sources
+
+
 def test_the_arguments_source_reads_back_as_a_tuple_of_each_argument() -> None:
     assert arguments_source(()) == "()"
     for raw in ("x for x in 'ab'", "1, # c\n 2", "lambda: 1, (y := 2)", "[1,\n 2]"):
