@@ -343,13 +343,16 @@ def array_item_lines(text: str, start: int) -> list[int]:
     """The line (from 1) each item of the valid JSON array opening at ``text[start]`` starts on."""
     decoder = json.JSONDecoder()
     lines: list[int] = []
-    position = start + 1
+    line, counted, position = 1, 0, start + 1
     while True:
         while text[position] in " \t\r\n,":
             position += 1
         if text[position] == "]":
             return lines
-        lines.append(text.count("\n", 0, position) + 1)
+        # (counted from the last item on: from the file's start each time was quadratic)
+        line += text.count("\n", counted, position)
+        counted = position
+        lines.append(line)
         _, position = decoder.raw_decode(text, position)
 
 

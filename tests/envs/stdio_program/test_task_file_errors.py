@@ -3,6 +3,7 @@ and from the command line (exit status 2, no traceback)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,13 @@ def test_a_bad_task_file_names_the_file_line_and_field(case: str, tmp_path: Path
 def test_rows_in_memory_are_named_by_index() -> None:
     with pytest.raises(TaskFormatError, match=r"^row 1: field 'tests' must be a list, got string"):
         load_tasks([GOOD, {**GOOD, "task_id": "b", "tests": "1"}])
+
+
+def test_a_json_array_row_is_named_by_the_line_it_starts_on(tmp_path: Path) -> None:
+    first, second = json.dumps(GOOD, indent=2), json.dumps({**GOOD, "task_id": "b"}, indent=2)
+    bad = json.dumps({**GOOD, "task_id": "c", "tests": "1"})
+    path = tmp_path / "tasks.json"
+    path.write_text(f"[\n{first},\n\n{second}, {bad}\n]\n")
+    line = 1 + first.count("\n") + 1 + 1 + second.count("\n") + 1  # (the third item starts on the second's last)
+    with pytest.raises(TaskFormatError, match=rf"^{path}:{line}: field 'tests' must be a list, got string"):
+        load_tasks(path)
