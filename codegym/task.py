@@ -234,10 +234,17 @@ class JsonLine:
     error: str | None = None
 
 
+def text_lines(text: str) -> list[str]:
+    """``text``'s lines as JSON counts them: split at ``\n`` only (a trailing ``\r`` dropped),
+    never at the U+2028 or ``\x1c`` that ``str.splitlines`` also breaks at and JSON strings
+    may hold raw."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def json_lines(text: str) -> list[JsonLine]:
     """The non-blank lines of a JSONL text, each parsed (an unparsable line keeps its error)."""
     lines = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         if not line.strip():
             continue
         try:
@@ -326,7 +333,7 @@ def parse_json(text: str, path: str | Path, *, expected: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        lines = text.splitlines()
+        lines = text_lines(text)
         line = lines[e.lineno - 1] if e.lineno <= len(lines) else ""
         raise TaskFormatError(
             f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno}): {quoted(line.strip())}; expected {expected}"

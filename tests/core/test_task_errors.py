@@ -217,3 +217,14 @@ def test_a_checker_that_fails_on_one_output_costs_that_submission_only(executor:
         grades = s.score(answers)
         assert [g.status for g in grades] == [Status.OK, Status.IE, Status.WA, Status.OK]
         assert "checker" in grades[1].message and s.env.invalid_tasks == {}
+
+
+def test_a_jsonl_string_may_hold_a_raw_line_separator(tmp_path: Path) -> None:
+    """JSON lets U+2028 and \\x1c stand unescaped in a string; str.splitlines would break a
+    JSONL line there (and name it "not JSON")."""
+    from codegym.task import json_lines
+
+    row = {"task_id": "t/1", "prompt": "a\u2028b\x1cc"}
+    text = json.dumps(row, ensure_ascii=False) + "\n" + json.dumps(row) + "\r\n"
+    lines = json_lines(text)
+    assert [(line.number, line.value) for line in lines] == [(1, row), (2, row)]
