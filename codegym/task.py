@@ -235,7 +235,7 @@ class JsonLine:
 
 
 def text_lines(text: str) -> list[str]:
-    """``text``'s lines as JSON counts them: split at ``\n`` only (a trailing ``\r`` dropped),
+    r"""``text``'s lines as JSON counts them: split at ``\n`` only (a trailing ``\r`` dropped),
     never at the U+2028 or ``\x1c`` that ``str.splitlines`` also breaks at and JSON strings
     may hold raw."""
     return [line.removesuffix("\r") for line in text.split("\n")]
