@@ -214,12 +214,13 @@ class RayExecutor(Executor):
         except ray.exceptions.RaySystemError as e:
             raise _Lost(f"Ray failed: {e}") from e
 
-    def _call_patiently(self, actor: Any, method: str, timeout_s: float = RESTART_WAIT_S) -> Any:
-        """`_call`, waiting for an actor that Ray is restarting to come back."""
+    def _call_patiently(self, actor: Any, method: str, *args: Any, timeout_s: float = RESTART_WAIT_S) -> Any:
+        """`_call`, waiting for an actor that Ray is restarting to come back (for calls that
+        may run again: a lost actor's state is gone with it)."""
         deadline = time.monotonic() + timeout_s
         while True:
             try:
-                return self._call(actor, method, timeout_s=max(0.1, deadline - time.monotonic()))
+                return self._call(actor, method, *args, timeout_s=max(0.1, deadline - time.monotonic()))
             except _Lost:
                 if time.monotonic() >= deadline:
                     raise
@@ -330,7 +331,8 @@ class RayExecutor(Executor):
         idle_timeout_s: float = IDLE_TIMEOUT_S,
         preload: Iterable[str] = (),
     ) -> Workspace:
-        """A workspace on the actor that holds the fewest (see `codegym.executor.workspace`)."""
+        """A workspace on the actor that holds the fewest (see `codegym.executor.workspace`);
+        an actor that Ray is restarting is waited for."""
         if self._closed:
             raise SandboxError("this RayExecutor is closed")
         self.ensure_preloaded(preload)
@@ -338,8 +340,8 @@ class RayExecutor(Executor):
             index = min(range(self.nodes), key=lambda i: (self._workspaces[i], i))
             self._workspaces[index] += 1
         try:
-            kind, value = self._call(self._actors[index], "open_workspace", layer, disk_bytes, idle_timeout_s,
-                                     self.preload)  # fmt: skip
+            kind, value = self._call_patiently(self._actors[index], "open_workspace", layer, disk_bytes, idle_timeout_s,
+                                               self.preload)  # fmt: skip
         except _Lost as e:
             kind, value = "error", str(e)
         if kind != "ok":

@@ -218,6 +218,30 @@ def test_a_killed_worker_mid_command_raises_workspace_lost(
         assert processes_left_by(ex) == []
 
 
+def test_a_workspace_opened_while_its_actor_restarts_waits_for_it(request: pytest.FixtureRequest) -> None:
+    """Ray restarts a lost actor; a workspace opened meanwhile waits for it rather than
+    failing (an infrastructure fault the executor can ride out)."""
+    from codegym.executor.ray import RayExecutor
+
+    request.getfixturevalue("ray_executor")  # the session's cluster; this one joins it
+    with RayExecutor(nodes=1, cpus_per_node=0) as ex:
+        [victim] = ex.actor_pids()
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while _alive(victim) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with ex.open_workspace(LAYER) as ws:  # (at once: the actor is still coming back)
+            assert out(ws, "cat README.md") == "the task\n"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_a_workspace_opened_from_a_thread_that_ends_lives_on(fresh: Callable[..., Executor]) -> None:
     """Workers ask to die with their parent, which to the kernel is the thread that started
     them: one started for a short-lived thread (``asyncio.to_thread``) must outlive it."""
