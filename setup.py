@@ -25,5 +25,8 @@ def packages() -> list[str]:
 setup(
     packages=packages(),
     package_dir={"codegym": "codegym", "codegym.envs": "envs", "codegym.wrappers": "wrappers"},
-    ext_modules=[Extension("codegym.executor._forkcore", ["codegym/executor/_forkcore.c"], optional=True)],
+    ext_modules=[
+        Extension("codegym.executor._forkcore", ["codegym/executor/_forkcore.c"], optional=True),
+        Extension("codegym.meter._opcount", ["codegym/meter/_opcount.c"], optional=True),
+    ],
 )

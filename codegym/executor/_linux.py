@@ -374,7 +374,7 @@ _TABLES = {
         "move_mount": 429, "open_tree": 428, "fspick": 433, "mount_setattr": 442,
         "lookup_dcookie": 212, "vhangup": 153, "sethostname": 170, "setdomainname": 171,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "clone": 56, "clone3": 435, "socket": 41, "rt_sigprocmask": 14, "capset": 126,
+        "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "socket": 41, "rt_sigprocmask": 14, "capset": 126,
         "prlimit64": 302, "setpriority": 141, "sched_setaffinity": 203, "sched_setscheduler": 144,
         "sched_setparam": 142, "sched_setattr": 314, "ioprio_set": 251,
     },
@@ -495,6 +495,33 @@ def socket_program(sockets: str) -> bytes:
     ops.append((_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW))
     ops.append((_JEQ_K, 1, 0, _AF_UNIX))
     ops.append((_RET_K, 0, 0, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES))
+    ops.append((_RET_K, 0, 0, _RET_ALLOW))
+    return _assemble(ops)
+
+
+CLONE_THREAD = 0x00010000
+_EAGAIN = 11
+
+
+def no_processes_program(*, threads: bool) -> bytes:
+    """A filter that refuses new processes (``clone`` without ``CLONE_THREAD``, ``fork``,
+    ``vfork``) with EAGAIN, as a process limit would, and new threads too unless ``threads``.
+    For a metered run (`codegym.meter`): work done in a process or thread the meter does
+    not count must not pass for speed. It binds root as well (RLIMIT_NPROC does not)."""
+    refuse = (_RET_K, 0, 0, _RET_ERRNO | _EAGAIN)
+    ops = _native_syscall_number()
+    for name in ("fork", "vfork"):
+        if name in _SYSCALLS:
+            ops += [(_JEQ_K, 0, 1, _SYSCALLS[name]), refuse]
+    if threads:
+        ops += [
+            (_JEQ_K, 0, 3, _SYSCALLS["clone"]),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW),
+            (_JSET_K, 1, 0, CLONE_THREAD),  # a thread: allowed
+            refuse,
+        ]
+    else:
+        ops += [(_JEQ_K, 0, 1, _SYSCALLS["clone"]), refuse]
     ops.append((_RET_K, 0, 0, _RET_ALLOW))
     return _assemble(ops)
 

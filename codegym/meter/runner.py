@@ -1,0 +1,174 @@
+"""The sandbox's side of a metered run (stdlib only): ``python -m codegym.meter.runner``.
+
+One step runs one program on one input, counted:
+
+- this process, the **runner** (trusted), reads the report's key from its stdin (no file
+  holds it: no step of the program's, the compile included, can read it) and forks the **program** (hostile) with the input file as its stdin and pipes as its
+  stdout and report channel; then reads both, waits for it, and prints one JSON report on
+  its own stdout, which only it writes. The program's output never reaches the harness,
+  only its digest (``sha256`` of its whitespace-separated tokens), size and head.
+- the program process refuses itself any new process (and, for Python, any thread: see
+  `codegym.executor._linux.no_processes_program`), then either runs ``main.py`` under the
+  bytecode meter (`codegym.meter._opcount`: the count is written to the report channel in
+  C, signed with the key), or ``exec``s valgrind's cachegrind on the binary, whose log goes
+  to the report channel (valgrind keeps its own descriptors out of the program's reach).
+
+Usage: ``python -m codegym.meter.runner python INPUT`` or ``... native INPUT ./main``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import select
+import sys
+from typing import Any
+
+PROGRAM = "main.py"
+PROFILE_FILE = "meter.cachegrind"  # cachegrind's per-line counts (checked against its log's total)
+MAX_OUTPUT = 64 << 20  # the program's stdout, hashed as it comes
+MAX_REPORT = 4 << 20
+HEAD = 200
+VALGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--vgdb=no",
+            "--trace-children=no", "--error-limit=no")  # fmt: skip
+# Modules a program commonly imports, loaded before the count starts: importing one costs
+# nothing counted, the same for every program.
+PRELOADED = ("array", "bisect", "collections", "functools", "heapq", "itertools", "math", "operator", "re",
+             "string", "fractions", "decimal", "statistics", "random", "io")  # fmt: skip
+
+
+def main() -> None:
+    kind, input_path, *command = sys.argv[1:]
+    key = os.read(0, 256).strip()
+    out_r, out_w = os.pipe()
+    report_r, report_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        _program(kind, input_path, command, out_w, report_w, key, close=(out_r, report_r))
+    os.close(out_w)
+    os.close(report_w)
+    output, report = _read_both(out_r, report_r)
+    _, status, usage = os.wait4(pid, 0)
+    result: dict[str, Any] = {
+        "key": key.decode(),
+        "exit_code": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        **output,
+        "report": report.decode("utf-8", "replace"),
+    }
+    if kind == "native":
+        result["profile"] = _read_profile()
+    sys.stdout.write(json.dumps(result))
+    sys.stdout.flush()
+
+
+def _program(kind: str, input_path: str, command: list[str], out: int, report: int, key: bytes,
+             close: tuple[int, ...]) -> None:  # fmt: skip
+    """The program's process: never returns."""
+    try:
+        for fd in close:
+            os.close(fd)
+        stdin = os.open(input_path, os.O_RDONLY)
+        os.dup2(stdin, 0)
+        os.dup2(out, 1)
+        os.close(stdin)
+        os.close(out)
+        _refuse_processes(threads=kind == "native")
+        if kind == "python":
+            _run_python(report, key)
+        else:
+            os.set_inheritable(report, True)
+            log = f"--log-fd={report}"
+            os.execvp(VALGRIND[0], [*VALGRIND, log, f"--cachegrind-out-file={PROFILE_FILE}", *command])
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            os.write(2, f"codegym meter: {type(e).__name__}: {e}\n".encode())
+    os._exit(127)
+
+
+def _refuse_processes(*, threads: bool) -> None:
+    from codegym.executor import _linux as linux
+
+    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    linux.SeccompFilter(linux.no_processes_program(threads=threads)).install()
+
+
+def _run_python(report: int, key: bytes) -> None:
+    import builtins
+    import importlib
+    import types
+
+    from codegym.meter import _opcount  # type: ignore[attr-defined]
+
+    for name in PRELOADED:
+        importlib.import_module(name)
+    sys.modules["random"].seed(0)  # (a randomized program costs the same every run)
+    sys.dont_write_bytecode = True
+    sys.pycache_prefix = "/nonexistent"  # (imports compile from source: loading bytecode is refused)
+    with open(PROGRAM, "rb") as handle:
+        code = compile(handle.read(), PROGRAM, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__file__ = PROGRAM
+    module.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = module
+    sys.argv = [PROGRAM]
+    sys.path[0] = os.getcwd()
+    key_r, key_w = os.pipe()
+    os.write(key_w, key)
+    os.close(key_w)
+    _opcount.run(code, module.__dict__, report, key_r, PROGRAM)  # (ends the process)
+
+
+def _read_both(out: int, report: int) -> tuple[dict[str, Any], bytes]:
+    """The program's output (digested: its tokens' sha256, its size, its head) and the
+    report channel, both read to their end."""
+    digest = hashlib.sha256()
+    head, size, carry = b"", 0, b""
+    chunks: list[bytes] = []
+    report_size = 0
+    open_fds = {out, report}
+    while open_fds:
+        for fd in select.select(list(open_fds), [], [])[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                open_fds.discard(fd)
+                os.close(fd)
+            elif fd == out:
+                size += len(chunk)
+                head = (head + chunk)[:HEAD] if len(head) < HEAD else head
+                if size <= MAX_OUTPUT:
+                    carry = _digest_tokens(digest, carry + chunk)
+            elif report_size < MAX_REPORT:
+                chunks.append(chunk)
+                report_size += len(chunk)
+    _digest_tokens(digest, carry + b" ")
+    output = {"output_sha256": digest.hexdigest(), "output_bytes": size, "output_head": head.decode("utf-8", "replace"),
+              "output_over": size > MAX_OUTPUT}  # fmt: skip
+    return output, b"".join(chunks)
+
+
+def _digest_tokens(digest: Any, data: bytes) -> bytes:
+    """Feed ``data``'s complete whitespace-separated tokens to ``digest``, each followed by a
+    space; return the unfinished last one."""
+    tokens = data.split()
+    if not tokens:
+        return b""
+    last = b"" if data[-1:].isspace() else tokens.pop()
+    for token in tokens:
+        digest.update(token + b" ")
+    return last
+
+
+def _read_profile() -> str | None:
+    try:
+        with open(PROFILE_FILE, "rb") as handle:
+            return handle.read(MAX_REPORT).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+if __name__ == "__main__":
+    main()
