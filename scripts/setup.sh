@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Toolchains of the StdioProgram family's languages (envs/stdio_program/languages.yaml), and Icarus
 # Verilog and Verilator for the Verilog family.
 SYSTEM_PACKAGES=(python3 python3-venv python3-dev gcc g++ gfortran rustc golang-go openjdk-17-jdk-headless nodejs
-                 ruby lua5.4 ocaml-nox r-base-core iverilog verilator docker.io debootstrap)
+                 ruby lua5.4 ocaml-nox r-base-core iverilog verilator docker.io debootstrap valgrind)
 missing=()
 for package in "${SYSTEM_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

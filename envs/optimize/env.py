@@ -1,0 +1,313 @@
+"""`OptimizeEnv`: make a correct but slow program faster, scored by a deterministic cost."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import zlib
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from codegym.envs.optimize import grader
+from codegym.envs.optimize.grader import Baseline
+from codegym.envs.optimize.tasks import BUNDLED, load_tasks
+from codegym.envs.stdio_program.languages import Language
+from codegym.envs.stdio_program.languages import language as language_named
+
+from codegym import meter
+from codegym.agent import AgentLimits
+from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
+from codegym.error import InvalidTask
+from codegym.executor import Executor, Job, Limits, RunResult, Step
+from codegym.grade import Grade, Status
+from codegym.task import Quarantine, Task, TaskSet
+
+Measure = Literal["instructions"]
+RewardKind = Literal["log_speedup", "fast_p", "correct"]
+MEASURES = ("instructions",)
+REWARDS = ("log_speedup", "fast_p", "correct")
+RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
+COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes=64, output_bytes=1 << 20,
+                        file_size_bytes=64 << 20)  # fmt: skip
+# A metered run of the reference may take this long (valgrind runs a program 20-50 times slower);
+# a submission's metered runs get METER_SLACK times the reference's CPU time, at least METER_FLOOR_S.
+CALIBRATION_LIMITS = Limits(cpu_s=120.0, wall_s=240.0, memory_bytes=1 << 30, processes=8, output_bytes=1 << 20)
+METER_SLACK = 3.0
+METER_FLOOR_S = 5.0
+GENERATOR = r"""
+import json, random, sys
+namespace = {"__name__": "generator"}
+exec(compile(open("generator.py").read(), "generator.py", "exec"), namespace)
+seed, size, count = (int(a) for a in sys.argv[1:4])
+inputs = [namespace["generate"](size, random.Random(seed * 1000 + i)) for i in range(count)]
+if not all(isinstance(text, str) for text in inputs):
+    raise SystemExit("generate(size, rng) must return the input as a str")
+sys.stdout.write(json.dumps(inputs))
+"""
+
+
+@dataclass(frozen=True)
+class _Launched:
+    """What `OptimizeEnv.grade` takes: the job's result and how it was built."""
+
+    result: RunResult | None
+    compiled_here: bool
+    key: str
+    compile_failure: RunResult | None = None
+
+
+class OptimizeEnv(CodeEnv):
+    """Make a correct but slow program faster without changing what it prints.
+
+    ## Action space
+    `UnicodeText`: the faster program's source (a whole stdin/stdout program in the task's
+    language), raw or in a fenced block.
+
+    ## Observation space
+    `codegym.spaces.observation_space`: the spec, the slow program and its public tests; after
+    a step, the feedback (the status, the speedup and the count it came from, failing tests,
+    and the program's hot spots: its costliest lines with their text and its costliest
+    functions, as ``note [profile]`` diagnostics), per-test results and pass rate.
+
+    ## Rewards
+    0 unless every test passes and every benchmark run prints the reference's output; then
+    ``correct`` (1.0) plus a ``speedup`` term from ``speedup = cost(reference) / cost(program)``
+    on the hidden benchmark inputs: ``reward="log_speedup"`` (default) adds
+    ``clip(ln(speedup), -1, ln(max_speedup))``; ``"fast_p"`` adds 0 when the speedup exceeds
+    ``p`` and -1 otherwise; ``"correct"`` adds nothing. ``info["grade"].metrics`` holds
+    ``speedup``, ``cost`` and ``reference_cost``.
+
+    ## The cost
+    ``measure="instructions"``: instructions counted on the benchmark inputs, which do not
+    move with machine load (see `codegym.meter`): machine instructions under valgrind's
+    cachegrind for C and C++ (threads included; new processes are refused), bytecode
+    instructions for Python, counted in C by a trace function the program cannot reach (new
+    threads and processes are refused). The benchmark inputs are made by the task's hidden
+    generator at grade time (``bench_seed``; sizes times ``bench_scale``), in a sandbox of
+    their own, and the reference's cost on them is measured once per task.
+
+    ## Episode end
+    ``mode="single"``: after one submission; ``mode="refine"``: never by itself (a faster
+    program is always possible): bound it with ``max_episode_steps``.
+
+    ## Registered configurations
+    ``codegym/Optimize-v0`` with ``tasks="codegym-optimize"`` (every language);
+    ``language="python"``, ``"c"`` or ``"cpp"`` keeps the tasks of one.
+    """
+
+    family: ClassVar[str] = "Optimize"
+    preload: ClassVar[tuple[str, ...]] = (*meter.PRELOAD, "py_compile")
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet | Any = BUNDLED,
+        *,
+        language: str | None = None,
+        measure: Measure = "instructions",
+        reward: RewardKind = "log_speedup",
+        p: float = 1.0,
+        max_speedup: float = 100.0,
+        bench_scale: float = 1.0,
+        bench_seed: int = 0,
+        mode: Mode = "single",
+        limits: Limits = RUN_LIMITS,
+        compile_limits: Limits = COMPILE_LIMITS,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+        agent: AgentLimits | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
+    ) -> None:
+        if measure not in MEASURES:
+            raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if max_speedup <= 1 or p <= 0 or bench_scale <= 0:
+            raise ValueError(f"need max_speedup > 1, p > 0 and bench_scale > 0, got {max_speedup}, {p}, {bench_scale}")
+        if mode == "agent":
+            raise ValueError("the Optimize family has single and refine modes; agent mode is not built yet")
+        task_set = load_tasks(tasks)
+        if language is not None:
+            kept = [t for t in task_set if t.language == language]
+            if not kept:
+                raise ValueError(f"no task in {task_set.name!r} is in language {language!r}")
+            task_set = TaskSet(kept, name=f"{task_set.name}[{language}]")
+        super().__init__(task_set, limits=limits, mode=mode, executor=executor, on_infra_error=on_infra_error,
+                         render_mode=render_mode, agent=agent, on_task_error=on_task_error,
+                         quarantine=quarantine)  # fmt: skip
+        self.measure: Measure = measure
+        self.reward_kind: RewardKind = reward
+        self.p, self.max_speedup = p, max_speedup
+        self.bench_scale, self.bench_seed = bench_scale, bench_seed
+        self.compile_limits = compile_limits
+        self._baselines: dict[str, tuple[Baseline, tuple[str, ...], float]] = {}
+        self._builds: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+        self.validate_on_load(validate)
+
+    # --- the prompt ----------------------------------------------------------------------
+
+    def render_prompt(self, task: Task) -> str:
+        language = language_named(task.language)
+        examples = "\n\n".join(
+            f"Input:\n{t.code.rstrip()}\nOutput:\n{(t.expected or '').rstrip()}" for t in task.public_tests
+        )
+        return (
+            f"{task.prompt.rstrip()}\n\nThis {language.name} program is correct but slow:\n\n"
+            f"```{language.name}\n{(task.reference or '').rstrip()}\n```\n\n"
+            f"Examples:\n\n{examples}\n\n"
+            f"Write a faster program in {language.name} that prints exactly what this one prints for every input. "
+            f"Speed is measured as {meter.UNITS[_kind(language)]} executed on larger hidden inputs."
+        )
+
+    # --- the reference, measured once ----------------------------------------------------
+
+    def check_task(self, task: Task) -> None:
+        self._baseline(task)
+
+    def _baseline(self, task: Task) -> tuple[Baseline, tuple[str, ...], float]:
+        with self._lock:
+            known = self._baselines.get(task.id)
+        if known is not None:
+            return known
+        inputs = self._bench_inputs(task)
+        language = language_named(task.language)
+        launched = self._run(task, language, task.reference or "", inputs, with_tests=False,
+                             limits=CALIBRATION_LIMITS).result()  # fmt: skip
+        if launched.result is None:
+            raise InvalidTask(f"its reference does not compile: {_compile_error(launched.compile_failure)}")
+        readings = []
+        for index, step in enumerate(launched.result.steps):
+            reading = meter.read(step.stdout, launched.key, _kind(language), source_file=language.file)
+            if step.limit is not None or not reading.ok:
+                why = f"the {step.limit} limit" if step.limit else reading.failure
+                raise InvalidTask(f"its reference failed its metered run on benchmark input {index + 1}: {why}")
+            readings.append(reading)
+        cpu = max(step.cpu_s for step in launched.result.steps)
+        baseline = (Baseline(tuple(readings), meter.UNITS[_kind(language)]), inputs, cpu)
+        with self._lock:
+            self._baselines.setdefault(task.id, baseline)
+        return baseline
+
+    def _bench_inputs(self, task: Task) -> tuple[str, ...]:
+        """The benchmark inputs, from the task's generator in a sandbox of its own."""
+        size = max(1, round(int(task.metadata["bench_size"]) * self.bench_scale))
+        count = int(task.metadata["bench_inputs"])
+        seed = zlib.crc32(f"{self.bench_seed}:{task.id}".encode())
+        argv = ("python", "-c", GENERATOR, str(seed), str(size), str(count))
+        files = {"generator.py": str(task.metadata["generator"]).encode()}
+        limits = Limits(cpu_s=30.0, wall_s=60.0, memory_bytes=1 << 30, output_bytes=256 << 20)
+        step = self.executor_for(task).run(Job(steps=(Step(argv=argv),), files=files, limits=limits)).steps[0]
+        if not step.ok:
+            detail = step.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"limit {step.limit}"]
+            raise InvalidTask(f"its benchmark generator failed: {detail[0][:300]}")
+        inputs = json.loads(step.stdout)
+        return tuple(inputs)
+
+    # --- a submission --------------------------------------------------------------------
+
+    def launch(self, task: Task, code: str) -> Future[Any]:
+        self.check_task_once(task)
+        baseline, inputs, cpu = self._baseline(task)
+        budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
+        meter_limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
+        return self._run(task, language_named(task.language), code, inputs, with_tests=True, limits=meter_limits)
+
+    def _run(self, task: Task, language: Language, code: str, inputs: tuple[str, ...], *, with_tests: bool,
+             limits: Limits) -> Future[_Launched]:  # fmt: skip
+        """Build ``code`` (once per source), then run the job: the tests (``with_tests``),
+        then one metered run per benchmark input."""
+        done: Future[_Launched] = Future()
+        if _kind(language) == "python":
+            done.set_result(self._job(task, language, code, {}, inputs, with_tests, limits))
+            return done
+        digest = hashlib.sha256(f"{language.name}\0{code}".encode()).hexdigest()
+        with self._lock:
+            binary = self._builds.get(digest)
+        if binary is not None:
+            done.set_result(self._job(task, language, code, {"main": binary}, inputs, with_tests, limits))
+            return done
+        compile_argv = (language.compile[0], "-g", *language.compile[1:])  # (line numbers for the profile)
+        build = Job(steps=(Step(argv=compile_argv),), files={language.file: code.encode()},
+                    limits=self.compile_limits, collect=("main",))  # fmt: skip
+
+        def built(future: Future[RunResult]) -> None:
+            try:
+                result = future.result()
+                if not result.steps[0].ok or "main" not in result.files:
+                    done.set_result(_Launched(None, True, "", compile_failure=result))
+                    return
+                with self._lock:
+                    self._builds[digest] = result.files["main"]
+                done.set_result(self._job(task, language, code, {"main": result.files["main"]}, inputs,
+                                          with_tests, limits, compile_result=result))  # fmt: skip
+            except BaseException as e:
+                done.set_exception(e)
+
+        self.executor_for(task).submit(build).add_done_callback(built)
+        return done
+
+    def _job(self, task: Task, language: Language, code: str, built: dict[str, bytes], inputs: tuple[str, ...],
+             with_tests: bool, limits: Limits, compile_result: RunResult | None = None) -> _Launched:  # fmt: skip
+        key = meter.new_key()
+        kind = _kind(language)
+        native = kind == "native"
+        files = {**built, **({} if native else {language.file: code.encode()})}
+        files |= {f"bench{i}.in": text.encode() for i, text in enumerate(inputs)}
+        steps: list[Step] = []
+        if with_tests:
+            if not native:  # (a syntax check: a parse error is CE with its line)
+                steps.append(Step(argv=language.compile, limits=self.compile_limits))
+            run = ("./main",) if native else language.run
+            steps += [Step(argv=run, stdin=(t.code or "").encode(), stop_on_failure=False) for t in task.tests]
+        command = ("./main",) if native else ()
+        steps += [replace(meter.metered_step(kind, f"bench{i}.in", key, command), limits=limits)
+                  for i in range(len(inputs))]  # fmt: skip
+        job = Job(steps=tuple(steps), files=files, limits=self.limits, preload=self.preload,
+                  executables=("main",) if native else ())  # fmt: skip
+        result = self.executor_for(task).run(job)
+        if compile_result is not None and with_tests:
+            result = replace(result, steps=(compile_result.steps[0], *result.steps))
+        return _Launched(result, with_tests and (not native or compile_result is not None), key)
+
+    def grade(self, task: Task, code: str, result: _Launched) -> Grade:  # type: ignore[override]
+        language = language_named(task.language)
+        if result.result is None:
+            assert result.compile_failure is not None
+            failed = replace(result.compile_failure, steps=result.compile_failure.steps[:1])
+            return grader.stdio.grade(task, language, failed, compiled_here=True)
+        baseline = self._baselines[task.id][0]
+        return grader.grade(task, language, result.result, compiled_here=result.compiled_here, key=result.key,
+                            baseline=baseline, source=code, kind=_kind(language))  # fmt: skip
+
+    # --- the reward ----------------------------------------------------------------------
+
+    def solved(self, grade: Grade) -> bool:
+        return False  # (a faster program is always possible: refine ends by max_episode_steps)
+
+    def reward_components(self, grade: Grade) -> dict[str, float]:
+        """``correct``, plus the ``speedup`` term of a correct submission."""
+        components = super().reward_components(grade)
+        speedup = grade.metrics.get("speedup")
+        if grade.status is Status.OK and speedup is not None and self.reward_kind != "correct":
+            if self.reward_kind == "log_speedup":
+                components["speedup"] = min(math.log(self.max_speedup), max(-1.0, math.log(max(speedup, 1e-12))))
+            else:
+                components["speedup"] = 0.0 if speedup > self.p else -1.0
+        return components
+
+
+def _kind(language: Language) -> meter.Kind:
+    return "python" if language.name == "python" else "native"
+
+
+def _compile_error(result: RunResult | None) -> str:
+    if result is None or not result.steps:
+        return "no build"
+    return result.steps[0].stderr.decode(errors="replace").strip()[-300:]

@@ -1,0 +1,118 @@
+"""From an optimization job's result to a `Grade`: pure functions.
+
+Correctness first, as the StdioProgram family judges it (its checker on every test); then
+each benchmark input's metered run, whose output must be the reference's on the same input
+(compared by digest, outside the sandbox) and whose count must be signed and intact. Only
+then a cost: the sum of the counts over the benchmark inputs, and the speedup
+``reference cost / cost``. A count that cannot be trusted is never a low cost: a run the
+program cut short, a report missing or tampered with, fails the grade.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codegym.envs.stdio_program import grader as stdio
+from codegym.envs.stdio_program.languages import Language
+
+from codegym import meter
+from codegym.executor import RunResult, StepResult
+from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome
+from codegym.meter import Reading
+from codegym.task import Task
+
+TAMPERING = ("switched the meter", "before the meter could report", "not this job's")
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The reference's readings on the benchmark inputs, measured once per task and env."""
+
+    readings: tuple[Reading, ...]
+    unit: str
+
+    @property
+    def cost(self) -> int:
+        return sum(r.cost for r in self.readings)
+
+
+def grade(task: Task, language: Language, result: RunResult, *, compiled_here: bool, key: str, baseline: Baseline,
+          source: str, kind: meter.Kind) -> Grade:  # fmt: skip
+    """Judge an optimization job: its tests (a compile step first when ``compiled_here``),
+    then its metered benchmark steps."""
+    bench = len(baseline.readings)
+    tested = dataclasses.replace(result, steps=result.steps[: len(result.steps) - bench])
+    correctness = stdio.grade(task, language, tested, compiled_here=compiled_here)
+    if correctness.status is not Status.OK:
+        return correctness
+    metered = result.steps[len(result.steps) - bench :]
+    readings = [meter.read(step.stdout, key, kind, source_file=language.file) for step in metered]
+    for index, (step, reading, wanted) in enumerate(zip(metered, readings, baseline.readings, strict=True)):
+        failed = _bench_failure(index, step, reading, wanted)
+        if failed is not None:
+            status, message = failed
+            return dataclasses.replace(correctness, status=status, message=message)
+    return _graded(correctness, readings, baseline, source, language.file)
+
+
+def _bench_failure(index: int, step: StepResult, reading: Reading, wanted: Reading) -> tuple[Status, str] | None:
+    where = f"benchmark input {index + 1}"
+    if step.limit is not None:
+        status, what = LIMIT_STATUS[step.limit]
+        return status, f"{what} on {where} (metered)"
+    if step.denied_syscall:
+        return Status.SEC, f"a system call the sandbox denies, on {where}"
+    if reading.failure is not None:
+        status = Status.HACK if any(t in reading.failure for t in TAMPERING) else Status.RE
+        return status, f"{reading.failure}, on {where}"
+    if reading.output_sha256 != wanted.output_sha256:
+        return Status.WA, f"wrong output on hidden {where} (it begins {reading.output_head[:60]!r})"
+    return None
+
+
+def _graded(correct: Grade, readings: Sequence[Reading], baseline: Baseline, source: str, file: str) -> Grade:
+    cost = sum(r.cost for r in readings)
+    speedup = baseline.cost / cost if cost > 0 else float(baseline.cost > 0) * 1e9
+    metrics = {
+        **correct.metrics,
+        "speedup": speedup,
+        "cost": float(cost),
+        "reference_cost": float(baseline.cost),
+    }
+    message = (
+        f"{correct.message}; {speedup:.2f}x the reference's speed: {cost:,} {baseline.unit} against "
+        f"{baseline.cost:,} on {len(readings)} hidden benchmark input{'s' * (len(readings) != 1)}"
+    )
+    profile = profile_notes(readings, source, file)
+    return dataclasses.replace(correct, metrics=metrics, message=message, diagnostics=(*correct.diagnostics, *profile))
+
+
+def profile_notes(readings: Sequence[Reading], source: str, file: str, top: int = 5) -> tuple[Diagnostic, ...]:
+    """The program's hot spots as notes: its costliest lines (with their text) and functions,
+    over every metered run."""
+    lines = _summed([h for r in readings for h in r.lines])
+    functions = _summed([h for r in readings for h in r.functions])
+    total = sum(r.cost for r in readings) or 1
+    text = source.splitlines()
+    notes = []
+    for name, line, cost in lines[:top]:
+        shown = text[line - 1].strip() if line and 0 < line <= len(text) else ""
+        notes.append(Diagnostic(f"{100 * cost / total:.1f}% of the count: {shown[:120]}", file=file, line=line,
+                                severity="note", code="profile"))  # fmt: skip
+    for name, line, cost in functions[:top]:
+        notes.append(Diagnostic(f"{100 * cost / total:.1f}% of the count in function {name}",
+                                file=file if line else "runtime", line=line, severity="note", code="profile"))  # fmt: skip
+    return tuple(notes)
+
+
+def _summed(hotspots: Sequence[meter.Hotspot]) -> list[tuple[str, int | None, int]]:
+    sums: dict[tuple[str, int | None], int] = {}
+    for h in hotspots:
+        sums[h.name, h.line] = sums.get((h.name, h.line), 0) + h.cost
+    return sorted(((name, line, cost) for (name, line), cost in sums.items()), key=lambda row: -row[2])
+
+
+def failed_tests(task: Task, reason: str) -> tuple[TestOutcome, ...]:
+    return tuple(TestOutcome(t.name, False, t.hidden, t.tier, trace=reason) for t in task.tests)
