@@ -3,8 +3,9 @@
 One step runs one program on one input, counted:
 
 - this process, the **runner** (trusted), reads the report's key from its stdin (no file
-  holds it: no step of the program's, the compile included, can read it) and forks the **program** (hostile) with the input file as its stdin and pipes as its
-  stdout and report channel; then reads both, waits for it, and prints one JSON report on
+  holds it: no step of the program's, the compile included, can read it) and forks the
+  **program** (hostile) with the input file as its stdin and pipes as its stdout and
+  report channel; then reads both, waits for it, and prints one JSON report on
   its own stdout, which only it writes. The program's output never reaches the harness,
   only its digest (``sha256`` of its whitespace-separated tokens), size and head.
 - the program process refuses itself any new process (and, for Python, any thread: see

@@ -214,7 +214,7 @@ class OptimizeEnv(CodeEnv):
 
     def launch(self, task: Task, code: str) -> Future[Any]:
         self.check_task_once(task)
-        baseline, inputs, cpu = self._baseline(task)
+        _, inputs, cpu = self._baseline(task)
         budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
         meter_limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
         return self._run(task, language_named(task.language), code, inputs, with_tests=True, limits=meter_limits)

@@ -97,13 +97,14 @@ def profile_notes(readings: Sequence[Reading], source: str, file: str, top: int 
     total = sum(r.cost for r in readings) or 1
     text = source.splitlines()
     notes = []
-    for name, line, cost in lines[:top]:
+    for _, line, cost in lines[:top]:
         shown = text[line - 1].strip() if line and 0 < line <= len(text) else ""
-        notes.append(Diagnostic(f"{100 * cost / total:.1f}% of the count: {shown[:120]}", file=file, line=line,
-                                severity="note", code="profile"))  # fmt: skip
+        message = f"{100 * cost / total:.1f}% of the count: {shown[:120]}"
+        notes.append(Diagnostic(message, file=file, line=line, severity="note", code="profile"))
     for name, line, cost in functions[:top]:
-        notes.append(Diagnostic(f"{100 * cost / total:.1f}% of the count in function {name}",
-                                file=file if line else "runtime", line=line, severity="note", code="profile"))  # fmt: skip
+        message = f"{100 * cost / total:.1f}% of the count in function {name}"
+        where = file if line else "runtime"
+        notes.append(Diagnostic(message, file=where, line=line, severity="note", code="profile"))
     return tuple(notes)
 
 

@@ -5,19 +5,18 @@ slow reference, a faster solution, and a generator of inputs of a given size.
 from __future__ import annotations
 
 PAIRS_PROMPT = (
-    "The first line holds n and t; the second, n integers a_1..a_n. Print how many pairs i < j have "
-    "a_i + a_j = t."
+    "The first line holds n and t; the second, n integers a_1..a_n. Print how many pairs i < j have a_i + a_j = t."
 )
-PAIRS_GENERATOR = '''
+PAIRS_GENERATOR = """
 def generate(size, rng):
     values = [rng.randint(-50, 50) for _ in range(size)]
     return f"{size} {rng.randint(-20, 20)}\\n{' '.join(map(str, values))}\\n"
-'''
+"""
 RANGE_PROMPT = (
     "The first line holds n and q; the second, n integers; then q lines of l r (1 <= l <= r <= n). For each "
     "query print the sum of a_l..a_r on a line of its own."
 )
-RANGE_GENERATOR = '''
+RANGE_GENERATOR = """
 def generate(size, rng):
     n, q = size, size
     values = [rng.randint(-1000, 1000) for _ in range(n)]
@@ -26,37 +25,39 @@ def generate(size, rng):
         l = rng.randint(1, n)
         lines.append(f"{l} {rng.randint(l, n)}")
     return "\\n".join(lines) + "\\n"
-'''
+"""
 PRIMES_PROMPT = "Read n and print how many primes are at most n."
-PRIMES_GENERATOR = '''
+PRIMES_GENERATOR = """
 def generate(size, rng):
     return f"{rng.randint(size // 2, size)}\\n"
-'''
+"""
 WINDOW_PROMPT = (
     "The first line holds n and k (1 <= k <= n); the second, n integers. Print the largest sum of k "
     "consecutive integers."
 )
-WINDOW_GENERATOR = '''
+WINDOW_GENERATOR = """
 def generate(size, rng):
     k = rng.randint(1, max(1, size // 3))
     values = [rng.randint(-100, 100) for _ in range(size)]
     return f"{size} {k}\\n{' '.join(map(str, values))}\\n"
-'''
-LIS_PROMPT = "The first line holds n; the second, n integers. Print the length of the longest strictly increasing subsequence."
-LIS_GENERATOR = '''
+"""
+LIS_PROMPT = (
+    "The first line holds n; the second, n integers. Print the length of the longest strictly increasing subsequence."
+)
+LIS_GENERATOR = """
 def generate(size, rng):
     values = [rng.randint(0, 10 * size) for _ in range(size)]
     return f"{size}\\n{' '.join(map(str, values))}\\n"
-'''
+"""
 INVERSIONS_PROMPT = "The first line holds n; the second, n integers. Print the number of pairs i < j with a_i > a_j."
 INVERSIONS_GENERATOR = LIS_GENERATOR
 SORT_PROMPT = "The first line holds n; the second, n integers. Print them in non-decreasing order, separated by spaces."
 SORT_GENERATOR = LIS_GENERATOR
 FIB_PROMPT = "Read n and m (m >= 2). Print F(n) mod m, where F(0) = 0, F(1) = 1 and F(k) = F(k-1) + F(k-2)."
-FIB_GENERATOR = '''
+FIB_GENERATOR = """
 def generate(size, rng):
     return f"{rng.randint(size // 2, size)} {rng.randint(2, 10**9)}\\n"
-'''
+"""
 
 TASKS = [
     {

@@ -1,0 +1,337 @@
+"""Optimize-v0: the speedup reward, the meter's determinism, and the cheats it must not pay.
+
+Most tests use one small Python task made here (a quadratic pair count) and one in C, so that
+the reference's calibration and each step stay short."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import statistics
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from codegym.envs.optimize.env import OptimizeEnv
+from codegym.envs.optimize.tasks import load_tasks
+
+from codegym.error import TaskFormatError
+from codegym.grade import Status
+
+GENERATOR = """
+def generate(size, rng):
+    values = [rng.randint(-30, 30) for _ in range(size)]
+    return f"{size} {rng.randint(-10, 10)}\\n{' '.join(map(str, values))}\\n"
+"""
+SLOW_PY = """\
+n, t = map(int, input().split())
+a = list(map(int, input().split()))
+count = 0
+for i in range(n):
+    for j in range(i + 1, n):
+        if a[i] + a[j] == t:
+            count += 1
+print(count)
+"""
+FAST_PY = """\
+n, t = map(int, input().split())
+seen = {}
+count = 0
+for x in map(int, input().split()):
+    count += seen.get(t - x, 0)
+    seen[x] = seen.get(x, 0) + 1
+print(count)
+"""
+SLOW_C = """\
+#include <stdio.h>
+int main(void) {
+    int n, t, a[5000];
+    if (scanf("%d %d", &n, &t) != 2) return 1;
+    for (int i = 0; i < n; i++) scanf("%d", &a[i]);
+    long long count = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (a[i] + a[j] == t) count++;
+    printf("%lld\\n", count);
+    return 0;
+}
+"""
+FAST_C = """\
+#include <stdio.h>
+int main(void) {
+    int n, t, x;
+    static long long seen[61];
+    if (scanf("%d %d", &n, &t) != 2) return 1;
+    long long count = 0;
+    for (int i = 0; i < n; i++) {
+        scanf("%d", &x);
+        int want = t - x;
+        if (want >= -30 && want <= 30) count += seen[want + 30];
+        seen[x + 30]++;
+    }
+    printf("%lld\\n", count);
+    return 0;
+}
+"""
+TESTS = [
+    {"input": "4 0\n1 -1 2 -2\n", "expected": "2\n", "hidden": False},
+    {"input": "5 2\n1 1 1 1 1\n", "expected": "10\n"},
+    {"input": "1 0\n0\n", "expected": "0\n"},
+    {"input": "3 100\n1 2 3\n", "expected": "0\n"},
+]
+
+
+def row(language: str, reference: str, fast: str, **extra: Any) -> dict[str, Any]:
+    return {"id": f"pairs-{language}", "language": language, "prompt": "Count the pairs i < j with a_i + a_j = t.",
+            "reference": reference, "fast": fast, "generator": GENERATOR, "bench_size": 400, "tests": TESTS,
+            **extra}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def python_env() -> Iterator[OptimizeEnv]:
+    env = OptimizeEnv([row("python", SLOW_PY, FAST_PY)])
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def c_env() -> Iterator[OptimizeEnv]:
+    env = OptimizeEnv([row("c", SLOW_C, FAST_C, bench_size=1500)])
+    yield env
+    env.close()
+
+
+def step(env: OptimizeEnv, code: str) -> tuple[float, dict[str, Any]]:
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(code)
+    assert terminated
+    return reward, info
+
+
+# --- the reward ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", ["python_env", "c_env"])
+def test_the_reference_scores_one_and_a_faster_program_more(fixture: str, request: pytest.FixtureRequest) -> None:
+    env: OptimizeEnv = request.getfixturevalue(fixture)
+    task = next(iter(env.tasks))
+    reward, info = step(env, task.reference or "")
+    assert info["status"] == "OK"
+    assert info["grade"].metrics["speedup"] == pytest.approx(1.0, abs=0.005)
+    assert reward == pytest.approx(1.0, abs=0.01)
+    reward, info = step(env, str(task.metadata["fast"]))
+    grade = info["grade"]
+    assert grade.status is Status.OK
+    assert grade.metrics["speedup"] > 3
+    expected = min(math.log(100.0), math.log(grade.metrics["speedup"]))
+    assert info["reward_components"]["speedup"] == pytest.approx(expected)
+    assert any(d.code == "profile" and d.line for d in grade.diagnostics), "the profile names the program's lines"
+
+
+def test_a_wrong_program_scores_zero_whatever_its_cost(python_env: OptimizeEnv) -> None:
+    reward, info = step(python_env, "input()\ninput()\nprint(0)\n")
+    assert info["status"] == "WA"
+    assert reward == 0.0
+
+
+def test_fast_p_and_correct_rewards() -> None:
+    rows = [row("python", SLOW_PY, FAST_PY)]
+    fast_p = OptimizeEnv(rows, reward="fast_p", p=2.0)
+    _, info = step(fast_p, FAST_PY)
+    assert info["reward_components"] == {"correct": 1.0, "speedup": 0.0}
+    _, info = step(fast_p, SLOW_PY)
+    assert info["reward_components"] == {"correct": 1.0, "speedup": -1.0}
+    plain = OptimizeEnv(rows, reward="correct")
+    assert step(plain, FAST_PY)[1]["reward_components"] == {"correct": 1.0}
+
+
+def test_the_profile_shows_the_hot_line_with_its_text(python_env: OptimizeEnv) -> None:
+    _, info = step(python_env, SLOW_PY)
+    notes = [d for d in info["grade"].diagnostics if d.code == "profile"]
+    assert notes[0].line in (5, 6)
+    assert "a[i] + a[j]" in notes[0].message or "range(i + 1, n)" in notes[0].message
+    assert "main.py:" in info["grade"].feedback()
+
+
+def test_bad_arguments_and_rows_are_refused() -> None:
+    with pytest.raises(ValueError, match="measure must be one of"):
+        OptimizeEnv([row("python", SLOW_PY, FAST_PY)], measure="seconds")  # type: ignore[arg-type]
+    with pytest.raises(TaskFormatError, match="language must be one of"):
+        load_tasks([row("rust", SLOW_PY, FAST_PY)])
+    with pytest.raises(TaskFormatError, match="missing field 'generator'"):
+        load_tasks([{k: v for k, v in row("python", SLOW_PY, FAST_PY).items() if k != "generator"}])
+
+
+def test_a_task_whose_generator_fails_is_ungradable_not_a_wrong_answer() -> None:
+    env = OptimizeEnv(
+        [row("python", SLOW_PY, FAST_PY, generator="def generate(size, rng):\n    raise ValueError('x')\n")]
+    )
+    _, info = step(env, FAST_PY)
+    assert info["status"] == "IE"
+    assert "generator failed" in info["task_error"]
+
+
+# --- determinism -----------------------------------------------------------------------------
+
+
+def _spin(stop: Any) -> None:
+    while not stop.is_set():
+        pass
+
+
+@pytest.mark.parametrize("fixture", ["python_env", "c_env"])
+def test_the_count_does_not_move_when_the_other_core_is_busy(fixture: str, request: pytest.FixtureRequest) -> None:
+    env: OptimizeEnv = request.getfixturevalue(fixture)
+    task = next(iter(env.tasks))
+    stop = multiprocessing.get_context("fork").Event()
+    spinner = multiprocessing.get_context("fork").Process(target=_spin, args=(stop,), daemon=True)
+    spinner.start()
+    try:
+        costs = [env.evaluate_task(task, task.reference or "")[0].metrics["cost"] for _ in range(5)]
+    finally:
+        stop.set()
+        spinner.join(5)
+    spread = (max(costs) - min(costs)) / statistics.median(costs)
+    assert spread <= 0.005, costs
+
+
+# --- cheats --------------------------------------------------------------------------------
+
+
+def test_a_table_of_answers_for_the_shown_tests_is_wrong_on_the_benchmark(python_env: OptimizeEnv) -> None:
+    table = "\n".join(f"    {t['input']!r}: {t['expected']!r}," for t in TESTS)
+    code = f"import sys\nanswers = {{\n{table}\n}}\nprint(answers.get(sys.stdin.read(), '0\\n'), end='')\n"
+    reward, info = step(python_env, code)
+    assert info["status"] == "WA" and "benchmark" in info["grade"].message
+    assert reward == 0.0
+
+
+def test_a_cache_on_disk_does_not_survive_to_the_next_run(python_env: OptimizeEnv) -> None:
+    cached = (
+        "import os, sys\n"
+        "data = sys.stdin.read()\n"
+        "key = '/tmp/cache-' + str(hash(data))\n"
+        "if os.path.exists(key):\n"
+        "    print(open(key).read())\n"
+        "    raise SystemExit\n"
+        "n, t, *a = map(int, data.split())\n"
+        "count = sum(1 for i in range(n) for j in range(i + 1, n) if a[i] + a[j] == t)\n"
+        "open(key, 'w').write(str(count))\n"
+        "print(count)\n"
+    )
+    speedups = [step(python_env, cached)[1]["grade"].metrics["speedup"] for _ in range(2)]
+    assert speedups[1] == pytest.approx(speedups[0], rel=0.001)  # (no run found the last one's cache)
+    assert speedups[1] <= 1.5
+
+
+def test_threads_and_processes_cannot_do_the_work_uncounted(python_env: OptimizeEnv) -> None:
+    for code in (
+        "import threading\nt = threading.Thread(target=lambda: None)\nt.start()\nt.join()\n" + FAST_PY,
+        "import os\nif os.fork() == 0:\n    os._exit(0)\n" + FAST_PY,
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'pass'])\n" + FAST_PY,
+    ):
+        reward, info = step(python_env, code)
+        assert reward == 0.0, info["grade"].message
+        assert info["status"] in ("RE", "HACK")
+
+
+def test_a_c_program_cannot_fork_the_work_away(c_env: OptimizeEnv) -> None:
+    forking = FAST_C.replace("int main(void) {", "#include <unistd.h>\nint main(void) {\n    if (fork() > 0) return 0;")
+    reward, info = step(c_env, forking)
+    assert reward == 0.0
+    assert info["status"] != "OK"
+
+
+def test_printing_early_and_exiting_is_no_speed(python_env: OptimizeEnv) -> None:
+    for code in ("import os\nprint(0, flush=True)\nos._exit(0)\n", FAST_PY + "import os\nos._exit(0)\n"):
+        reward, info = step(python_env, code)
+        assert reward == 0.0
+        assert info["status"] in ("WA", "HACK")
+
+
+def test_the_program_cannot_read_the_tests_the_reference_or_the_generator(python_env: OptimizeEnv) -> None:
+    spy = (
+        "import os, sys\n"
+        "found = []\n"
+        "for root, folders, files in os.walk('/'):\n"
+        "    if root.startswith(('/proc', '/sys', '/usr', '/lib', '/etc', '/dev', '/bin', '/sbin')):\n"
+        "        folders[:] = []\n"
+        "        continue\n"
+        "    for name in files:\n"
+        "        try:\n"
+        "            if 'generate(size' in open(os.path.join(root, name), errors='ignore').read():\n"
+        "                found.append(os.path.join(root, name))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "sys.stderr.write(repr(found))\n"
+        "raise SystemExit(1 if found else 0)\n"
+    )
+    env = python_env
+    env.reset(seed=0)
+    task = next(iter(env.tasks))
+    grade, _ = env.evaluate_task(task, spy)
+    runs = [t for t in grade.tests if t.status == "RE"]
+    assert not runs, [t.trace for t in runs]
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        "import sys\nsys.settrace(None)\n",
+        "import sys\nsys._getframe().f_trace_opcodes = False\n",
+        "import sys\nsys.setprofile(None)\n",
+        "import ctypes\nctypes.pythonapi.PyEval_SetTrace(None, None)\n",
+        "import sys\nsys.modules['codegym.executor._linux']._libc.getpid()\n",
+        "import marshal\nmarshal.loads(marshal.dumps(compile('1', 'x', 'eval')))\n",
+        "f = lambda: 0\nf.__code__ = f.__code__.replace(co_consts=(1,))\n",
+        "open('/proc/self/mem', 'rb')\n",
+        "import sys\nmeter = [m for n, m in sys.modules.items() if n.endswith('_opcount')][0]\n"
+        "meter.run(compile('0', 'main.py', 'exec'), {}, 1, 0, 'main.py')\n",
+    ],
+    ids=[
+        "settrace",
+        "frame-switch",
+        "setprofile",
+        "ctypes",
+        "loaded-ctypes",
+        "marshal",
+        "code-replace",
+        "proc-mem",
+        "rerun-meter",
+    ],
+)
+def test_a_program_that_finds_the_meter_cannot_switch_it_off(python_env: OptimizeEnv, cheat: str) -> None:
+    """Each way to stop or fool the count, tried before the work: the program never gets a
+    cost lower than its work's."""
+    guarded = "try:\n" + "".join(f"    {line}\n" for line in cheat.splitlines()) + "except Exception:\n    pass\n"
+    reward, info = step(python_env, guarded + SLOW_PY)
+    assert reward <= 1.01  # (the reference's own)
+    if info["status"] == "OK":
+        assert info["grade"].metrics["speedup"] == pytest.approx(1.0, abs=0.01)
+    reward, info = step(python_env, cheat + SLOW_PY)  # (unguarded: the refusal ends the run)
+    assert reward == 0.0
+
+
+def test_a_c_program_cannot_stop_valgrinds_count(c_env: OptimizeEnv) -> None:
+    """Callgrind's client requests (instrumentation off around the work) mean nothing to
+    cachegrind; writing to every descriptor cannot reach valgrind's log."""
+    toggled = SLOW_C.replace("#include <stdio.h>", "#include <stdio.h>\n#include <valgrind/callgrind.h>").replace(
+        "    long long count = 0;", "    CALLGRIND_STOP_INSTRUMENTATION;\n    long long count = 0;"
+    )
+    forged = SLOW_C.replace(
+        "#include <stdio.h>", "#include <stdio.h>\n#include <string.h>\n#include <unistd.h>"
+    ).replace(
+        "    return 0;\n}",
+        '    const char *fake = "==1== I   refs:      1\\n";\n'
+        "    for (int fd = 3; fd < 1024; fd++) write(fd, fake, strlen(fake));\n    return 0;\n}",
+    )
+    for code in (toggled, forged):
+        _, info = step(c_env, code)
+        assert info["status"] == "OK", info["grade"].message
+        assert info["grade"].metrics["speedup"] <= 1.01
+
+
+def test_the_bundled_tasks_load_and_each_has_a_faster_solution() -> None:
+    tasks = load_tasks("codegym-optimize")
+    assert {t.language for t in tasks} == {"python", "c", "cpp"}
+    assert all(t.metadata["fast"] and t.public_tests and t.hidden_tests for t in tasks)
