@@ -203,6 +203,7 @@ TASK_SETS = {
     "PythonFunction": "codegym-py, humaneval, or an MBPP/codegym JSONL file",
     "OutputPrediction": "generated (count=, seed=, knobs=), codegym-py, humaneval, or a CRUXEval-format JSONL file",
     "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
+    "Optimize": "codegym-optimize (Python, C, C++), or a JSON(L) file of rows with reference, generator and tests",
     "TritonKernel": "codegym-triton, a folder of KernelBench problem files, or a JSON(L) file of KernelBench rows",
     "Verilog": "codegym-verilog, a folder in the VerilogEval v2 layout, or a JSON(L) file of records",
     "TestGeneration": "any PythonFunction task set (codegym-py, humaneval, an MBPP/HumanEval file)",

@@ -24,7 +24,7 @@ from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError,
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
-from codegym.spaces import NO_STATUS, UnicodeText, observation_space
+from codegym.spaces import MAX_TEXT, NO_STATUS, UnicodeText, observation_space
 from codegym.task import Quarantine, Task, TaskSet, quarantined
 from codegym.tools.calls import ToolCall, parse_tool_calls
 
@@ -507,7 +507,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         return {
             "prompt": prompt,
             "feedback": grade.feedback() if grade else "",
-            "diagnostics": "\n".join(d.render() for d in grade.diagnostics) if grade else "",
+            "diagnostics": _capped("\n".join(d.render() for d in grade.diagnostics)) if grade else "",
             "status": grade.status.ordinal if grade else NO_STATUS,
             "tests_passed": passed,
             "tests_hidden": hidden,
@@ -563,6 +563,14 @@ def _restrict_tiers(task: Task, tiers: Any) -> Task:
 
 def _tiers_of(task: Task) -> tuple[str, ...]:
     return tuple(sorted({t.tier for t in task.tests if t.tier is not None}))
+
+
+def _capped(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` within the observation's text length (a compiler can print more than that)."""
+    if len(text) <= limit:
+        return text
+    marker = "\n[... cut: the diagnostics go on]"
+    return text[: limit - len(marker)] + marker
 
 
 def _with_components(grade: Grade, components: dict[str, float]) -> Grade:

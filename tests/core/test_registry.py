@@ -15,6 +15,7 @@ import codegym  # noqa: F401
 ENV_IDS = sorted(i for i in gym.registry if i.startswith("codegym/"))
 SOLUTION = {
     "codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n",
+    "codegym/Optimize-v0": "print(0)\n",  # (right for no task; a C or C++ task finds it does not compile)
     "codegym/OutputPrediction-v1": "0",  # (a literal: right for some generated programs, wrong for most)
     "codegym/StdioProgram-v0": "print(input())\n",
     "codegym/Verilog-v0": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
