@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from codegym.envs.optimize import grader
 from codegym.envs.optimize.grader import Baseline
-from codegym.envs.optimize.tasks import BUNDLED, load_tasks
+from codegym.envs.optimize.tasks import BUNDLED, load_tasks, with_driver
 from codegym.envs.stdio_program.languages import Language
 from codegym.envs.stdio_program.languages import language as language_named
 
@@ -43,9 +43,14 @@ import json, random, sys
 namespace = {"__name__": "generator"}
 exec(compile(open("generator.py").read(), "generator.py", "exec"), namespace)
 seed, size, count = (int(a) for a in sys.argv[1:4])
-inputs = [namespace["generate"](size, random.Random(seed * 1000 + i)) for i in range(count)]
-if not all(isinstance(text, str) for text in inputs):
-    raise SystemExit("generate(size, rng) must return the input as a str")
+inputs = []
+for i in range(count):
+    made = namespace["generate"](size, random.Random(seed * 1000 + i))
+    if isinstance(made, (list, tuple)):  # (a function task's calls: one JSON list of arguments a line)
+        made = "".join(json.dumps(list(args)) + "\n" for args in made)
+    if not isinstance(made, str):
+        raise SystemExit("generate(size, rng) must return the input as a str (or a list of argument lists)")
+    inputs.append(made)
 sys.stdout.write(json.dumps(inputs))
 """
 
@@ -158,6 +163,16 @@ class OptimizeEnv(CodeEnv):
         examples = "\n\n".join(
             f"Input:\n{t.code.rstrip()}\nOutput:\n{(t.expected or '').rstrip()}" for t in task.public_tests
         )
+        entry = task.metadata.get("entry_point")
+        if entry:
+            return (
+                f"{task.prompt.rstrip()}\n\nThis Python code is correct but slow:\n\n"
+                f"```python\n{(task.reference or '').rstrip()}\n```\n\n"
+                "Examples (each input line is a call's arguments as JSON, each output line its result):\n\n"
+                f"{examples}\n\n"
+                f"Write a faster version with the same {entry} that returns exactly what this one returns. Speed is "
+                f"measured as {meter.UNITS['python']} executed on larger hidden inputs."
+            )
         return (
             f"{task.prompt.rstrip()}\n\nThis {language.name} program is correct but slow:\n\n"
             f"```{language.name}\n{(task.reference or '').rstrip()}\n```\n\n"
@@ -178,7 +193,7 @@ class OptimizeEnv(CodeEnv):
             return known
         inputs = self._bench_inputs(task)
         language = language_named(task.language)
-        launched = self._run(task, language, task.reference or "", inputs, with_tests=False,
+        launched = self._run(task, language, program(task, task.reference or ""), inputs, with_tests=False,
                              limits=CALIBRATION_LIMITS).result()  # fmt: skip
         if launched.result is None:
             raise InvalidTask(f"its reference does not compile: {_compile_error(launched.compile_failure)}")
@@ -196,9 +211,13 @@ class OptimizeEnv(CodeEnv):
         return baseline
 
     def _bench_inputs(self, task: Task) -> tuple[str, ...]:
-        """The benchmark inputs, from the task's generator in a sandbox of its own."""
-        size = max(1, round(int(task.metadata["bench_size"]) * self.bench_scale))
+        """The benchmark inputs, from the task's generator in a sandbox of its own (without
+        one: its largest hidden tests' inputs)."""
         count = int(task.metadata["bench_inputs"])
+        if not task.metadata.get("generator"):
+            hidden = sorted((t.code or "" for t in task.hidden_tests), key=len, reverse=True)
+            return tuple(hidden[:count])
+        size = max(1, round(int(task.metadata["bench_size"]) * self.bench_scale))
         seed = zlib.crc32(f"{self.bench_seed}:{task.id}".encode())
         argv = ("python", "-c", GENERATOR, str(seed), str(size), str(count))
         files = {"generator.py": str(task.metadata["generator"]).encode()}
@@ -217,7 +236,8 @@ class OptimizeEnv(CodeEnv):
         _, inputs, cpu = self._baseline(task)
         budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
         meter_limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
-        return self._run(task, language_named(task.language), code, inputs, with_tests=True, limits=meter_limits)
+        language = language_named(task.language)
+        return self._run(task, language, program(task, code), inputs, with_tests=True, limits=meter_limits)
 
     def _run(self, task: Task, language: Language, code: str, inputs: tuple[str, ...], *, with_tests: bool,
              limits: Limits) -> Future[_Launched]:  # fmt: skip
@@ -284,7 +304,7 @@ class OptimizeEnv(CodeEnv):
             return grader.stdio.grade(task, language, failed, compiled_here=True)
         baseline = self._baselines[task.id][0]
         return grader.grade(task, language, result.result, compiled_here=result.compiled_here, key=result.key,
-                            baseline=baseline, source=code, kind=_kind(language))  # fmt: skip
+                            baseline=baseline, source=program(task, code), kind=_kind(language))  # fmt: skip
 
     # --- the reward ----------------------------------------------------------------------
 
@@ -301,6 +321,12 @@ class OptimizeEnv(CodeEnv):
             else:
                 components["speedup"] = 0.0 if speedup > self.p else -1.0
         return components
+
+
+def program(task: Task, code: str) -> str:
+    """What runs for ``code``: itself, or for a function task, it and the driver that calls it."""
+    entry = task.metadata.get("entry_point")
+    return with_driver(code, str(entry)) if entry else code
 
 
 def _kind(language: Language) -> meter.Kind:

@@ -19,10 +19,21 @@ inputs of size ``bench_size`` (times the env's ``bench_scale``: the size knob fo
 Its inputs are never shown, and are larger than any test's, so that a table of answers
 for the shown inputs cannot pass for speed. ``tests`` are compared with the StdioProgram
 family's token checker; the ones with ``hidden: false`` are shown in the prompt.
+
+A task without a ``generator`` (a public data set that has none: PIE's pairs) is benchmarked on
+its hidden tests' inputs, the largest ``bench_inputs`` of them.
+
+**Functions.** A Python row with ``entry_point`` (``"twoSum"``: a function, or a method of a
+class ``Solution`` as in LeetCode-style sets) is a function to speed up: its ``reference`` and
+submissions define it, and `DRIVER`, appended to them, calls it once per line of input (a
+JSON list of arguments) and prints each result as compact JSON. Its ``tests`` may give
+``args`` (a list) and ``expected`` (any JSON value) instead of text, and its generator may
+return a list of argument lists.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,12 +45,52 @@ DATA = Path(__file__).parent / "data"
 BUNDLED = "codegym-optimize"
 LANGUAGES = ("python", "c", "cpp")
 EXPECTED = (
-    "a JSON object with id, language (python, c or cpp), prompt, reference (the slow program), generator "
-    "(Python source defining generate(size, rng)), bench_size and tests ([{input, expected, hidden}])"
+    "a JSON object with id, language (python, c or cpp), prompt, reference (the slow program) and tests "
+    "([{input, expected, hidden}]), and optionally generator (Python source defining generate(size, rng)) with "
+    "bench_size, fast, entry_point"
 )
-REQUIRED = {"id": str, "language": str, "prompt": str, "reference": str, "generator": str, "bench_size": int,
-            "tests": list}  # fmt: skip
-OPTIONAL = {"fast": str, "bench_inputs": int, "difficulty": str, "tags": list}
+REQUIRED = {"id": str, "language": str, "prompt": str, "reference": str, "tests": list}
+OPTIONAL = {
+    "generator": str,
+    "bench_size": int,
+    "fast": str,
+    "bench_inputs": int,
+    "difficulty": str,
+    "tags": list,
+    "entry_point": str,
+}
+# Appended to a function task's program: one call per line of input (a JSON list of arguments),
+# one compact JSON result per line of output. Its names start with _codegym_ (not the program's).
+DRIVER = """
+
+def _codegym_main():
+    import json, sys
+    namespace = globals()
+    name = ENTRY
+    solution = namespace.get("Solution")
+    if name not in namespace and isinstance(solution, type) and hasattr(solution, name):
+        call = lambda *args: getattr(solution(), name)(*args)
+    else:
+        call = namespace[name]
+    plain = lambda value: sorted(value) if isinstance(value, (set, frozenset)) else repr(value)
+    for line in sys.stdin:
+        if line.strip():
+            result = call(*json.loads(line))
+            print(json.dumps(result, sort_keys=True, separators=(",", ":"), default=plain))
+
+
+_codegym_main()
+"""
+
+
+def with_driver(source: str, entry_point: str) -> str:
+    """A function task's program: ``source`` and the `DRIVER` that calls ``entry_point``."""
+    return source.rstrip() + "\n" + DRIVER.replace("ENTRY", repr(entry_point))
+
+
+def call_lines(calls: Iterable[Any]) -> str:
+    """Argument lists as a function task's input: one JSON list a line."""
+    return "".join(json.dumps(list(args)) + "\n" for args in calls)
 
 
 def load_tasks(source: str | Path | TaskSet | Iterable[Any]) -> TaskSet:
@@ -74,7 +125,15 @@ def _task(where: str, row: Mapping[str, Any]) -> Task:
             raise TaskFormatError(f"{where}: language must be one of {', '.join(LANGUAGES)}, got {row['language']!r}")
         if not row["tests"]:
             raise TaskFormatError(f"{where}: a task needs at least one test; expected {EXPECTED}")
+        if row.get("entry_point") and row["language"] != "python":
+            raise TaskFormatError(f"{where}: entry_point (a function task) is for Python tasks only")
+        if row.get("generator") and not row.get("bench_size"):
+            raise TaskFormatError(f"{where}: a task with a generator needs bench_size (the benchmark inputs' size)")
         tests = tuple(_test(f"{where}: test {i}", i, test) for i, test in enumerate(row["tests"]))
+        if not row.get("generator") and not any(t.hidden for t in tests):
+            raise TaskFormatError(
+                f"{where}: a task without a generator is benchmarked on its hidden tests: it needs one"
+            )
         return Task(
             id=row["id"],
             family="Optimize",
@@ -86,8 +145,9 @@ def _task(where: str, row: Mapping[str, Any]) -> Task:
             reference=row["reference"],
             metadata={
                 "fast": row.get("fast"),
-                "generator": row["generator"],
-                "bench_size": row["bench_size"],
+                "generator": row.get("generator"),
+                "bench_size": row.get("bench_size") or 0,
+                "entry_point": row.get("entry_point"),
                 "bench_inputs": row.get("bench_inputs") or 2,
                 "checker": {"kind": "tokens"},
             },
@@ -96,12 +156,24 @@ def _task(where: str, row: Mapping[str, Any]) -> Task:
 
 def _test(where: str, index: int, test: Any) -> TestCase:
     if not isinstance(test, Mapping):
-        raise TaskFormatError(f"{where}: expected an object with input and expected")
-    check_fields(test, where, kind="codegym-optimize", required={"input": str, "expected": str},
-                 optional={"hidden": bool, "name": str}, noun="test")  # fmt: skip
+        raise TaskFormatError(f"{where}: expected an object with input and expected (or args and expected)")
+    if "args" in test:  # (a function task's call)
+        check_fields(test, where, kind="codegym-optimize", required={"args": list}, optional={"hidden": bool},
+                     noun="test")  # fmt: skip
+        if "expected" not in test:
+            raise TaskFormatError(f"{where}: missing field 'expected' (the call's result)")
+        text, expected = call_lines([test["args"]]), _json_result(test["expected"])
+    else:
+        check_fields(test, where, kind="codegym-optimize", required={"input": str, "expected": str},
+                     optional={"hidden": bool, "name": str}, noun="test")  # fmt: skip
+        text, expected = test["input"], test["expected"]
     return TestCase(
         name=str(test.get("name") or f"test_{index}"),
-        code=test["input"],
-        expected=test["expected"],
+        code=text,
+        expected=expected,
         hidden=bool(test.get("hidden", True)),
     )
+
+
+def _json_result(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n"

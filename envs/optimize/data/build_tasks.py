@@ -1,4 +1,5 @@
-"""Write ``tasks.jsonl`` from the task definitions in ``definitions.py``: each test's expected
+"""Write ``tasks.jsonl`` from the task definitions in ``definitions.py`` and
+``definitions_extra.py``: each test's expected
 output is the reference's, run here (python3, gcc, g++ on the PATH).
 
     python envs/optimize/data/build_tasks.py
@@ -17,6 +18,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
 from definitions import TASKS  # noqa: E402
+from definitions_extra import TASKS as EXTRA  # noqa: E402
 
 COMPILERS = {"c": ["gcc", "-O2", "-std=c17", "-o"], "cpp": ["g++", "-O2", "-std=c++17", "-o"]}
 SUFFIX = {"python": ".py", "c": ".c", "cpp": ".cpp"}
@@ -53,7 +55,7 @@ def build(task: dict[str, object]) -> dict[str, object]:
 
 
 def main() -> None:
-    rows = [build(dict(task)) for task in TASKS]
+    rows = [build(dict(task)) for task in (*TASKS, *EXTRA)]
     with open(HERE / "tasks.jsonl", "w") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")

@@ -335,3 +335,59 @@ def test_the_bundled_tasks_load_and_each_has_a_faster_solution() -> None:
     tasks = load_tasks("codegym-optimize")
     assert {t.language for t in tasks} == {"python", "c", "cpp"}
     assert all(t.metadata["fast"] and t.public_tests and t.hidden_tests for t in tasks)
+
+
+# --- function tasks ----------------------------------------------------------------------
+
+SLOW_FUNCTION = """\
+class Solution:
+    def countPairs(self, a, t):
+        count = 0
+        for i in range(len(a)):
+            for j in range(i + 1, len(a)):
+                if a[i] + a[j] == t:
+                    count += 1
+        return count
+"""
+FAST_FUNCTION = """\
+def countPairs(a, t):
+    seen, count = {}, 0
+    for x in a:
+        count += seen.get(t - x, 0)
+        seen[x] = seen.get(x, 0) + 1
+    return count
+"""
+CALLS_GENERATOR = """
+def generate(size, rng):
+    return [[[rng.randint(-30, 30) for _ in range(size)], rng.randint(-10, 10)] for _ in range(2)]
+"""
+
+
+def function_row(**extra: Any) -> dict[str, Any]:
+    tests = [{"args": [[1, -1, 2, -2], 0], "expected": 2, "hidden": False}, {"args": [[1, 1, 1], 2], "expected": 3},
+             {"args": [[5], 5], "expected": 0}]  # fmt: skip
+    return {"id": "pairs-function", "language": "python", "prompt": "Count the pairs with sum t.",
+            "reference": SLOW_FUNCTION, "fast": FAST_FUNCTION, "entry_point": "countPairs",
+            "generator": CALLS_GENERATOR, "bench_size": 300, "tests": tests, **extra}  # fmt: skip
+
+
+def test_a_function_task_is_driven_call_by_call() -> None:
+    env = OptimizeEnv([function_row()])
+    obs, _ = env.reset(seed=0)
+    assert "countPairs" in obs["prompt"] and "[[1,-1,2,-2],0]" in obs["prompt"].replace(" ", "")
+    _, reward, _, _, info = env.step(SLOW_FUNCTION)
+    assert info["status"] == "OK" and info["grade"].metrics["speedup"] == pytest.approx(1.0, abs=0.005)
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step(FAST_FUNCTION)  # (a plain function may replace the method)
+    assert info["status"] == "OK" and info["grade"].metrics["speedup"] > 3
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step(FAST_FUNCTION.replace("return count", "return count + 1"))
+    assert info["status"] == "WA" and reward == 0.0
+
+
+def test_a_task_without_a_generator_is_benchmarked_on_its_hidden_tests() -> None:
+    row = function_row(generator=None, bench_size=None)
+    env = OptimizeEnv([row])
+    _, info = step(env, FAST_FUNCTION)
+    assert info["status"] == "OK"
+    assert "2 hidden benchmark inputs" in info["grade"].message
