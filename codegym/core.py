@@ -454,6 +454,12 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         it is judged, so that all of them are ``IE`` (none judged by an earlier layer); a
         family that measures its reference once (an external testbench) does it here."""
 
+    def check_solutions(self, task: Task) -> str | None:
+        """Why ``task``'s known solutions other than its reference fail the family's
+        expectations (an optimization task's faster solution must be correct and measurably
+        faster), or None. `codegym.validate` asks it of every task whose reference passes."""
+        return None
+
     def check_task_once(self, task: Task) -> None:
         """Raise `InvalidTask` when ``task`` is known to be, or now found to be, ungradable
         (its loader's mark, an earlier finding, or `check_task`, whose finding is kept)."""

@@ -3,9 +3,9 @@
 A task is *valid* when its reference passes every one of ``runs`` gradings, *invalid* when
 none does (with the reason: it does not compile, fails its own tests, exceeds limits, its
 testbench reports a timeout, ...) or its family's own checks of it fail (a KernelBench
-``Model`` that does not run), and *flaky* when runs disagree. A task without a reference
-solution (LiveCodeBench rows have none) whose family's checks pass is *unchecked*: it is
-reported, not quarantined. `validate` grades the
+``Model`` that does not run, an optimization task's faster solution that is not faster),
+and *flaky* when runs disagree. A task without a reference solution (LiveCodeBench rows have
+none) whose family's checks pass is *unchecked*: it is reported, not quarantined. `validate` grades the
 references on the env's warm workers like any batch; `Validation.write_quarantine` writes
 the tasks that are not valid to a file every loader accepts (``quarantine=``)::
 
@@ -152,12 +152,23 @@ def validate(
             core.on_task_error = policy
         by_task = {t.id: grades[i * runs : (i + 1) * runs] for i, t in enumerate(gradable)}
         checks = tuple(
-            _judge(t, by_task[t.id], core.invalid_tasks.get(t.id)) if t.id in by_task else _unreferenced(core, t)
+            _known_solutions(core, _judge(t, by_task[t.id], core.invalid_tasks.get(t.id)), t)
+            if t.id in by_task
+            else _unreferenced(core, t)
             for t in tasks
         )
     env_id = env if isinstance(env, str) else (core.spec.id if core.spec else type(core).__name__)
     source = env_kwargs.get("tasks", core.tasks.name)
     return Validation(env_id, str(source) if isinstance(source, (str, Path)) else core.tasks.name, runs, checks)
+
+
+def _known_solutions(env: CodeEnv, check: TaskCheck, task: Task) -> TaskCheck:
+    """A valid task whose other known solutions fail its family's expectations (`CodeEnv.check_solutions`)
+    is invalid."""
+    if check.verdict != "valid":
+        return check
+    reason = env.check_solutions(task)
+    return check if reason is None else TaskCheck(task.id, "invalid", check.statuses, reason)
 
 
 def _unreferenced(env: CodeEnv, task: Task) -> TaskCheck:

@@ -38,6 +38,7 @@ COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes
 CALIBRATION_LIMITS = Limits(cpu_s=120.0, wall_s=240.0, memory_bytes=1 << 30, processes=8, output_bytes=1 << 20)
 METER_SLACK = 3.0
 METER_FLOOR_S = 5.0
+MIN_SPEEDUP = 1.1  # what `codegym validate` asks of a task's faster solution
 GENERATOR = r"""
 import json, random, sys
 namespace = {"__name__": "generator"}
@@ -305,6 +306,22 @@ class OptimizeEnv(CodeEnv):
         baseline = self._baselines[task.id][0]
         return grader.grade(task, language, result.result, compiled_here=result.compiled_here, key=result.key,
                             baseline=baseline, source=program(task, code), kind=_kind(language))  # fmt: skip
+
+    def check_solutions(self, task: Task) -> str | None:
+        """The task's faster solution (``fast``) must pass and be at least `MIN_SPEEDUP` times
+        as fast as the reference."""
+        fast = task.metadata.get("fast")
+        if not fast:
+            return None
+        grade, problem = self.evaluate_task(task, str(fast))
+        if grade.status is not Status.OK:
+            return f"its faster solution scores {grade.status.value}: {problem.get('task_error') or grade.message}"
+        speedup = grade.metrics.get("speedup", 0.0)
+        if speedup < MIN_SPEEDUP:
+            return (
+                f"its faster solution is not measurably faster: {speedup:.3f}x the reference (at least {MIN_SPEEDUP}x)"
+            )
+        return None
 
     # --- the reward ----------------------------------------------------------------------
 

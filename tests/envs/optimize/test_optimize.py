@@ -391,3 +391,15 @@ def test_a_task_without_a_generator_is_benchmarked_on_its_hidden_tests() -> None
     _, info = step(env, FAST_FUNCTION)
     assert info["status"] == "OK"
     assert "2 hidden benchmark inputs" in info["grade"].message
+
+
+def test_validate_checks_that_the_faster_solution_is_correct_and_faster() -> None:
+    from codegym.validation import validate
+
+    wrong = {**row("python", SLOW_PY, FAST_PY.replace("print(count)", "print(count + 1)")), "id": "wrong-fast"}
+    same = {**row("python", SLOW_PY, SLOW_PY), "id": "not-faster"}
+    report = validate(OptimizeEnv([row("python", SLOW_PY, FAST_PY), wrong, same]), runs=1)
+    verdicts = {c.task_id: (c.verdict, c.reason) for c in report.checks}
+    assert verdicts["pairs-python"] == ("valid", "")
+    assert verdicts["wrong-fast"][0] == "invalid" and "faster solution scores WA" in verdicts["wrong-fast"][1]
+    assert verdicts["not-faster"][0] == "invalid" and "not measurably faster" in verdicts["not-faster"][1]
