@@ -13,6 +13,7 @@ from codegym.wrappers.curriculum import (
     MistakeReplay,
     TierCurriculum,
 )
+from codegym.wrappers.efficiency import EfficiencyReward
 from codegym.wrappers.refinement import FeedbackDetail
 from codegym.wrappers.reward import (
     BinaryReward,
@@ -33,6 +34,7 @@ __all__ = [
     "Curriculum",
     "DifficultyCurriculum",
     "DivergenceCredit",
+    "EfficiencyReward",
     "FeedbackDetail",
     "LengthPenalty",
     "MistakeReplay",

@@ -157,6 +157,14 @@ class OptimizeEnv(CodeEnv):
         self._lock = threading.Lock()
         self.validate_on_load(validate)
 
+    def find_executor(self) -> Executor:
+        """The executor, made to preload the meter's runner (also one passed in: another
+        env's, when `codegym.wrappers.EfficiencyReward` meters that env's tasks)."""
+        executor = super().find_executor()
+        if hasattr(executor, "ensure_preloaded"):
+            executor.ensure_preloaded(self.preload)  # type: ignore[attr-defined]
+        return executor
+
     # --- the prompt ----------------------------------------------------------------------
 
     def render_prompt(self, task: Task) -> str:
@@ -239,6 +247,18 @@ class OptimizeEnv(CodeEnv):
         meter_limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
         language = language_named(task.language)
         return self._run(task, language, program(task, code), inputs, with_tests=True, limits=meter_limits)
+
+    def measure_speedup(self, task: Task, code: str) -> Grade:
+        """Meter ``code`` on ``task``'s benchmark inputs only, against the reference (no tests:
+        for `codegym.wrappers.EfficiencyReward`, whose env has judged it already). ``OK`` with
+        the speedup metrics, or why it could not be measured."""
+        self.check_task_once(task)
+        _, inputs, cpu = self._baseline(task)
+        budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
+        limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
+        language = language_named(task.language)
+        launched = self._run(task, language, program(task, code), inputs, with_tests=False, limits=limits).result()
+        return self.grade(replace(task, tests=()), code, launched)
 
     def _run(self, task: Task, language: Language, code: str, inputs: tuple[str, ...], *, with_tests: bool,
              limits: Limits) -> Future[_Launched]:  # fmt: skip
@@ -341,9 +361,12 @@ class OptimizeEnv(CodeEnv):
 
 
 def program(task: Task, code: str) -> str:
-    """What runs for ``code``: itself, or for a function task, it and the driver that calls it."""
+    """What runs for ``code``: itself, or for a function task, it and the driver that calls it
+    (after the task's ``prefix``: the imports a LeetCode-style judge provides)."""
     entry = task.metadata.get("entry_point")
-    return with_driver(code, str(entry)) if entry else code
+    if not entry:
+        return code
+    return with_driver(str(task.metadata.get("prefix") or "") + code, str(entry))
 
 
 def _kind(language: Language) -> meter.Kind:
