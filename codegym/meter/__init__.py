@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from codegym.executor import Step
 
-Kind = Literal["python", "native"]
+Kind = Literal["python", "native", "python-wall", "native-wall"]
 RUNNER = "codegym.meter.runner"
 PRELOAD = (RUNNER, "codegym.meter._opcount", "codegym.executor._linux")
 UNITS = {"python": "bytecode instructions", "native": "machine instructions"}
@@ -70,6 +70,7 @@ class Reading:
         failure: Why the run's count cannot be used (the program crashed, the report was
             missing, unsigned or tampered with), else None.
         cpu_s: CPU seconds of the program's process (measured, not counted).
+        wall_s: Its wall-clock seconds, from the runner's fork to its wait (measured).
     """
 
     cost: int = 0
@@ -81,6 +82,7 @@ class Reading:
     functions: tuple[Hotspot, ...] = ()
     failure: str | None = None
     cpu_s: float = field(default=0.0, compare=False)
+    wall_s: float = field(default=0.0, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -112,9 +114,13 @@ def read(stdout: bytes, key: str, kind: Kind, *, source_file: str, top: int = 5)
         "output_head": str(report.get("output_head", "")),
         "output_bytes": int(report.get("output_bytes") or 0),
         "cpu_s": float(report.get("cpu_s") or 0.0),
+        "wall_s": float(report.get("wall_s") or 0.0),
     }
     if report.get("output_over"):
         return Reading(**base, failure="the output was over the meter's limit")
+    if kind.endswith("-wall"):  # (timed, not counted)
+        ended = _ended(report)
+        return Reading(**base, ended=ended, failure=None if ended == "exit 0" else f"the program ended with {ended}")
     counted = _python(report, key) if kind == "python" else _native(report, source_file)
     if isinstance(counted, str):
         return Reading(**base, ended=_ended(report), failure=counted)

@@ -14,7 +14,10 @@ One step runs one program on one input, counted:
   C, signed with the key), or ``exec``s valgrind's cachegrind on the binary, whose log goes
   to the report channel (valgrind keeps its own descriptors out of the program's reach).
 
-Usage: ``python -m codegym.meter.runner python INPUT`` or ``... native INPUT ./main``.
+Usage: ``python -m codegym.meter.runner python INPUT`` or ``... native INPUT ./main``. The
+kinds ``python-wall`` and ``native-wall`` run the program as it is, with no meter (and no new
+thread either: parallelism must not pass for speed), and report its wall-clock time as this
+process measured it, from the fork to the wait.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import json
 import os
 import select
 import sys
+import time
 from typing import Any
 
 PROGRAM = "main.py"
@@ -45,6 +49,7 @@ def main() -> None:
     key = os.read(0, 256).strip()
     out_r, out_w = os.pipe()
     report_r, report_w = os.pipe()
+    started = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         _program(kind, input_path, command, out_w, report_w, key, close=(out_r, report_r))
@@ -52,7 +57,9 @@ def main() -> None:
     os.close(report_w)
     output, report = _read_both(out_r, report_r)
     _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - started
     result: dict[str, Any] = {
+        "wall_s": wall,
         "key": key.decode(),
         "exit_code": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -80,6 +87,10 @@ def _program(kind: str, input_path: str, command: list[str], out: int, report: i
         _refuse_processes(threads=kind == "native")
         if kind == "python":
             _run_python(report, key)
+        elif kind == "python-wall":
+            _run_python_plain()
+        elif kind == "native-wall":
+            os.execv(command[0], command)
         else:
             os.set_inheritable(report, True)
             log = f"--log-fd={report}"
@@ -97,18 +108,11 @@ def _refuse_processes(*, threads: bool) -> None:
     linux.SeccompFilter(linux.no_processes_program(threads=threads)).install()
 
 
-def _run_python(report: int, key: bytes) -> None:
+def _load_program() -> Any:
+    """``main.py`` compiled, as ``__main__`` of this process."""
     import builtins
-    import importlib
     import types
 
-    from codegym.meter import _opcount  # type: ignore[attr-defined]
-
-    for name in PRELOADED:
-        importlib.import_module(name)
-    sys.modules["random"].seed(0)  # (a randomized program costs the same every run)
-    sys.dont_write_bytecode = True
-    sys.pycache_prefix = "/nonexistent"  # (imports compile from source: loading bytecode is refused)
     with open(PROGRAM, "rb") as handle:
         code = compile(handle.read(), PROGRAM, "exec", dont_inherit=True)
     module = types.ModuleType("__main__")
@@ -117,10 +121,40 @@ def _run_python(report: int, key: bytes) -> None:
     sys.modules["__main__"] = module
     sys.argv = [PROGRAM]
     sys.path[0] = os.getcwd()
+    return code, module.__dict__
+
+
+def _run_python_plain() -> None:
+    code, namespace = _load_program()
+    status = 0
+    try:
+        exec(code, namespace)
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else int(e.code is not None)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        status = 1
+    sys.stdout.flush()
+    os._exit(status)
+
+
+def _run_python(report: int, key: bytes) -> None:
+    import importlib
+
+    from codegym.meter import _opcount  # type: ignore[attr-defined]
+
+    for name in PRELOADED:
+        importlib.import_module(name)
+    sys.modules["random"].seed(0)  # (a randomized program costs the same every run)
+    sys.dont_write_bytecode = True
+    sys.pycache_prefix = "/nonexistent"  # (imports compile from source: loading bytecode is refused)
+    code, namespace = _load_program()
     key_r, key_w = os.pipe()
     os.write(key_w, key)
     os.close(key_w)
-    _opcount.run(code, module.__dict__, report, key_r, PROGRAM)  # (ends the process)
+    _opcount.run(code, namespace, report, key_r, PROGRAM)  # (ends the process)
 
 
 def _read_both(out: int, report: int) -> tuple[dict[str, Any], bytes]:

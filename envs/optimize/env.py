@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import statistics
 import threading
+import time
 import zlib
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -26,9 +28,12 @@ from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
 from codegym.task import Quarantine, Task, TaskSet
 
-Measure = Literal["instructions"]
+Measure = Literal["instructions", "wall"]
 RewardKind = Literal["log_speedup", "fast_p", "correct"]
-MEASURES = ("instructions",)
+MEASURES = ("instructions", "wall")
+# Student's t at 95% (two-sided) by degrees of freedom, for the wall measure's interval.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+       11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093}  # fmt: skip
 REWARDS = ("log_speedup", "fast_p", "correct")
 RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
 COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes=64, output_bytes=1 << 20,
@@ -58,12 +63,14 @@ sys.stdout.write(json.dumps(inputs))
 
 @dataclass(frozen=True)
 class _Launched:
-    """What `OptimizeEnv.grade` takes: the job's result and how it was built."""
+    """What `OptimizeEnv.grade` takes: the job's result and how it was built (and, for the
+    wall measure, the timing of the reference and the program run in turn)."""
 
     result: RunResult | None
     compiled_here: bool
     key: str
     compile_failure: RunResult | None = None
+    timing: grader.Timing | None = None
 
 
 class OptimizeEnv(CodeEnv):
@@ -96,6 +103,14 @@ class OptimizeEnv(CodeEnv):
     generator at grade time (``bench_seed``; sizes times ``bench_scale``), in a sandbox of
     their own, and the reference's cost on them is measured once per task.
 
+    ``measure="wall"``: wall-clock time instead, as the runner measures it around the
+    program's process (no new thread or process). After the tests, the reference and the
+    program run in turn (the order alternating), a pair at a time, until the 95% interval of
+    the ratio is within ``wall_precision`` or ``wall_budget_s`` is spent (``wall_pairs``:
+    the least and most pairs); the speedup is the geometric mean of the pairs' ratios, and
+    ``speedup_low`` and ``speedup_high`` its interval. It moves with machine load: prefer
+    ``"instructions"`` for a reward.
+
     ## Episode end
     ``mode="single"``: after one submission; ``mode="refine"``: never by itself (a faster
     program is always possible): bound it with ``max_episode_steps``.
@@ -119,6 +134,9 @@ class OptimizeEnv(CodeEnv):
         max_speedup: float = 100.0,
         bench_scale: float = 1.0,
         bench_seed: int = 0,
+        wall_precision: float = 0.05,
+        wall_budget_s: float = 20.0,
+        wall_pairs: tuple[int, int] = (3, 15),
         mode: Mode = "single",
         limits: Limits = RUN_LIMITS,
         compile_limits: Limits = COMPILE_LIMITS,
@@ -151,6 +169,11 @@ class OptimizeEnv(CodeEnv):
         self.reward_kind: RewardKind = reward
         self.p, self.max_speedup = p, max_speedup
         self.bench_scale, self.bench_seed = bench_scale, bench_seed
+        if not (wall_precision > 0 and wall_budget_s > 0 and 2 <= wall_pairs[0] <= wall_pairs[1] <= 20):
+            raise ValueError(f"need wall_precision > 0, wall_budget_s > 0 and 2 <= wall_pairs <= 20, got "
+                             f"{wall_precision}, {wall_budget_s}, {wall_pairs}")  # fmt: skip
+        self.wall_precision, self.wall_budget_s, self.wall_pairs = wall_precision, wall_budget_s, wall_pairs
+        self._timers: ThreadPoolExecutor | None = None
         self.compile_limits = compile_limits
         self._baselines: dict[str, tuple[Baseline, tuple[str, ...], float]] = {}
         self._builds: dict[str, bytes] = {}
@@ -180,17 +203,20 @@ class OptimizeEnv(CodeEnv):
                 "Examples (each input line is a call's arguments as JSON, each output line its result):\n\n"
                 f"{examples}\n\n"
                 f"Write a faster version with the same {entry} that returns exactly what this one returns. Speed is "
-                f"measured as {meter.UNITS['python']} executed on larger hidden inputs."
+                f"measured as {self._unit(language)} on larger hidden inputs."
             )
         return (
             f"{task.prompt.rstrip()}\n\nThis {language.name} program is correct but slow:\n\n"
             f"```{language.name}\n{(task.reference or '').rstrip()}\n```\n\n"
             f"Examples:\n\n{examples}\n\n"
             f"Write a faster program in {language.name} that prints exactly what this one prints for every input. "
-            f"Speed is measured as {meter.UNITS[_kind(language)]} executed on larger hidden inputs."
+            f"Speed is measured as {self._unit(language)} on larger hidden inputs."
         )
 
     # --- the reference, measured once ----------------------------------------------------
+
+    def _unit(self, language: Language) -> str:
+        return "seconds of wall-clock time" if self.measure == "wall" else f"{meter.UNITS[_kind(language)]} executed"
 
     def check_task(self, task: Task) -> None:
         self._baseline(task)
@@ -208,13 +234,13 @@ class OptimizeEnv(CodeEnv):
             raise InvalidTask(f"its reference does not compile: {_compile_error(launched.compile_failure)}")
         readings = []
         for index, step in enumerate(launched.result.steps):
-            reading = meter.read(step.stdout, launched.key, _kind(language), source_file=language.file)
+            reading = meter.read(step.stdout, launched.key, self._kind(language), source_file=language.file)
             if step.limit is not None or not reading.ok:
                 why = f"the {step.limit} limit" if step.limit else reading.failure
                 raise InvalidTask(f"its reference failed its metered run on benchmark input {index + 1}: {why}")
             readings.append(reading)
         cpu = max(step.cpu_s for step in launched.result.steps)
-        baseline = (Baseline(tuple(readings), meter.UNITS[_kind(language)]), inputs, cpu)
+        baseline = (Baseline(tuple(readings), self._unit(language)), inputs, cpu)
         with self._lock:
             self._baselines.setdefault(task.id, baseline)
         return baseline
@@ -246,7 +272,60 @@ class OptimizeEnv(CodeEnv):
         budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
         meter_limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
         language = language_named(task.language)
+        if self.measure == "wall":
+            with self._lock:
+                self._timers = self._timers or ThreadPoolExecutor(4, thread_name_prefix="codegym-wall")
+            return self._timers.submit(self._timed, task, language, program(task, code), inputs, meter_limits)
         return self._run(task, language, program(task, code), inputs, with_tests=True, limits=meter_limits)
+
+    def _timed(self, task: Task, language: Language, code: str, inputs: tuple[str, ...], limits: Limits) -> _Launched:
+        """The wall measure: the tests and one timed run per benchmark input (its output checked
+        against the reference's), then the reference and the program timed in turn, a pair at
+        a time (the order alternating), until the ratio's 95% interval is within
+        ``wall_precision`` or ``wall_budget_s`` is spent."""
+        first = self._run(task, language, code, inputs, with_tests=True, limits=limits).result()
+        untimed = replace(first, timing=grader.Timing.untimed())  # (what the grade is before any timing)
+        if first.result is None or self.grade_checked(task, code, untimed).status is not Status.OK:
+            return untimed
+        reference = program(task, task.reference or "")
+        logs: list[float] = []
+        times: tuple[list[float], list[float]] = ([], [])
+        deadline = time.monotonic() + self.wall_budget_s
+        least, most = self.wall_pairs
+        for pair in range(most):
+            order = ((0, reference), (1, code)) if pair % 2 == 0 else ((1, code), (0, reference))
+            for which, source in order:
+                seconds = self._time(task, language, source, inputs, limits)
+                if seconds is None:
+                    return replace(first, timing=grader.Timing.failed("a timed run did not finish cleanly"))
+                times[which].append(seconds)
+            logs.append(math.log(times[0][-1] / times[1][-1]))
+            if len(logs) >= least and (
+                _half_width(logs) <= math.log1p(self.wall_precision) or time.monotonic() > deadline
+            ):
+                break
+        mean, half = statistics.fmean(logs), _half_width(logs)
+        timing = grader.Timing(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs),
+                               statistics.median(times[0]), statistics.median(times[1]))  # fmt: skip
+        return replace(first, timing=timing)
+
+    def _time(self, task: Task, language: Language, code: str, inputs: tuple[str, ...], limits: Limits) -> float | None:
+        launched = self._run(task, language, code, inputs, with_tests=False, limits=limits).result()
+        if launched.result is None:
+            return None
+        readings = [meter.read(s.stdout, launched.key, self._kind(language), source_file=language.file)
+                    for s in launched.result.steps]  # fmt: skip
+        if any(not r.ok for r in readings) or any(s.limit for s in launched.result.steps):
+            return None
+        return sum(r.wall_s for r in readings)
+
+    def _kind(self, language: Language) -> meter.Kind:
+        kind = _kind(language)
+        return (
+            "python-wall"
+            if kind == "python" and self.measure == "wall"
+            else ("native-wall" if self.measure == "wall" else kind)
+        )
 
     def measure_speedup(self, task: Task, code: str) -> Grade:
         """Meter ``code`` on ``task``'s benchmark inputs only, against the reference (no tests:
@@ -297,8 +376,8 @@ class OptimizeEnv(CodeEnv):
     def _job(self, task: Task, language: Language, code: str, built: dict[str, bytes], inputs: tuple[str, ...],
              with_tests: bool, limits: Limits, compile_result: RunResult | None = None) -> _Launched:  # fmt: skip
         key = meter.new_key()
-        kind = _kind(language)
-        native = kind == "native"
+        kind = self._kind(language)
+        native = kind.startswith("native")
         files = {**built, **({} if native else {language.file: code.encode()})}
         files |= {f"bench{i}.in": text.encode() for i, text in enumerate(inputs)}
         steps: list[Step] = []
@@ -325,7 +404,8 @@ class OptimizeEnv(CodeEnv):
             return grader.stdio.grade(task, language, failed, compiled_here=True)
         baseline = self._baselines[task.id][0]
         return grader.grade(task, language, result.result, compiled_here=result.compiled_here, key=result.key,
-                            baseline=baseline, source=program(task, code), kind=_kind(language))  # fmt: skip
+                            baseline=baseline, source=program(task, code), kind=self._kind(language),
+                            timing=result.timing)  # fmt: skip
 
     def check_solutions(self, task: Task) -> str | None:
         """The task's faster solution (``fast``) must pass and be at least `MIN_SPEEDUP` times
@@ -367,6 +447,13 @@ def program(task: Task, code: str) -> str:
     if not entry:
         return code
     return with_driver(str(task.metadata.get("prefix") or "") + code, str(entry))
+
+
+def _half_width(logs: list[float]) -> float:
+    """The 95% interval's half width of the mean of ``logs``."""
+    if len(logs) < 2:
+        return math.inf
+    return T95.get(len(logs) - 1, 1.96) * statistics.stdev(logs) / math.sqrt(len(logs))
 
 
 def _kind(language: Language) -> meter.Kind:

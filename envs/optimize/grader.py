@@ -27,6 +27,30 @@ TAMPERING = ("switched the meter", "before the meter could report", "not this jo
 
 
 @dataclass(frozen=True)
+class Timing:
+    """The wall measure: the speedup (the geometric mean of the paired ratios of the
+    reference's wall time to the program's) and its 95% interval, over ``pairs`` pairs of
+    runs; or why the timing failed."""
+
+    speedup: float
+    low: float
+    high: float
+    pairs: int
+    reference_s: float
+    program_s: float
+    failure: str | None = None
+
+    @classmethod
+    def failed(cls, why: str) -> Timing:
+        return cls(0.0, 0.0, 0.0, 0, 0.0, 0.0, failure=why)
+
+    @classmethod
+    def untimed(cls) -> Timing:
+        """A program not timed (yet): no pairs, a speedup of 1."""
+        return cls(1.0, 1.0, 1.0, 0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
 class Baseline:
     """The reference's readings on the benchmark inputs, measured once per task and env."""
 
@@ -39,7 +63,7 @@ class Baseline:
 
 
 def grade(task: Task, language: Language, result: RunResult, *, compiled_here: bool, key: str, baseline: Baseline,
-          source: str, kind: meter.Kind) -> Grade:  # fmt: skip
+          source: str, kind: meter.Kind, timing: Timing | None = None) -> Grade:  # fmt: skip
     """Judge an optimization job: its tests (a compile step first when ``compiled_here``),
     then its metered benchmark steps."""
     bench = len(baseline.readings)
@@ -54,7 +78,30 @@ def grade(task: Task, language: Language, result: RunResult, *, compiled_here: b
         if failed is not None:
             status, message = failed
             return dataclasses.replace(correctness, status=status, message=message)
+    if kind.endswith("-wall"):
+        return _timed(correctness, timing, len(readings))
     return _graded(correctness, readings, baseline, source, language.file)
+
+
+def _timed(correct: Grade, timing: Timing | None, inputs: int) -> Grade:
+    if timing is None or timing.failure is not None:
+        why = timing.failure if timing else "the program was not timed"
+        return dataclasses.replace(correct, status=Status.RE, message=f"{why} (wall measure)")
+    measured = {
+        "speedup": timing.speedup,
+        "speedup_low": timing.low,
+        "speedup_high": timing.high,
+        "pairs": float(timing.pairs),
+        "cost": timing.program_s,
+        "reference_cost": timing.reference_s,
+    }
+    metrics = {**correct.metrics, **measured}
+    message = (
+        f"{correct.message}; {timing.speedup:.2f}x the reference's speed (95% interval {timing.low:.2f}-"
+        f"{timing.high:.2f}x over {timing.pairs} interleaved pairs of runs): {timing.program_s:.4f} s against "
+        f"{timing.reference_s:.4f} s of wall-clock time on {inputs} hidden benchmark input{'s' * (inputs != 1)}"
+    )
+    return dataclasses.replace(correct, metrics=metrics, message=message)
 
 
 def _bench_failure(index: int, step: StepResult, reading: Reading, wanted: Reading) -> tuple[Status, str] | None:

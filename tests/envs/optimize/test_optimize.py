@@ -403,3 +403,19 @@ def test_validate_checks_that_the_faster_solution_is_correct_and_faster() -> Non
     assert verdicts["pairs-python"] == ("valid", "")
     assert verdicts["wrong-fast"][0] == "invalid" and "faster solution scores WA" in verdicts["wrong-fast"][1]
     assert verdicts["not-faster"][0] == "invalid" and "not measurably faster" in verdicts["not-faster"][1]
+
+
+def test_the_wall_measure_times_reference_and_program_in_turn_and_reports_an_interval() -> None:
+    env = OptimizeEnv([row("python", SLOW_PY, FAST_PY)], measure="wall", wall_pairs=(3, 4), wall_budget_s=5.0)
+    _, info = step(env, FAST_PY)
+    metrics = info["grade"].metrics
+    assert info["status"] == "OK"
+    assert 3 <= metrics["pairs"] <= 4
+    assert metrics["speedup_low"] <= metrics["speedup"] <= metrics["speedup_high"]
+    assert metrics["cost"] > 0 and metrics["reference_cost"] > 0
+    assert "wall-clock" in info["grade"].message and "interval" in info["grade"].message
+    _, info = step(env, "input()\ninput()\nprint(0)\n")
+    assert info["status"] == "WA"
+    threaded = "import threading\nthreading.Thread(target=print).start()\n" + FAST_PY
+    reward, info = step(env, threaded)  # (no thread: parallelism is no speed on the wall clock either)
+    assert reward == 0.0
