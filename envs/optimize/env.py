@@ -16,12 +16,14 @@ from typing import Any, ClassVar, Literal
 
 from codegym.envs.optimize import grader
 from codegym.envs.optimize.grader import Baseline
-from codegym.envs.optimize.tasks import BUNDLED, load_tasks, with_driver
+from codegym.envs.optimize.tasks import BUNDLED, DRIVER_MARK, load_tasks, with_driver
+from codegym.envs.optimize.workspace import profile_script
 from codegym.envs.stdio_program.languages import Language
 from codegym.envs.stdio_program.languages import language as language_named
+from codegym.envs.stdio_program.workspace import runner_script
 
 from codegym import meter
-from codegym.agent import AgentLimits
+from codegym.agent import AgentEpisode, AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask
 from codegym.executor import Executor, Job, Limits, RunResult, Step
@@ -113,7 +115,11 @@ class OptimizeEnv(CodeEnv):
 
     ## Episode end
     ``mode="single"``: after one submission; ``mode="refine"``: never by itself (a faster
-    program is always possible): bound it with ``max_episode_steps``.
+    program is always possible): bound it with ``max_episode_steps``. ``mode="agent"`` (see
+    `codegym.agent`): tool calls in a workspace holding ``TASK.md``, the slow program (in
+    ``main.py``, ``main.c`` or ``main.cpp``) to edit, the public tests, ``./run_tests`` and
+    ``./profile`` (the grader's count on the shown inputs, with the costliest lines and
+    functions); terminated at ``submit``, which grades the program as a step would.
 
     ## Registered configurations
     ``codegym/Optimize-v0`` with ``tasks="codegym-optimize"`` (every language);
@@ -154,8 +160,6 @@ class OptimizeEnv(CodeEnv):
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if max_speedup <= 1 or p <= 0 or bench_scale <= 0:
             raise ValueError(f"need max_speedup > 1, p > 0 and bench_scale > 0, got {max_speedup}, {p}, {bench_scale}")
-        if mode == "agent":
-            raise ValueError("the Optimize family has single and refine modes; agent mode is not built yet")
         task_set = load_tasks(tasks)
         if language is not None:
             kept = [t for t in task_set if t.language == language]
@@ -212,6 +216,43 @@ class OptimizeEnv(CodeEnv):
             f"Write a faster program in {language.name} that prints exactly what this one prints for every input. "
             f"Speed is measured as {self._unit(language)} on larger hidden inputs."
         )
+
+    # --- agent mode ----------------------------------------------------------------------
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        """The slow program to start from (a function task's with its driver, which
+        ``submit`` takes off again), the public tests, ``./run_tests`` and ``./profile``."""
+        language = language_named(task.language)
+        entry = task.metadata.get("entry_point")
+        checker = task.metadata.get("checker", {"kind": "tokens"})
+        runner = runner_script(language, checker, self.limits.wall_s, self.compile_limits.wall_s)
+        files = {
+            "TASK.md": self.render_prompt(task).encode(),
+            language.file: program(task, task.reference or "").encode(),
+            "run_tests": runner.encode(),
+            "profile": profile_script(language).encode(),
+        }
+        for i, test in enumerate(task.public_tests, start=1):
+            files |= {f"tests/{i}.in": (test.code or "").encode(), f"tests/{i}.out": (test.expected or "").encode()}
+        driver = " (keep the driver at its end: it calls your function on each input line)" if entry else ""
+        return AgentSetup(
+            files=files,
+            submission=language.file,
+            executables=("run_tests", "profile"),
+            instructions=(
+                f"{language.file} holds the slow program{driver}: make it faster without changing its output. "
+                "./run_tests builds and runs it on tests/N.in as the grader does; ./profile counts what the grader "
+                "counts on those inputs and shows the costliest lines and functions. Add tests/NAME.in of your own "
+                "to profile larger inputs. The grade: hidden tests, then the count on larger hidden inputs."
+            ),
+            processes=max(self.compile_limits.processes, 16),
+        )
+
+    def agent_submission(self, task: Task, episode: AgentEpisode) -> str:
+        """The workspace's program, less the driver a function task's workspace shows."""
+        code = episode.read_submission()
+        marker = code.find(DRIVER_MARK)
+        return code[:marker] if task.metadata.get("entry_point") and marker >= 0 else code
 
     # --- the reference, measured once ----------------------------------------------------
 

@@ -61,6 +61,7 @@ OPTIONAL = {
 }
 # Appended to a function task's program: one call per line of input (a JSON list of arguments),
 # one compact JSON result per line of output. Its names start with _codegym_ (not the program's).
+DRIVER_MARK = "\n\ndef _codegym_main():"
 DRIVER = """
 
 def _codegym_main():

@@ -5,6 +5,7 @@ the reference's calibration and each step stay short."""
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import statistics
@@ -419,3 +420,47 @@ def test_the_wall_measure_times_reference_and_program_in_turn_and_reports_an_int
     threaded = "import threading\nthreading.Thread(target=print).start()\n" + FAST_PY
     reward, info = step(env, threaded)  # (no thread: parallelism is no speed on the wall clock either)
     assert reward == 0.0
+
+
+# --- agent mode ----------------------------------------------------------------------------
+
+
+def call(name: str, **arguments: Any) -> str:
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+
+
+def bash(env: OptimizeEnv, command: str) -> dict[str, Any]:
+    _, reward, terminated, _, info = env.step(call("bash", command=command))
+    assert (reward, terminated, info["format_errors"]) == (0.0, False, 0)
+    return info["tool_results"][0]
+
+
+@pytest.mark.parametrize(("language", "slow", "fast"), [("python", SLOW_PY, FAST_PY), ("c", SLOW_C, FAST_C)])
+def test_an_agent_profiles_the_slow_program_then_submits_a_faster_one(language: str, slow: str, fast: str) -> None:
+    env = OptimizeEnv([row(language, slow, fast, bench_size=400 if language == "python" else 1500)], mode="agent")
+    env.reset(seed=0)
+    file = "main.py" if language == "python" else "main.c"
+    assert bash(env, f"cat {file}")["content"].strip() == slow.strip()
+    tests = bash(env, "./run_tests")
+    assert tests["exit_code"] == 0 and "1 of 1 tests passed" in tests["content"], tests["content"]
+    profile = bash(env, "./profile")["content"]
+    assert "instructions" in profile and f"{file}:" in profile, profile
+    hot = next(line for line in profile.splitlines() if f"{file}:" in line)
+    assert "a[i] + a[j]" in hot or "for" in hot, profile  # (the quadratic loop is on top)
+    env.step(call("str_replace_editor", command="create", path=file, file_text=fast))
+    _, reward, terminated, _, info = env.step(call("submit"))
+    assert terminated and info["status"] == "OK" and info["grade"].metrics["speedup"] > 3
+    assert reward > 2.0
+
+
+def test_an_agent_on_a_function_task_submits_without_the_driver() -> None:
+    env = OptimizeEnv([function_row()], mode="agent")
+    env.reset(seed=0)
+    shown = bash(env, "cat main.py")["content"]
+    assert "_codegym_main" in shown and "countPairs" in shown
+    assert "passed" in bash(env, "./run_tests")["content"]
+    assert "function countPairs" in bash(env, "./profile")["content"]
+    fast = FAST_FUNCTION + shown[shown.index("\n\ndef _codegym_main") :]
+    env.step(call("str_replace_editor", command="create", path="main.py", file_text=fast))
+    _, reward, terminated, _, info = env.step(call("submit"))
+    assert terminated and info["status"] == "OK" and info["grade"].metrics["speedup"] > 3

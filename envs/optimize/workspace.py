@@ -1,0 +1,128 @@
+"""An agent's workspace for Optimize tasks: the slow program to start from, ``./run_tests``
+(the StdioProgram family's), and ``./profile``, which counts what the grader counts on the
+shown inputs and prints where the count goes."""
+
+from __future__ import annotations
+
+from codegym.envs.stdio_program.languages import Language
+
+# ./profile of an agent's workspace: stdlib only (the workspace has no codegym). Python is
+# counted in bytecode instructions by a trace function (the grader counts the same in C);
+# C and C++ in machine instructions under cachegrind, built as the grader builds them.
+PROFILER = r'''#!/usr/bin/env python3
+"""./profile [NAME ...]: run __FILE__ on tests/NAME.in (each of them when no NAME is given),
+count what the grader counts (__UNIT__), and print the total and the costliest lines and
+functions."""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+import tempfile
+
+FILE, LANGUAGE, COMPILE, TOP = __FILE_REPR__, __LANGUAGE__, __COMPILE__, 8
+DRIVER = __DRIVER__
+
+
+def count_python(source, stdin_path):
+    """Run the program in a child interpreter that counts every bytecode instruction."""
+    counter = (
+        "import collections, json, sys\n"
+        "lines, functions, total = collections.Counter(), collections.Counter(), [0]\n"
+        "def local(frame, event, arg):\n"
+        "    if event == 'opcode':\n"
+        "        total[0] += 1\n"
+        "        if frame.f_code.co_filename == 'main.py' and frame.f_lineno is not None:\n"
+        "            lines[frame.f_lineno] += 1\n"
+        "            functions[frame.f_code.co_name] += 1\n"
+        "    return local\n"
+        "def call(frame, event, arg):\n"
+        "    frame.f_trace_opcodes = True\n"
+        "    return local\n"
+        "code = compile(open(sys.argv[1]).read(), 'main.py', 'exec')\n"
+        "out = sys.stdout\n"
+        "sys.stdout = open('/dev/null', 'w')\n"
+        "sys.settrace(call)\n"
+        "try:\n"
+        "    exec(code, {'__name__': '__main__'})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.settrace(None)\n"
+        "out.write(json.dumps([total[0], sorted(lines.items()), sorted(functions.items())]))\n"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        program = os.path.join(folder, "main.py")
+        with open(program, "w") as handle:
+            handle.write(source + DRIVER)
+        with open(stdin_path, "rb") as stdin:
+            done = subprocess.run([sys.executable, "-c", counter, program], stdin=stdin, capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr.decode(errors="replace")[-2000:])
+    import json
+
+    total, lines, functions = json.loads(done.stdout)
+    return total, dict((int(k), v) for k, v in lines), dict(functions)
+
+
+def count_native(stdin_path):
+    with tempfile.TemporaryDirectory() as folder:
+        binary, out = os.path.join(folder, "main"), os.path.join(folder, "cachegrind.out")
+        build = subprocess.run([COMPILE[0], FILE, "-o", binary, *COMPILE[1:]], capture_output=True)
+        if build.returncode != 0:
+            raise SystemExit(build.stderr.decode(errors="replace")[-2000:])
+        with open(stdin_path, "rb") as stdin:
+            subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
+                            "--log-file=/dev/null", binary], stdin=stdin, stdout=subprocess.DEVNULL)
+        lines, functions, total, own, function = collections.Counter(), collections.Counter(), 0, False, "?"
+        with open(out) as handle:
+            for row in handle:
+                if row.startswith("fl="):
+                    own = os.path.basename(row[3:].strip()) == FILE
+                elif row.startswith("fn="):
+                    function = row[3:].strip()
+                elif row.startswith("summary:"):
+                    total = int(row.split()[1])
+                elif row[:1].isdigit():
+                    number, count = (int(part) for part in row.split()[:2])
+                    functions[function] += count
+                    if own and number > 0:
+                        lines[number] += count
+    return total, dict(lines), dict(functions)
+
+
+def main():
+    names = sys.argv[1:] or sorted(n[:-3] for n in os.listdir("tests") if n.endswith(".in"))
+    with open(FILE) as handle:
+        source = handle.read()
+    text = source.splitlines()
+    for name in names:
+        path = os.path.join("tests", f"{name}.in")
+        total, lines, functions = count_python(source, path) if LANGUAGE == "python" else count_native(path)
+        print(f"== tests/{name}.in: {total:,} __UNIT__")
+        for number, count in sorted(lines.items(), key=lambda item: -item[1])[:TOP]:
+            shown = text[number - 1].strip() if 0 < number <= len(text) else ""
+            print(f"  {FILE}:{number:<5} {100 * count / max(total, 1):5.1f}%  {shown[:100]}")
+        for function, count in sorted(functions.items(), key=lambda item: -item[1])[:TOP]:
+            print(f"  function {function}: {100 * count / max(total, 1):.1f}%")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def profile_script(language: Language, driver: str = "") -> str:
+    """``./profile`` for a task in ``language`` (``driver``: a function task's `DRIVER`)."""
+    unit = "bytecode instructions" if language.name == "python" else "machine instructions"
+    flags = [a for a in language.compile[1:] if a not in ("-o", "main", language.file)]
+    compile_argv = [language.compile[0], "-g", *flags]
+    return (
+        PROFILER.replace("__FILE_REPR__", repr(language.file))
+        .replace("__FILE__", language.file)
+        .replace("__LANGUAGE__", repr(language.name))
+        .replace("__COMPILE__", repr(compile_argv))
+        .replace("__DRIVER__", repr(driver))
+        .replace("__UNIT__", unit)
+    )
