@@ -437,6 +437,12 @@ class OptimizeEnv(CodeEnv):
             result = replace(result, steps=(compile_result.steps[0], *result.steps))
         return _Launched(result, with_tests and (not native or compile_result is not None), key)
 
+    def binary(self, task: Task, code: str) -> bytes | None:
+        """The built program of ``code`` (C, C++) if this env has built it."""
+        digest = hashlib.sha256(f"{task.language}\0{program(task, code)}".encode()).hexdigest()
+        with self._lock:
+            return self._builds.get(digest)
+
     def grade(self, task: Task, code: str, result: _Launched) -> Grade:  # type: ignore[override]
         language = language_named(task.language)
         if result.result is None:
