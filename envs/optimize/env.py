@@ -179,7 +179,7 @@ class OptimizeEnv(CodeEnv):
         self.wall_precision, self.wall_budget_s, self.wall_pairs = wall_precision, wall_budget_s, wall_pairs
         self._timers: ThreadPoolExecutor | None = None
         self.compile_limits = compile_limits
-        self._baselines: dict[str, tuple[Baseline, tuple[str, ...], float]] = {}
+        self._baselines: dict[tuple[str, float], tuple[Baseline, tuple[str, ...], float]] = {}
         self._builds: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
@@ -263,8 +263,9 @@ class OptimizeEnv(CodeEnv):
         self._baseline(task)
 
     def _baseline(self, task: Task) -> tuple[Baseline, tuple[str, ...], float]:
+        key = (task.id, self.bench_scale)  # (bench_scale is a curriculum's knob: its inputs are its own)
         with self._lock:
-            known = self._baselines.get(task.id)
+            known = self._baselines.get(key)
         if known is not None:
             return known
         inputs = self._bench_inputs(task)
@@ -283,8 +284,7 @@ class OptimizeEnv(CodeEnv):
         cpu = max(step.cpu_s for step in launched.result.steps)
         baseline = (Baseline(tuple(readings), self._unit(language)), inputs, cpu)
         with self._lock:
-            self._baselines.setdefault(task.id, baseline)
-        return baseline
+            return self._baselines.setdefault(key, baseline)
 
     def _bench_inputs(self, task: Task) -> tuple[str, ...]:
         """The benchmark inputs, from the task's generator in a sandbox of its own (without
@@ -449,7 +449,7 @@ class OptimizeEnv(CodeEnv):
             assert result.compile_failure is not None
             failed = replace(result.compile_failure, steps=result.compile_failure.steps[:1])
             return grader.stdio.grade(task, language, failed, compiled_here=True)
-        baseline = self._baselines[task.id][0]
+        baseline = self._baseline(task)[0]
         return grader.grade(task, language, result.result, compiled_here=result.compiled_here, key=result.key,
                             baseline=baseline, source=program(task, code), kind=self._kind(language),
                             timing=result.timing)  # fmt: skip
