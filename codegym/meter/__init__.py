@@ -5,18 +5,18 @@ Two measures of ``"instructions"``, each the strongest this machine allows witho
 hardware counters (a VM's ``perf stat -e instructions`` is often "not supported"):
 
 - **native** programs (C, C++): machine instructions retired, counted by valgrind's
-  cachegrind (``I refs``), threads included. Its log reaches the runner on a descriptor
-  valgrind keeps out of the program's reach; its per-line file is the profile.
+  cachegrind (``I refs``), threads included. Its log is the step's stderr, written through a
+  descriptor valgrind keeps out of the program's reach; its per-line file is the profile.
 - **Python** programs: bytecode instructions executed, counted by a C trace function in the
   program's own interpreter (`codegym.meter._opcount`), which the program cannot switch off
   or reach (see that module); work done in C (a builtin such as ``sorted``) counts as the
   instruction that called it. Valgrind on the interpreter would count machine instructions
   too, at 20-35 times the run's time and two seconds of start-up: too slow for a reward.
 
-A metered step is `metered_step`'s: the runner (`codegym.meter.runner`) forks the program,
-refuses it new processes, and prints one JSON report that `read` checks (its key, the
-signature of the count) and turns into a `Reading`. A reading that cannot be trusted is
-never a low cost: it is a `Reading` with ``failure`` set, which scores 0.
+A metered step is `metered_step`'s (see `codegym.meter.runner`); `read` checks what it left
+(the key that signs a Python count, valgrind's own log) and turns it into a `Reading`. A
+reading that cannot be trusted is never a low cost: it is a `Reading` with ``failure`` set,
+which scores 0.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from codegym.executor import Step
+from codegym.executor import Step, StepResult
+from codegym.meter.runner import output_digest
 
 Kind = Literal["python", "native", "python-wall", "native-wall"]
 RUNNER = "codegym.meter.runner"
@@ -96,18 +97,28 @@ def new_key() -> str:
 
 def metered_step(kind: Kind, input_file: str, key: str, command: tuple[str, ...] = ()) -> Step:
     """The step that runs the program (``main.py``, or ``command`` for a native one) on
-    ``input_file`` under the meter; ``key`` signs its report (it travels on the step's
-    stdin, which no other step sees)."""
+    ``input_file`` under the meter; ``key`` signs a Python count (it travels on the step's
+    stdin, which no other step sees). A native step leaves its per-line counts in
+    `profile_file` of ``input_file``."""
     return Step(argv=("python", "-m", RUNNER, kind, input_file, *command), stdin=key.encode(), stop_on_failure=False)
 
 
-def read(stdout: bytes, key: str, kind: Kind, *, source_file: str, top: int = 5) -> Reading:
-    """The `Reading` of a metered step's report (``stdout``), checked against ``key``."""
+def profile_file(input_file: str) -> str:
+    """Where a native metered step on ``input_file`` leaves cachegrind's per-line counts."""
+    return f"{input_file}.cachegrind"
+
+
+def read(step: StepResult, key: str, kind: Kind, *, source_file: str, profile: bytes | None = None,
+         top: int = 5) -> Reading:  # fmt: skip
+    """The `Reading` of a metered step, checked against ``key`` (``profile``: a native
+    step's `profile_file`)."""
+    if kind == "native":
+        return _read_native(step, source_file, profile, top)
     try:
-        report = json.loads(stdout)
+        report = json.loads(step.stdout)
     except ValueError:
         return Reading(failure="the meter's runner gave no report")
-    if not isinstance(report, dict) or report.get("key") != key:
+    if not isinstance(report, dict) or report.get("key") != key or not report.get("output_sha256"):
         return Reading(failure="the meter's report is not this job's")
     base = {
         "output_sha256": str(report.get("output_sha256", "")),
@@ -121,11 +132,30 @@ def read(stdout: bytes, key: str, kind: Kind, *, source_file: str, top: int = 5)
     if kind.endswith("-wall"):  # (timed, not counted)
         ended = _ended(report)
         return Reading(**base, ended=ended, failure=None if ended == "exit 0" else f"the program ended with {ended}")
-    counted = _python(report, key) if kind == "python" else _native(report, source_file)
+    counted = _python(report, key)
     if isinstance(counted, str):
         return Reading(**base, ended=_ended(report), failure=counted)
     cost, ended, lines, functions = counted
     return Reading(cost=cost, ended=ended, lines=_top(lines, cost, top), functions=_top(functions, cost, top), **base)
+
+
+def _read_native(step: StepResult, source_file: str, profile: bytes | None, top: int) -> Reading:
+    """Cachegrind's total from its log on the step's stderr (the ``I refs`` line of the process
+    it started with: valgrind prints it last, once the program has ended), the output digested
+    here, and the per-line profile when its file agrees with that total."""
+    base = {"output_sha256": output_digest(step.stdout), "output_head": step.stdout[:200].decode("utf-8", "replace"),
+            "output_bytes": len(step.stdout), "cpu_s": step.cpu_s, "wall_s": step.wall_s}  # fmt: skip
+    ended = f"signal {step.signal}" if step.signal is not None else f"exit {step.exit_code}"
+    refs = _REFS.findall(step.stderr)
+    first = re.match(rb"==(\d+)==", step.stderr)
+    if ended != "exit 0":
+        return Reading(**base, ended=ended, failure=f"the program ended with {ended}")
+    if not refs or first is None or refs[-1][0] != first.group(1) or not step.stderr.rstrip().endswith(refs[-1][1]):
+        return Reading(**base, ended=ended, failure="valgrind did not report the run's instruction count")
+    total = int(refs[-1][1].replace(b",", b""))
+    lines, functions = _cachegrind_profile((profile or b"").decode("utf-8", "replace"), total, source_file)
+    return Reading(cost=total, ended=ended, lines=_top(lines, total, top), functions=_top(functions, total, top),
+                   **base)  # fmt: skip
 
 
 def _ended(report: Mapping[str, Any]) -> str:
@@ -164,21 +194,6 @@ def _python(report: Mapping[str, Any], key: str) -> Counted | str:
     if ended.startswith("raised"):
         return f"the program {ended}"
     return int(fields.get("total", "0")), ended, _merged(lines), _merged(functions)
-
-
-def _native(report: Mapping[str, Any], source_file: str) -> Counted | str:
-    """Cachegrind's total from its log (the last ``I refs`` line of the process it started
-    with), and the per-line profile when its file agrees with that total."""
-    log = str(report.get("report", "")).encode()
-    refs = _REFS.findall(log)
-    first = re.match(rb"==(\d+)==", log)
-    if not refs or first is None or refs[-1][0] != first.group(1):
-        return "valgrind did not report the run's instruction count"
-    if report.get("signal") is not None or report.get("exit_code") != 0:
-        return f"the program ended with {_ended(report)}"
-    total = int(refs[-1][1].replace(b",", b""))
-    lines, functions = _cachegrind_profile(str(report.get("profile") or ""), total, source_file)
-    return total, "exit 0", lines, functions
 
 
 def _cachegrind_profile(text: str, total: int, source_file: str) -> tuple[list[Any], list[Any]]:

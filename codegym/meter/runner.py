@@ -1,23 +1,27 @@
 """The sandbox's side of a metered run (stdlib only): ``python -m codegym.meter.runner``.
 
-One step runs one program on one input, counted:
+One step runs one program on one input, counted. ``python -m codegym.meter.runner KIND INPUT
+[COMMAND...]``:
 
-- this process, the **runner** (trusted), reads the report's key from its stdin (no file
-  holds it: no step of the program's, the compile included, can read it) and forks the
-  **program** (hostile) with the input file as its stdin and pipes as its stdout and
-  report channel; then reads both, waits for it, and prints one JSON report on
-  its own stdout, which only it writes. The program's output never reaches the harness,
-  only its digest (``sha256`` of its whitespace-separated tokens), size and head.
-- the program process refuses itself any new process (and, for Python, any thread: see
-  `codegym.executor._linux.no_processes_program`), then either runs ``main.py`` under the
-  bytecode meter (`codegym.meter._opcount`: the count is written to the report channel in
-  C, signed with the key), or ``exec``s valgrind's cachegrind on the binary, whose log goes
-  to the report channel (valgrind keeps its own descriptors out of the program's reach).
-
-Usage: ``python -m codegym.meter.runner python INPUT`` or ``... native INPUT ./main``. The
-kinds ``python-wall`` and ``native-wall`` run the program as it is, with no meter (and no new
-thread either: parallelism must not pass for speed), and report its wall-clock time as this
-process measured it, from the fork to the wait.
+- ``python``: this process, the **runner** (trusted), reads the report's key from its stdin
+  (no file holds it: no step of the program's can read it) and forks the **program**
+  (hostile) with INPUT as its stdin and pipes as its stdout and report channel; then reads
+  both, waits for it, and prints one JSON report on its own stdout, which only it writes.
+  The program's output never reaches the harness, only its digest (`output_digest`), size
+  and head. The program process refuses itself any new process or thread (see
+  `codegym.executor._linux.no_processes_program`) and runs ``main.py`` under the bytecode
+  meter (`codegym.meter._opcount`: the count is written to the report channel in C, signed
+  with the key).
+- ``native``: the runner refuses new processes (threads stay: valgrind counts them), points
+  stdin at INPUT and the program's stderr at /dev/null, and becomes valgrind's cachegrind on
+  COMMAND, with valgrind's log on the step's stderr through a descriptor valgrind keeps out of
+  the program's reach: the step's stdout is the program's output, its stderr valgrind's
+  alone. (The step's own process runs valgrind, which reads /proc/self: in the `container`
+  tier only a step's own process may.) A program that ``exec``s another leaves valgrind no
+  summary to print: no count, which fails.
+- ``python-wall`` and ``native-wall``: the program as it is, with no meter (and no new thread
+  either: parallelism must not pass for speed), forked as for ``python``; the report has its
+  wall-clock time as the runner measured it, from the fork to the wait.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ import time
 from typing import Any
 
 PROGRAM = "main.py"
-PROFILE_FILE = "meter.cachegrind"  # cachegrind's per-line counts (checked against its log's total)
 MAX_OUTPUT = 64 << 20  # the program's stdout, hashed as it comes
 MAX_REPORT = 4 << 20
 HEAD = 200
@@ -46,6 +49,8 @@ PRELOADED = ("array", "bisect", "collections", "functools", "heapq", "itertools"
 
 def main() -> None:
     kind, input_path, *command = sys.argv[1:]
+    if kind == "native":
+        _become_valgrind(input_path, command)
     key = os.read(0, 256).strip()
     out_r, out_w = os.pipe()
     report_r, report_w = os.pipe()
@@ -67,8 +72,6 @@ def main() -> None:
         **output,
         "report": report.decode("utf-8", "replace"),
     }
-    if kind == "native":
-        result["profile"] = _read_profile()
     sys.stdout.write(json.dumps(result))
     sys.stdout.flush()
 
@@ -89,16 +92,27 @@ def _program(kind: str, input_path: str, command: list[str], out: int, report: i
             _run_python(report, key)
         elif kind == "python-wall":
             _run_python_plain()
-        elif kind == "native-wall":
+        else:  # native-wall
             os.execv(command[0], command)
-        else:
-            os.set_inheritable(report, True)
-            log = f"--log-fd={report}"
-            os.execvp(VALGRIND[0], [*VALGRIND, log, f"--cachegrind-out-file={PROFILE_FILE}", *command])
     except BaseException as e:
         with contextlib.suppress(OSError):
             os.write(2, f"codegym meter: {type(e).__name__}: {e}\n".encode())
     os._exit(127)
+
+
+def _become_valgrind(input_path: str, command: list[str]) -> None:
+    """The ``native`` kind: this process becomes cachegrind on ``command``; never returns."""
+    profile = f"{input_path}.cachegrind"  # (checked against the log's total: the program can write it)
+    stdin = os.open(input_path, os.O_RDONLY)
+    os.dup2(stdin, 0)
+    os.close(stdin)
+    log = os.dup(2)  # (the step's stderr, for valgrind alone)
+    os.set_inheritable(log, True)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
+    _refuse_processes(threads=True)
+    os.execvp(VALGRIND[0], [*VALGRIND, f"--log-fd={log}", f"--cachegrind-out-file={profile}", *command])
 
 
 def _refuse_processes(*, threads: bool) -> None:
@@ -180,9 +194,16 @@ def _read_both(out: int, report: int) -> tuple[dict[str, Any], bytes]:
                 chunks.append(chunk)
                 report_size += len(chunk)
     _digest_tokens(digest, carry + b" ")
+    # (the digest is `output_digest`'s, made as the output comes)
     output = {"output_sha256": digest.hexdigest(), "output_bytes": size, "output_head": head.decode("utf-8", "replace"),
               "output_over": size > MAX_OUTPUT}  # fmt: skip
     return output, b"".join(chunks)
+
+
+def output_digest(data: bytes) -> str:
+    """The sha256 of ``data``'s whitespace-separated tokens, each followed by a space: what a
+    token checker compares, digested."""
+    return hashlib.sha256(b"".join(token + b" " for token in data.split())).hexdigest()
 
 
 def _digest_tokens(digest: Any, data: bytes) -> bytes:
@@ -195,14 +216,6 @@ def _digest_tokens(digest: Any, data: bytes) -> bytes:
     for token in tokens:
         digest.update(token + b" ")
     return last
-
-
-def _read_profile() -> str | None:
-    try:
-        with open(PROFILE_FILE, "rb") as handle:
-            return handle.read(MAX_REPORT).decode("utf-8", "replace")
-    except OSError:
-        return None
 
 
 if __name__ == "__main__":

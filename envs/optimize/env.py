@@ -42,7 +42,7 @@ COMPILE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=1 << 30, processes
                         file_size_bytes=64 << 20)  # fmt: skip
 # A metered run of the reference may take this long (valgrind runs a program 20-50 times slower);
 # a submission's metered runs get METER_SLACK times the reference's CPU time, at least METER_FLOOR_S.
-CALIBRATION_LIMITS = Limits(cpu_s=120.0, wall_s=240.0, memory_bytes=1 << 30, processes=8, output_bytes=1 << 20)
+CALIBRATION_LIMITS = Limits(cpu_s=120.0, wall_s=240.0, memory_bytes=1 << 30, processes=8, output_bytes=64 << 20)
 METER_SLACK = 3.0
 METER_FLOOR_S = 5.0
 MIN_SPEEDUP = 1.1  # what `codegym validate` asks of a task's faster solution
@@ -275,8 +275,8 @@ class OptimizeEnv(CodeEnv):
         if launched.result is None:
             raise InvalidTask(f"its reference does not compile: {_compile_error(launched.compile_failure)}")
         readings = []
-        for index, step in enumerate(launched.result.steps):
-            reading = meter.read(step.stdout, launched.key, self._kind(language), source_file=language.file)
+        for index, (step, profile) in enumerate(zip(launched.result.steps, _profiles(launched.result), strict=True)):
+            reading = meter.read(step, launched.key, self._kind(language), source_file=language.file, profile=profile)
             if step.limit is not None or not reading.ok:
                 why = f"the {step.limit} limit" if step.limit else reading.failure
                 raise InvalidTask(f"its reference failed its metered run on benchmark input {index + 1}: {why}")
@@ -354,7 +354,7 @@ class OptimizeEnv(CodeEnv):
         launched = self._run(task, language, code, inputs, with_tests=False, limits=limits).result()
         if launched.result is None:
             return None
-        readings = [meter.read(s.stdout, launched.key, self._kind(language), source_file=language.file)
+        readings = [meter.read(s, launched.key, self._kind(language), source_file=language.file)
                     for s in launched.result.steps]  # fmt: skip
         if any(not r.ok for r in readings) or any(s.limit for s in launched.result.steps):
             return None
@@ -430,8 +430,9 @@ class OptimizeEnv(CodeEnv):
         command = ("./main",) if native else ()
         steps += [replace(meter.metered_step(kind, f"bench{i}.in", key, command), limits=limits)
                   for i in range(len(inputs))]  # fmt: skip
+        profiles = tuple(meter.profile_file(f"bench{i}.in") for i in range(len(inputs))) if kind == "native" else ()
         job = Job(steps=tuple(steps), files=files, limits=self.limits, preload=self.preload,
-                  executables=("main",) if native else ())  # fmt: skip
+                  executables=("main",) if native else (), collect=profiles)  # fmt: skip
         result = self.executor_for(task).run(job)
         if compile_result is not None and with_tests:
             result = replace(result, steps=(compile_result.steps[0], *result.steps))
@@ -494,6 +495,12 @@ def program(task: Task, code: str) -> str:
     if not entry:
         return code
     return with_driver(str(task.metadata.get("prefix") or "") + code, str(entry))
+
+
+def _profiles(result: RunResult) -> list[bytes | None]:
+    """Each metered step's profile file (cachegrind's, for a native program), in order."""
+    inputs = [step.argv[4] if len(step.argv) > 4 else "" for step in result.steps]
+    return [result.files.get(meter.profile_file(name)) for name in inputs]
 
 
 def _half_width(logs: list[float]) -> float:

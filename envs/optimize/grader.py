@@ -72,7 +72,9 @@ def grade(task: Task, language: Language, result: RunResult, *, compiled_here: b
     if correctness.status is not Status.OK:
         return correctness
     metered = result.steps[len(result.steps) - bench :]
-    readings = [meter.read(step.stdout, key, kind, source_file=language.file) for step in metered]
+    profiles = [result.files.get(meter.profile_file(step.argv[4])) if len(step.argv) > 4 else None for step in metered]
+    readings = [meter.read(step, key, kind, source_file=language.file, profile=profile)
+                for step, profile in zip(metered, profiles, strict=True)]  # fmt: skip
     for index, (step, reading, wanted) in enumerate(zip(metered, readings, baseline.readings, strict=True)):
         failed = _bench_failure(index, step, reading, wanted)
         if failed is not None:

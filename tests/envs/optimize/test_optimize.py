@@ -159,8 +159,10 @@ def test_bad_arguments_and_rows_are_refused() -> None:
         OptimizeEnv([row("python", SLOW_PY, FAST_PY)], measure="seconds")  # type: ignore[arg-type]
     with pytest.raises(TaskFormatError, match="language must be one of"):
         load_tasks([row("rust", SLOW_PY, FAST_PY)])
-    with pytest.raises(TaskFormatError, match="missing field 'generator'"):
-        load_tasks([{k: v for k, v in row("python", SLOW_PY, FAST_PY).items() if k != "generator"}])
+    with pytest.raises(TaskFormatError, match="missing field 'reference'"):
+        load_tasks([{k: v for k, v in row("python", SLOW_PY, FAST_PY).items() if k != "reference"}])
+    with pytest.raises(TaskFormatError, match="needs bench_size"):
+        load_tasks([{**row("python", SLOW_PY, FAST_PY), "bench_size": None}])
 
 
 def test_a_task_whose_generator_fails_is_ungradable_not_a_wrong_answer() -> None:
@@ -464,3 +466,17 @@ def test_an_agent_on_a_function_task_submits_without_the_driver() -> None:
     env.step(call("str_replace_editor", command="create", path="main.py", file_text=fast))
     _, reward, terminated, _, info = env.step(call("submit"))
     assert terminated and info["status"] == "OK" and info["grade"].metrics["speedup"] > 3
+
+
+def test_a_c_program_that_execs_another_leaves_no_count(c_env: OptimizeEnv) -> None:
+    """A program that does its work and then ``exec``s another to print the answer (valgrind
+    would count only the new program, or nothing) gets no count: 0, never a speedup."""
+    relay = SLOW_C.replace("#include <stdio.h>", "#include <stdio.h>\n#include <unistd.h>").replace(
+        '    printf("%lld\\n", count);',
+        '    char text[32];\n    snprintf(text, sizeof text, "%lld", count);\n'
+        '    execl("/bin/echo", "echo", text, (char *)0);\n    printf("%lld\\n", count);',
+    )
+    assert "execl" in relay
+    reward, info = step(c_env, relay)
+    assert reward == 0.0
+    assert info["status"] in ("RE", "HACK"), info["grade"].message
