@@ -96,7 +96,8 @@ PY_TASKS = [
         "edge_inputs": ["1\nabc\n", "3\nab\nba\nab\n", "2\naab\nabb\n"],
         "generator": _code(r"""
             def generate(size, rng):
-                words = [''.join(rng.choice('abcde') for _ in range(rng.randint(2, 4))) for _ in range(size)]
+                letters = 'abc' if size < 50 else 'abcde'
+                words = [''.join(rng.choice(letters) for _ in range(rng.randint(2, 4))) for _ in range(size)]
                 return f"{size}\n" + "\n".join(words) + "\n"
         """),
         "reference": _code(r"""
@@ -122,8 +123,10 @@ PY_TASKS = [
     },
     {
         "id": "codegym-optimize/py-divisor-count-sum", "language": "python", "difficulty": "medium",
-        "prompt": "Read n (n >= 1). Print d(1) + d(2) + ... + d(n), where d(k) is the number of positive divisors of k.",
-        "bench_size": 20000, "test_sizes": [10, 12, 1, 2, 500, 4000],
+        "prompt": (
+            "Read n (n >= 1). Print d(1) + d(2) + ... + d(n), where d(k) is the number of positive divisors of k."
+        ),
+        "bench_size": 15000, "test_sizes": [10, 12, 1, 2, 500, 3000],
         "edge_inputs": ["1\n", "2\n", "36\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -196,8 +199,8 @@ PY_TASKS = [
         "edge_inputs": ["1 0\n5\n", "2 7\n2 4\n", "3 10\n1 2 5\n"],
         "generator": _code(r"""
             def generate(size, rng):
-                n = 6
-                coins = rng.sample(range(3, 25), n)
+                n = 6 if size >= 50 else 3
+                coins = rng.sample(range(3, 25) if size >= 50 else range(1, 8), n)
                 return f"{n} {size}\n{' '.join(map(str, coins))}\n"
         """),
         "reference": _code(r"""
@@ -375,7 +378,8 @@ PY_TASKS = [
         "edge_inputs": ["a\na\n", "aaaa\naa\n", "ab\nabc\n", "abababa\naba\n"],
         "generator": _code(r"""
             def generate(size, rng):
-                text = ''.join('b' if rng.random() < 0.03 else 'a' for _ in range(size))
+                rate = 0.03 if size >= 1000 else 0.25
+                text = ''.join('b' if rng.random() < rate else 'a' for _ in range(size))
                 pattern = 'a' * rng.randint(1, max(1, min(30, size // 3))) + 'b'
                 return f"{text}\n{pattern}\n"
         """),
@@ -456,7 +460,7 @@ PY_TASKS = [
             "graph on vertices 1..n that starts with no edges. After each edge, print the number of connected "
             "components on a line of its own."
         ),
-        "bench_size": 900, "test_sizes": [6, 8, 1, 2, 60, 180],
+        "bench_size": 650, "test_sizes": [6, 8, 1, 2, 40, 130],
         "edge_inputs": ["1 1\n1 1\n", "3 3\n1 2\n2 1\n2 3\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -562,7 +566,7 @@ C_TASKS = [
             "The first line holds n (n >= 2) and t; the second, n integers. Print the smallest value of "
             "|a_i + a_j - t| over all pairs i < j."
         ),
-        "bench_size": 4500, "test_sizes": [6, 8, 2, 3, 100, 900],
+        "bench_size": 3500, "test_sizes": [6, 8, 2, 3, 100, 700],
         "edge_inputs": ["2 0\n5 -5\n", "3 100\n1 1 1\n", "4 -7\n-3 -4 10 20\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -627,7 +631,7 @@ C_TASKS = [
             "The first line holds q; then q integers x (1 <= x <= 10^9). For each, print the number of positive "
             "divisors of x on a line of its own."
         ),
-        "bench_size": 700, "test_sizes": [6, 8, 1, 2, 40, 140],
+        "bench_size": 450, "test_sizes": [6, 8, 1, 2, 30, 90],
         "edge_inputs": ["1\n1\n", "4\n2 999999937 1000000000 735134400\n", "2\n999950884 961\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -691,7 +695,7 @@ C_TASKS = [
             "The first line holds n and q; the second, n positive integers; then q lines of l r (1 <= l <= r <= n). "
             "For each query print the greatest common divisor of a_l..a_r on a line of its own."
         ),
-        "bench_size": 3000, "test_sizes": [6, 8, 1, 2, 100, 600],
+        "bench_size": 4000, "test_sizes": [6, 8, 1, 2, 100, 800],
         "edge_inputs": ["1 1\n12\n1 1\n", "3 3\n4 6 9\n1 2\n2 3\n1 3\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -766,7 +770,7 @@ C_TASKS = [
             "The first line holds n (n >= 1); the second, n integers. Print the largest sum of a non-empty run of "
             "consecutive integers."
         ),
-        "bench_size": 6000, "test_sizes": [6, 8, 1, 2, 100, 1200],
+        "bench_size": 4500, "test_sizes": [6, 8, 1, 2, 100, 900],
         "edge_inputs": ["1\n-5\n", "3\n-3 -1 -2\n", "4\n0 0 0 0\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -817,7 +821,7 @@ C_TASKS = [
             "The first line holds d, k and m (1 <= d <= 8, k >= 0, 2 <= m <= 10^9); then d lines of d non-negative "
             "integers, a matrix A. Print A^k modulo m (A^0 is the identity) as d lines of d integers."
         ),
-        "bench_size": 250000, "test_sizes": [6, 8, 1, 2, 300, 5000],
+        "bench_size": 150000, "test_sizes": [6, 8, 1, 2, 300, 3000],
         "edge_inputs": ["1 0 5\n3\n", "2 1 7\n8 9\n10 11\n", "2 10 1000\n1 1\n1 0\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -891,7 +895,7 @@ C_TASKS = [
             "Read a non-empty string of lowercase letters (at most 10^6 of them). Print how many of its substrings "
             "(runs of consecutive characters, counted by position) read the same forwards and backwards."
         ),
-        "bench_size": 3500, "test_sizes": [6, 9, 1, 2, 100, 700],
+        "bench_size": 2800, "test_sizes": [6, 9, 1, 2, 100, 560],
         "edge_inputs": ["a\n", "aaaa\n", "abc\n", "abba\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -938,7 +942,7 @@ C_TASKS = [
             "The first line holds n (n >= 1); then n lines of l r (l <= r), each the closed interval [l, r]. Print "
             "the largest number of intervals that share a common point."
         ),
-        "bench_size": 4000, "test_sizes": [6, 8, 1, 2, 100, 800],
+        "bench_size": 3500, "test_sizes": [6, 8, 1, 2, 100, 700],
         "edge_inputs": ["1\n3 3\n", "2\n1 2\n2 3\n", "3\n1 2\n3 4\n5 6\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1049,7 +1053,7 @@ C_TASKS = [
             "1 side by side. Print how many unit cells of water they hold after rain: above each column, water "
             "rises to the lower of the highest columns to its left and to its right (each including itself)."
         ),
-        "bench_size": 5000, "test_sizes": [6, 8, 1, 2, 100, 1000],
+        "bench_size": 4000, "test_sizes": [6, 8, 1, 2, 100, 800],
         "edge_inputs": ["1\n4\n", "3\n2 0 2\n", "5\n1 2 3 2 1\n", "4\n0 0 0 0\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1164,7 +1168,7 @@ C_TASKS = [
             "person 1, and every k-th person counted leaves the circle, the count going on from the next one. "
             "Print the last person left."
         ),
-        "bench_size": 40000, "test_sizes": [6, 9, 1, 2, 1000, 8000],
+        "bench_size": 10000, "test_sizes": [6, 9, 1, 2, 300, 2000],
         "edge_inputs": ["1 1\n", "1 1000000000\n", "7 1\n", "7 3\n", "5 1000000000\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1294,14 +1298,14 @@ CPP_TASKS = [
             "'2 u v' (are u and v connected? print YES or NO on a line of its own), with 1 <= u, v <= n. The "
             "graph starts with no edges."
         ),
-        "bench_size": 3000, "test_sizes": [6, 8, 1, 2, 100, 600],
+        "bench_size": 3200, "test_sizes": [6, 8, 1, 2, 100, 640],
         "edge_inputs": ["1 1\n2 1 1\n", "3 4\n2 1 3\n1 1 2\n1 2 3\n2 3 1\n"],
         "generator": _code(r"""
             def generate(size, rng):
                 n, q = size, 2 * size
                 lines = [f"{n} {q}"]
                 for _ in range(q):
-                    kind = 1 if rng.random() < 0.35 else 2
+                    kind = 1 if rng.random() < 0.5 else 2
                     lines.append(f"{kind} {rng.randint(1, n)} {rng.randint(1, n)}")
                 return "\n".join(lines) + "\n"
         """),
@@ -1333,25 +1337,24 @@ CPP_TASKS = [
                 }
             }
         """),
-        "fast": _code(r"""
-            #include <cstdio>
-            #include <vector>
+        "fast": "#include <cstdio>\n#include <string>\n#include <vector>\n" + CPP_READER + _code(r"""
             static std::vector<int> parent;
             static int find(int x) {
                 while (parent[x] != x) { parent[x] = parent[parent[x]]; x = parent[x]; }
                 return x;
             }
             int main() {
-                int n, q;
-                if (std::scanf("%d %d", &n, &q) != 2) return 1;
+                Reader in;
+                int n = (int)in.next(), q = (int)in.next();
                 parent.resize(n + 1);
                 for (int i = 0; i <= n; i++) parent[i] = i;
+                std::string out;
                 for (int i = 0; i < q; i++) {
-                    int kind, u, v;
-                    std::scanf("%d %d %d", &kind, &u, &v);
+                    int kind = (int)in.next(), u = (int)in.next(), v = (int)in.next();
                     if (kind == 1) parent[find(u)] = find(v);
-                    else std::puts(find(u) == find(v) ? "YES" : "NO");
+                    else out += find(u) == find(v) ? "YES\n" : "NO\n";
                 }
+                std::fwrite(out.data(), 1, out.size(), stdout);
             }
         """),
     },
@@ -1361,11 +1364,14 @@ CPP_TASKS = [
             "The first line holds n; then n words of lowercase letters, one a line. Words are in the same class when "
             "they are anagrams (the same letters, each the same number of times). Print how many classes there are."
         ),
-        "bench_size": 3000, "test_sizes": [6, 8, 1, 2, 100, 600],
+        "bench_size": 5000, "test_sizes": [6, 8, 1, 2, 100, 1000],
         "edge_inputs": ["1\nabc\n", "3\nab\nba\nab\n", "3\naab\nabb\nbab\n"],
         "generator": _code(r"""
             def generate(size, rng):
-                words = [''.join(rng.choice('abcdefg') for _ in range(rng.randint(3, 6))) for _ in range(size)]
+                letters, shortest, longest = ('abcdefghij', 3, 6) if size >= 50 else ('abc', 2, 3)
+                words = []
+                for _ in range(size):
+                    words.append(''.join(rng.choice(letters) for _ in range(rng.randint(shortest, longest))))
                 return f"{size}\n" + "\n".join(words) + "\n"
         """),
         "reference": _code(r"""
@@ -1417,7 +1423,7 @@ CPP_TASKS = [
             "The first line holds n and q; the second, n integers; the third, q integers x. For each x, print how "
             "many of the n integers are at most x, on a line of its own."
         ),
-        "bench_size": 5000, "test_sizes": [6, 8, 1, 2, 100, 1000],
+        "bench_size": 3500, "test_sizes": [6, 8, 1, 2, 100, 700],
         "edge_inputs": ["1 1\n5\n4\n", "3 3\n2 2 2\n1 2 3\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1443,7 +1449,8 @@ CPP_TASKS = [
                 }
             }
         """),
-        "fast": "#include <algorithm>\n#include <cstdio>\n#include <string>\n#include <vector>\n" + CPP_READER + _code(r"""
+        "fast": "#include <algorithm>\n#include <cstdio>\n#include <string>\n#include <vector>\n" + CPP_READER
+        + _code(r"""
             int main() {
                 Reader in;
                 int n = (int)in.next(), q = (int)in.next();
@@ -1466,7 +1473,7 @@ CPP_TASKS = [
             "The first line holds n and k (n, k >= 1); the second, n integers in 0..10^6. Print the length of the "
             "longest run of consecutive integers that holds at most k distinct values."
         ),
-        "bench_size": 3000, "test_sizes": [8, 10, 1, 2, 100, 600],
+        "bench_size": 2500, "test_sizes": [8, 10, 1, 2, 100, 500],
         "edge_inputs": ["1 1\n0\n", "5 1\n4 4 4 4 4\n", "6 2\n1 2 1 3 3 3\n", "3 5\n1 2 3\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1523,7 +1530,7 @@ CPP_TASKS = [
             "The first line holds n and q; the second, n integers; then q lines of l r v (1 <= l <= r <= n): add v "
             "to each of a_l..a_r. Print the n integers after all the updates, separated by spaces."
         ),
-        "bench_size": 9000, "test_sizes": [5, 6, 1, 2, 100, 1800],
+        "bench_size": 6500, "test_sizes": [5, 6, 1, 2, 100, 1300],
         "edge_inputs": ["1 1\n5\n1 1 -5\n", "3 2\n0 0 0\n1 3 2\n2 2 -7\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1583,7 +1590,7 @@ CPP_TASKS = [
             "(1 <= x1 <= x2 <= r, 1 <= y1 <= y2 <= c). For each, print the sum of the grid's cells in rows x1..x2 "
             "and columns y1..y2, on a line of its own."
         ),
-        "bench_size": 3000, "test_sizes": [5, 6, 1, 2, 100, 600],
+        "bench_size": 2400, "test_sizes": [5, 6, 1, 2, 100, 480],
         "edge_inputs": ["1 1 1\n-4\n1 1 1 1\n", "2 3 2\n1 2 3\n4 5 6\n1 1 2 3\n2 2 2 3\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1623,7 +1630,8 @@ CPP_TASKS = [
                 std::vector<long long> sums((size_t)(rows + 1) * (cols + 1), 0);  // sums of the top-left corners
                 auto at = [&](int i, int j) -> long long & { return sums[(size_t)i * (cols + 1) + j]; };
                 for (int i = 1; i <= rows; i++)
-                    for (int j = 1; j <= cols; j++) at(i, j) = in.next() + at(i - 1, j) + at(i, j - 1) - at(i - 1, j - 1);
+                    for (int j = 1; j <= cols; j++)
+                        at(i, j) = in.next() + at(i - 1, j) + at(i, j - 1) - at(i - 1, j - 1);
                 std::string out;
                 while (q--) {
                     int x1 = (int)in.next(), y1 = (int)in.next(), x2 = (int)in.next(), y2 = (int)in.next();
@@ -1640,12 +1648,12 @@ CPP_TASKS = [
             "The first line holds n and s (s >= 0); the second, n distinct positive coin values. Print the fewest "
             "coins that pay exactly s, with any number of coins of each value, or -1 if s cannot be paid."
         ),
-        "bench_size": 6000, "test_sizes": [10, 12, 1, 2, 200, 1200],
+        "bench_size": 4500, "test_sizes": [10, 12, 1, 2, 200, 900],
         "edge_inputs": ["1 0\n5\n", "2 7\n2 4\n", "3 11\n1 5 6\n", "1 1\n1\n"],
         "generator": _code(r"""
             def generate(size, rng):
                 n = rng.randint(3, 6)
-                coins = rng.sample(range(5, 60), n)
+                coins = rng.sample(range(5, 60) if size >= 50 else range(1, 10), n)
                 s = size - rng.randint(0, size // 10)
                 return f"{n} {s}\n{' '.join(map(str, coins))}\n"
         """),
@@ -1682,7 +1690,8 @@ CPP_TASKS = [
                 best[0] = 0;
                 for (int a = 1; a <= s; a++)
                     for (int c : coins)
-                        if (c <= a && best[a - c] >= 0 && (best[a] < 0 || best[a - c] + 1 < best[a])) best[a] = best[a - c] + 1;
+                        if (c <= a && best[a - c] >= 0 && (best[a] < 0 || best[a - c] + 1 < best[a]))
+                            best[a] = best[a - c] + 1;
                 std::printf("%d\n", best[s]);
             }
         """),
@@ -1693,7 +1702,7 @@ CPP_TASKS = [
             "The first line holds n; the second, n positive integers, the lengths of n sticks. Print how many "
             "triples i < j < k of sticks can form a triangle of positive area."
         ),
-        "bench_size": 400, "test_sizes": [6, 8, 1, 3, 40, 80],
+        "bench_size": 340, "test_sizes": [6, 8, 1, 3, 40, 68],
         "edge_inputs": ["3\n1 2 3\n", "4\n5 5 5 5\n", "2\n1 1\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1744,7 +1753,7 @@ CPP_TASKS = [
             "The first line holds q; then q lines of n k (0 <= k <= n <= 10^6). For each, print the binomial "
             "coefficient C(n, k) modulo 1000000007 on a line of its own."
         ),
-        "bench_size": 300000, "test_sizes": [6, 8, 1, 2, 1000, 30000],
+        "bench_size": 80000, "test_sizes": [6, 8, 1, 2, 1000, 16000],
         "edge_inputs": ["1\n0 0\n", "3\n5 0\n5 5\n1000000 500000\n", "2\n1 1\n10 3\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1821,7 +1830,7 @@ CPP_TASKS = [
             "The first line holds n (n >= 1); the second, n integers. Print the value that occurs most often and "
             "how many times it occurs; when several values tie, print the smallest of them."
         ),
-        "bench_size": 5000, "test_sizes": [6, 8, 1, 2, 100, 1000],
+        "bench_size": 3500, "test_sizes": [6, 8, 1, 2, 100, 700],
         "edge_inputs": ["1\n-3\n", "4\n2 1 2 1\n", "5\n9 9 9 9 9\n"],
         "generator": _code(r"""
             def generate(size, rng):
@@ -1865,7 +1874,10 @@ CPP_TASKS = [
                 for (int i = 0; i < n;) {
                     int j = i;
                     while (j < n && a[j] == a[i]) j++;
-                    if (j - i > best_count) { best_value = a[i]; best_count = j - i; }  // ascending: ties keep the smaller
+                    if (j - i > best_count) {  // (ascending: a tie keeps the smaller value)
+                        best_value = a[i];
+                        best_count = j - i;
+                    }
                     i = j;
                 }
                 std::printf("%lld %d\n", best_value, best_count);
