@@ -23,7 +23,8 @@ family's token checker; the ones with ``hidden: false`` are shown in the prompt.
 A task without a ``generator`` (a public data set that has none: PIE's pairs) is benchmarked on
 its hidden tests' inputs, the largest ``bench_inputs`` of them.
 
-**Functions.** A Python row with ``entry_point`` (``"twoSum"``: a function, or a method of a
+**Functions.** A Python row with ``entry_point`` (and optionally a ``prefix``: what its
+data set's judge puts before every program, such as LeetCode's imports) (``"twoSum"``: a function, or a method of a
 class ``Solution`` as in LeetCode-style sets) is a function to speed up: its ``reference`` and
 submissions define it, and `DRIVER`, appended to them, calls it once per line of input (a
 JSON list of arguments) and prints each result as compact JSON. Its ``tests`` may give
@@ -66,6 +67,7 @@ DRIVER = """
 
 def _codegym_main():
     import json, sys
+    results, sys.stdout = sys.stdout, sys.stderr  # (what the program prints is not a result)
     namespace = globals()
     name = ENTRY
     solution = namespace.get("Solution")
@@ -77,7 +79,8 @@ def _codegym_main():
     for line in sys.stdin:
         if line.strip():
             result = call(*json.loads(line))
-            print(json.dumps(result, sort_keys=True, separators=(",", ":"), default=plain))
+            results.write(json.dumps(result, sort_keys=True, separators=(",", ":"), default=plain) + "\\n")
+    results.flush()
 
 
 _codegym_main()
@@ -149,6 +152,7 @@ def _task(where: str, row: Mapping[str, Any]) -> Task:
                 "generator": row.get("generator"),
                 "bench_size": row.get("bench_size") or 0,
                 "entry_point": row.get("entry_point"),
+                "prefix": row.get("prefix") or "",
                 "bench_inputs": row.get("bench_inputs") or 2,
                 "checker": {"kind": "tokens"},
             },
