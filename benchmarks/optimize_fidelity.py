@@ -1,8 +1,11 @@
 """Optimize-v0: does the instruction count rank programs as the clock does? Variants of a few
 tasks, from slow to fast (written for this benchmark), each counted by the env's meter and
-timed natively (``python3 main.py`` or the built binary, the median of ``--runs`` runs on
-the same benchmark inputs, less the median time of a program that only reads its input: the
-start-up is not the program's); Spearman's rank correlation of count and time, per language.
+timed natively on the same benchmark inputs, the median of ``--runs`` runs (Python: in one
+interpreter, its start-up left out; C: the built binary, less the median time of a program
+that only reads its input). Two rank correlations (Spearman's) per language: of the
+count with the wall time over every variant ("pooled": tasks of unlike code mixed), and of
+the speedups the count and the clock give each variant over its task's slowest ("speedups":
+what a reward compares).
 
     python benchmarks/optimize_fidelity.py [--runs 7]
 
@@ -13,6 +16,7 @@ correlation of at least 0.9.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -112,7 +116,36 @@ def spearman(xs: list[float], ys: list[float]) -> float:
     return cov / (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
 
 
+# Times a Python program in one interpreter, its start-up left out: each run executes the
+# program's code object in a fresh namespace with the input as sys.stdin.
+PYTHON_TIMER = """
+import io, json, statistics, sys, time
+code = compile(open(sys.argv[1]).read(), "main.py", "exec")
+inputs, runs = json.loads(open(sys.argv[2]).read()), int(sys.argv[3])
+out = sys.stdout
+times = []
+for _ in range(runs):
+    started = time.perf_counter()
+    for text in inputs:
+        sys.stdin, sys.stdout = io.StringIO(text), io.StringIO()
+        exec(code, {"__name__": "__main__"})
+    times.append(time.perf_counter() - started)
+out.write(repr(statistics.median(times)))
+"""
+
+
+def python_time(source: str, inputs: tuple[str, ...], runs: int) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder)
+        (path / "main.py").write_text(source)
+        (path / "inputs.json").write_text(json.dumps(list(inputs)))
+        argv = [sys.executable, "-c", PYTHON_TIMER, str(path / "main.py"), str(path / "inputs.json"), str(runs)]
+        return float(subprocess.run(argv, capture_output=True, check=True, text=True).stdout)
+
+
 def native_time(language: str, source: str, inputs: tuple[str, ...], runs: int) -> float:
+    if language == "python":
+        return python_time(source, inputs, runs)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder)
         if language == "python":
@@ -150,12 +183,23 @@ def main() -> None:
             assert grade.status.value == "OK", (task_id, name, grade.message)
             _, inputs, _ = env._baseline(task)
             seconds = native_time(task.language, source, inputs, args.runs)
-            seconds -= native_time(task.language, empty[task.language], inputs, args.runs)
+            if task.language != "python":  # (a Python run is timed without its start-up)
+                seconds -= native_time(task.language, empty[task.language], inputs, args.runs)
             rows[task.language].append((f"{task_id.split('/')[-1]}: {name}", grade.metrics["cost"], seconds))
             print(f"{task_id.split('/')[-1]:22} {name:30} {grade.metrics['cost']:>14,.0f} {1000 * seconds:9.1f} ms")
     for language, found in rows.items():
-        rho = spearman([r[1] for r in found], [r[2] for r in found])
-        print(f"{language}: {len(found)} variants, Spearman rank correlation of count and median wall time {rho:.3f}")
+        pooled = spearman([r[1] for r in found], [r[2] for r in found])
+        slowest: dict[str, tuple[float, float]] = {}
+        for name, count, seconds in found:
+            task = name.split(":")[0]
+            slowest[task] = max(slowest.get(task, (0.0, 0.0)), (count, seconds))
+        counted = [slowest[n.split(":")[0]][0] / c for n, c, _ in found]
+        clocked = [slowest[n.split(":")[0]][1] / max(s, 1e-4) for n, _, s in found]
+        speedups = spearman(counted, clocked)
+        print(
+            f"{language}: {len(found)} variants, Spearman's rank correlation of count and median wall time: "
+            f"pooled {pooled:.3f}, speedups {speedups:.3f}"
+        )
 
 
 if __name__ == "__main__":

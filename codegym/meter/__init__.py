@@ -9,8 +9,11 @@ hardware counters (a VM's ``perf stat -e instructions`` is often "not supported"
   descriptor valgrind keeps out of the program's reach; its per-line file is the profile.
 - **Python** programs: bytecode instructions executed, counted by a C trace function in the
   program's own interpreter (`codegym.meter._opcount`), which the program cannot switch off
-  or reach (see that module); work done in C (a builtin such as ``sorted``) counts as the
-  instruction that called it. Valgrind on the interpreter would count machine instructions
+  or reach (see that module), plus one for each item a builtin iterator yields and each
+  comparison of a builtin type (the loops inside ``sum(a[i:j])``, ``a.count(x)``, ``x in a``,
+  ``max``, ``set(a)``...). Work in C that neither iterates nor compares through those slots
+  (sorting numbers or strings, ``str.find``, slicing, ``bytes`` operations, regular
+  expressions) counts as the instruction that called it. Valgrind on the interpreter would count machine instructions
   too, at 20-35 times the run's time and two seconds of start-up: too slow for a reward.
 
 A metered step is `metered_step`'s (see `codegym.meter.runner`); `read` checks what it left
@@ -193,7 +196,7 @@ def _python(report: Mapping[str, Any], key: str) -> Counted | str:
         return f"the program ended with {ended}"
     if ended.startswith("raised"):
         return f"the program {ended}"
-    return int(fields.get("total", "0")), ended, _merged(lines), _merged(functions)
+    return int(fields.get("total", "0")) + int(fields.get("builtin", "0")), ended, _merged(lines), _merged(functions)
 
 
 def _cachegrind_profile(text: str, total: int, source_file: str) -> tuple[list[Any], list[Any]]:

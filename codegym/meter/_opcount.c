@@ -1,5 +1,6 @@
 /* The bytecode meter: runs a program's code object and counts the instructions CPython
-   executes for it, in C, out of the program's reach.
+   executes for it, and the items builtins iterate over and compare for it (see "work
+   inside builtins"), in C, out of the program's reach.
 
    `run(code, globals, report_fd, key_fd, filename)` is the module's one function, and it
    runs once per process. It reads the report's key from `key_fd` (and closes it), adds an
@@ -111,6 +112,61 @@ trace(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             entry->counts[unit]++;
     }
     return 0;
+}
+
+/* --- work inside builtins ----------------------------------------------------------- */
+
+/* A bytecode count alone charges `sum(a[i:j])`, `a.count(x)` or `x in a` as one instruction
+   whatever the length of `a`. So each item a builtin iterator yields and each comparison of a
+   builtin type also counts one, through the types' own slots (wrapped while counting): the
+   loops builtins run over sequences, dicts, sets, ranges and strings, and the comparisons of
+   numbers, strings, tuples and lists (in `in`, `count`, `index`, `max`, `min`). */
+#define ITERATORS(X)                                                                              \
+    X(0, PyListIter_Type) X(1, PyListRevIter_Type) X(2, PyTupleIter_Type) X(3, PyRangeIter_Type) \
+    X(4, PyLongRangeIter_Type) X(5, PyDictIterKey_Type) X(6, PyDictIterValue_Type)               \
+    X(7, PyDictIterItem_Type) X(8, PySetIter_Type) X(9, PyUnicodeIter_Type)                     \
+    X(10, PyBytesIter_Type) X(11, PyByteArrayIter_Type) X(12, PySeqIter_Type)                   \
+    X(13, PyDictRevIterKey_Type) X(14, PyDictRevIterValue_Type) X(15, PyDictRevIterItem_Type)
+#define COMPARED(X)                                                                               \
+    X(0, PyLong_Type) X(1, PyFloat_Type) X(2, PyUnicode_Type) X(3, PyTuple_Type) X(4, PyList_Type) \
+    X(5, PyBytes_Type)
+
+static unsigned long long builtin_work = 0;
+static iternextfunc original_next[16];
+static richcmpfunc original_compare[6];
+
+#define NEXT(i, type)                          \
+    static PyObject *next_##i(PyObject *self)  \
+    {                                          \
+        if (state == 1)                        \
+            builtin_work++;                    \
+        return original_next[i](self);         \
+    }
+#define COMPARE(i, type)                                               \
+    static PyObject *compare_##i(PyObject *a, PyObject *b, int op)     \
+    {                                                                  \
+        if (state == 1)                                                \
+            builtin_work++;                                            \
+        return original_compare[i](a, b, op);                          \
+    }
+ITERATORS(NEXT)
+COMPARED(COMPARE)
+
+static void
+count_builtin_work(void)
+{
+#define WRAP_NEXT(i, type)                    \
+    if (type.tp_iternext != NULL) {           \
+        original_next[i] = type.tp_iternext;  \
+        type.tp_iternext = next_##i;          \
+    }
+#define WRAP_COMPARE(i, type)                      \
+    if (type.tp_richcompare != NULL) {             \
+        original_compare[i] = type.tp_richcompare; \
+        type.tp_richcompare = compare_##i;         \
+    }
+    ITERATORS(WRAP_NEXT)
+    COMPARED(WRAP_COMPARE)
 }
 
 /* --- what the program may not do while counted ------------------------------------- */
@@ -363,6 +419,7 @@ run(PyObject *self, PyObject *args)
         return NULL;
     if (PySys_AddAuditHook(audit, NULL) < 0)
         return NULL;
+    count_builtin_work();
     Py_INCREF(filename);
     own_filename = filename;
     PyEval_SetTrace(trace, NULL); /* (audited: before the hook refuses it) */
@@ -377,7 +434,7 @@ run(PyObject *self, PyObject *args)
     int intact = PyThreadState_Get()->c_tracefunc == trace;
     state = 2;
     PyEval_SetTrace(NULL, NULL);
-    append(&buffer, "total %llu\nintact %d\ncomplete %d\n", total, intact, !overflowed);
+    append(&buffer, "total %llu\nbuiltin %llu\nintact %d\ncomplete %d\n", total, builtin_work, intact, !overflowed);
     append_profile(&buffer);
     append(&buffer, "end %s\n", key);
     if (buffer.data != NULL)

@@ -480,3 +480,15 @@ def test_a_c_program_that_execs_another_leaves_no_count(c_env: OptimizeEnv) -> N
     reward, info = step(c_env, relay)
     assert reward == 0.0
     assert info["status"] in ("RE", "HACK"), info["grade"].message
+
+
+def test_work_moved_into_builtins_is_counted(python_env: OptimizeEnv) -> None:
+    """``a[i + 1:].count(t - a[i])`` is a quadratic loop in C: it must not count as less than
+    the linear dict pass, whatever few bytecodes it takes."""
+    counting = "n, t = map(int, input().split())\na = list(map(int, input().split()))\n"
+    counting += "print(sum(a[i + 1:].count(t - a[i]) for i in range(n)))\n"
+    task = next(iter(python_env.tasks))
+    quadratic_in_c = python_env.evaluate_task(task, counting)[0]
+    linear = python_env.evaluate_task(task, FAST_PY)[0]
+    assert quadratic_in_c.status.value == linear.status.value == "OK"
+    assert quadratic_in_c.metrics["cost"] > 5 * linear.metrics["cost"]
