@@ -99,9 +99,10 @@ class OptimizeEnv(CodeEnv):
     ## The cost
     ``measure="instructions"``: instructions counted on the benchmark inputs, which do not
     move with machine load (see `codegym.meter`): machine instructions under valgrind's
-    cachegrind for C and C++ (threads included; new processes are refused), bytecode
-    instructions for Python, counted in C by a trace function the program cannot reach (new
-    threads and processes are refused). The benchmark inputs are made by the task's hidden
+    cachegrind for C and C++ (threads included; new processes are refused); for Python,
+    bytecode instructions and the items builtins iterate over and compare, counted in C by a
+    trace function and wrapped type slots the program cannot reach (new threads and processes
+    are refused). The benchmark inputs are made by the task's hidden
     generator at grade time (``bench_seed``; sizes times ``bench_scale``), in a sandbox of
     their own, and the reference's cost on them is measured once per task.
 
