@@ -456,6 +456,13 @@ class OptimizeEnv(CodeEnv):
                             baseline=baseline, source=program(task, code), kind=self._kind(language),
                             timing=result.timing)  # fmt: skip
 
+    def close(self) -> None:
+        with self._lock:
+            timers, self._timers = self._timers, None
+        if timers is not None:
+            timers.shutdown(wait=False, cancel_futures=True)
+        super().close()
+
     def check_solutions(self, task: Task) -> str | None:
         """The task's faster solution (``fast``) must pass and be at least `MIN_SPEEDUP` times
         as fast as the reference."""
