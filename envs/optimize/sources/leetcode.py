@@ -1,62 +1,39 @@
-"""Public efficiency data sets as Optimize tasks, read from their files as published (JSON
-array, JSONL, gzipped JSONL) or from their rows in memory (dicts, a ``datasets.Dataset``):
-
-- `load_pie`: PIE (Shypula, Madaan et al., "Learning Performance-Improving Code Edits"), pairs
-  of a slow and a faster accepted CodeNet submission, with each problem's tests in a folder
-  of their own (``<tests>/<problem_id>/input.N.txt`` and ``output.N.txt``) or in memory.
-  Benchmarked on the hidden tests (PIE has no generator).
-- `load_effibench`: EffiBench (Huang et al. 2024), LeetCode problems whose tests are
-  ``assert solution.<method>(...) == ...`` lines: each becomes a call with literal arguments.
-- `load_mercury`: Mercury (Du et al. 2024), LeetCode problems with accepted solutions and
-  their runtimes, JSON test cases and a test case generator, which becomes the task's.
-
-EffiBench's and Mercury's problems become function tasks (``entry_point``: the ``Solution``
-method). Their programs ran in their sets' harnesses after imports the programs leave out
-(``List``, ``defaultdict``, ``heappush``, ...): each program gets the imports of the names it
-uses from the same scope, so that it runs alone. Rows that cannot become tasks (too few tests,
-arguments that are linked lists or trees, results judged other than by ``==``) are left out
-with a logged warning; a source with nothing else fails with the first row's reason. A row
-that breaks its set's format (a missing field, a field of the wrong type) fails the load,
-naming the row (``FILE:LINE`` or ``row N``), the field and the format.
-"""
+"""LeetCode-style sets as function tasks: EffiBench (Huang et al. 2024), whose tests are
+``assert solution.<method>(...) == ...`` lines, each a call with literal arguments; and Mercury
+(Du et al. 2024), with accepted solutions and their runtimes, JSON test cases and a test case
+generator, which becomes the task's."""
 
 from __future__ import annotations
 
 import ast
-import builtins
-import importlib
 import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from codegym.envs.optimize.tasks import call_lines, load_tasks
+from codegym.envs.optimize.sources.rows import (
+    CALLS_PER_TEST,
+    Row,
+    Rows,
+    Scope,
+    SkippedRow,
+    difficulty,
+    field,
+    scoped,
+    source_rows,
+    task_set,
+    unfenced,
+)
+from codegym.envs.optimize.tasks import call_lines
 
 from codegym.error import TaskFormatError
-from codegym.task import Task, TaskSet, as_rows, check_fields, read_rows, row_errors, shown
+from codegym.task import TaskSet, check_fields, shown
 
 logger = logging.getLogger(__name__)
 
-Row = Mapping[str, Any]
-Rows = str | Path | Iterable[Row] | Any
-# PIE's tests in memory: problem id -> (input, output) pairs, or {"input", "output"} objects.
-PieTests = Mapping[str, Sequence[Any]]
-# A harness's scope, in the order it builds it (a later binding wins): ``(module, None)`` is
-# ``import module``, ``(module, ("*",))`` a star import, ``(module, names)`` those names.
-Scope = tuple[tuple[str, tuple[str, ...] | None], ...]
-
-CALLS_PER_TEST = 10  # hidden calls run in one process (a test each call would start a process each)
-LANGUAGES = {"c++": "cpp", "cpp": "cpp", "c": "c", "python": "python", "python3": "python", "py": "python"}
-PIE_EXPECTED = (
-    "a PIE row: a JSON object with problem_id, src_code (the slow program; also read as input or code_v0) "
-    "and tgt_code (the faster one; also target or code_v1), and optionally src_id (or submission_id_v0), "
-    "tests (the numbers of the problem's tests to use) and language"
-)
 EFFIBENCH_EXPECTED = (
     "an EffiBench row: a JSON object with problem_idx, task_name, markdown_description (or description), "
     "canonical_solution, small_test_cases and test_case (assert solution.<method>(...) == ... lines), and "
@@ -103,206 +80,6 @@ def generate(size, rng):
 """
 
 
-class SkippedRow(TaskFormatError):
-    """A well-formed row that cannot become an Optimize task. Loaders leave it out with a
-    warning; a source of nothing else fails with the first such row's reason."""
-
-
-# --- PIE ---------------------------------------------------------------------------------------
-
-
-def load_pie(
-    pairs: Rows,
-    tests: str | Path | PieTests,
-    *,
-    descriptions: str | Path | Mapping[str, str] | None = None,
-    public: int = 1,
-    bench_inputs: int = 2,
-) -> TaskSet:
-    """PIE's pairs as Optimize tasks, benchmarked on their hidden tests.
-
-    Reads, per row: ``problem_id``; the slow program ``src_code`` (PIE's later splits; the
-    first release's ``input``, or ``code_v0`` of its trajectory tables), the reference; the
-    faster one ``tgt_code`` (``target``, ``code_v1``), the task's ``fast``; ``src_id`` (or
-    ``submission_id_v0``) for the id, ``pie/<problem_id>/<src_id>`` (without one,
-    ``pie/<problem_id>/<n>``, n counting the problem's pairs); ``tests``, the numbers of the
-    problem's tests to use, where given (a list, or its text; numbers the problem lacks are
-    ignored); ``language`` (default C++). Everything else (``tgt_id``, runtimes, user ids,
-    diffs) is ignored.
-
-    A problem's tests are taken in number order; the first ``public`` are shown, the rest
-    hidden, and the ``bench_inputs`` largest hidden inputs are the benchmark. A pair whose
-    problem has fewer than ``public + 1`` tests is left out with a warning (a task needs a
-    hidden test to benchmark on).
-
-    Args:
-        pairs: The pairs: a JSON/JSONL file (``.gz`` too), or rows in memory.
-        tests: A folder as PIE publishes its test cases (``<problem_id>/input.N.txt`` with
-            ``output.N.txt``; CodeNet's single ``input.txt``/``output.txt`` counts as test 0),
-            or a mapping of problem id to ``(input, output)`` pairs (or ``{input, output}``).
-        descriptions: Problem statements: a mapping of problem id to text, or a folder of
-            ``<problem_id>.md``, ``.txt`` or ``.html`` (CodeNet's ``problem_descriptions``).
-            Without one, the prompt names the problem and lets the program define it.
-        public: How many of a problem's tests the agent sees.
-        bench_inputs: How many hidden inputs (the largest) the cost is counted on.
-
-    Raises:
-        TaskFormatError: A row lacks a field or has one of the wrong type, a test file is
-            unreadable, or no pair can be a task.
-    """
-    found = _PieTests(tests)
-    if isinstance(descriptions, (str, Path)) and not Path(descriptions).is_dir():
-        raise TaskFormatError(f"descriptions={str(descriptions)!r} is not a folder of <problem_id>.md, .txt or .html")
-    ids = _PairIds()
-
-    def convert(where: str, row: Row) -> dict[str, Any]:
-        return _pie_row(where, row, found, descriptions, ids, public=public, bench_inputs=bench_inputs)
-
-    return _task_set(_rows(pairs, PIE_EXPECTED, "pairs"), convert, name="pie", expected=PIE_EXPECTED)
-
-
-def _pie_row(where: str, row: Row, tests: _PieTests, descriptions: str | Path | Mapping[str, str] | None,
-             ids: _PairIds, *, public: int, bench_inputs: int) -> dict[str, Any]:  # fmt: skip
-    check_fields(row, where, kind="PIE", required={"problem_id": (str, int)},
-                 optional={"tests": (list, str), "language": str})  # fmt: skip
-    problem = str(row["problem_id"])
-    task_id = ids.new(problem, _optional_field(row, ("src_id", "submission_id_v0")))
-    slow = _field(row, where, ("src_code", "input", "code_v0"), "the slow program", PIE_EXPECTED)
-    fast = _field(row, where, ("tgt_code", "target", "code_v1"), "the faster program", PIE_EXPECTED)
-    cases = tests.of(problem, _numbers(row.get("tests"), where))
-    if len(cases) <= public:
-        raise SkippedRow(
-            f"{where}: problem {problem} has {len(cases)} usable test(s) in {tests.described}; a task needs "
-            f"{public + 1} or more ({public} shown, the rest hidden and benchmarked)"
-        )
-    language = LANGUAGES.get(str(row.get("language") or "cpp").lower())
-    if language is None:
-        raise TaskFormatError(f"{where}: language must be one of {sorted(LANGUAGES)}, got {row['language']!r}")
-    return {
-        "id": task_id,
-        "language": language,
-        "prompt": _description(descriptions, problem) or _pie_prompt(problem),
-        "reference": slow,
-        "fast": fast,
-        "tests": [
-            {"name": f"test_{number}", "input": given, "expected": wanted, "hidden": i >= public}
-            for i, (number, given, wanted) in enumerate(cases)
-        ],
-        "bench_inputs": bench_inputs,
-        "tags": ["pie", "codenet"],
-    }
-
-
-class _PairIds:
-    """Ids of PIE pairs: ``pie/<problem>/<src_id>``, or ``pie/<problem>/<n>`` (n counting the
-    problem's pairs); a second pair of the same slow program gets ``-2``, and so on."""
-
-    def __init__(self) -> None:
-        self.pairs: Counter[str] = Counter()
-        self.used: Counter[str] = Counter()
-
-    def new(self, problem: str, pair: str | None) -> str:
-        number = self.pairs[problem]
-        self.pairs[problem] += 1
-        task_id = f"pie/{problem}/{pair if pair is not None else number}"
-        self.used[task_id] += 1
-        return task_id if self.used[task_id] == 1 else f"{task_id}-{self.used[task_id]}"
-
-
-def _pie_prompt(problem: str) -> str:
-    return (
-        f"CodeNet problem {problem}. Its statement is not given: the program below defines it. It reads its "
-        "input from stdin and prints its answer to stdout."
-    )
-
-
-def _numbers(value: Any, where: str) -> set[int] | None:
-    """A PIE row's ``tests`` (the test numbers to use) as a set; None when it names none."""
-    if value is None or value in ("", []):
-        return None
-    try:
-        items = ast.literal_eval(value) if isinstance(value, str) else value
-        return {int(item) for item in items}
-    except (ValueError, TypeError, SyntaxError) as e:
-        raise TaskFormatError(
-            f"{where}: field 'tests' must list test numbers ([0, 3, 7] or its text), got {shown(value)}"
-        ) from e
-
-
-class _PieTests:
-    """Each problem's numbered tests, from a folder or a mapping, read once per problem."""
-
-    def __init__(self, tests: str | Path | PieTests) -> None:
-        if isinstance(tests, (str, Path)):
-            self.folder: Path | None = Path(tests)
-            if not self.folder.is_dir():
-                raise TaskFormatError(
-                    f"tests={str(tests)!r} is not a folder; expected PIE's test cases: a folder of "
-                    "<problem_id>/input.N.txt and output.N.txt, or a mapping of problem id to (input, output) pairs"
-                )
-            self.described = f"{self.folder}/<problem_id>"
-        elif isinstance(tests, Mapping):
-            self.folder, self.described = None, "the tests given"
-        else:
-            raise TaskFormatError(
-                f"tests= must be a folder or a mapping of problem id to (input, output) pairs, got "
-                f"{type(tests).__name__}"
-            )
-        self.mapping = tests if isinstance(tests, Mapping) else {}
-        self._read: dict[str, list[tuple[int, str, str]]] = {}
-
-    def of(self, problem: str, numbers: set[int] | None) -> list[tuple[int, str, str]]:
-        """``problem``'s tests ``(number, input, output)`` in order, those of ``numbers`` only
-        when given."""
-        if problem not in self._read:
-            self._read[problem] = self._folder(problem) if self.folder else self._given(problem)
-        return [case for case in self._read[problem] if numbers is None or case[0] in numbers]
-
-    def _folder(self, problem: str) -> list[tuple[int, str, str]]:
-        assert self.folder is not None
-        where = self.folder / problem
-        numbered = {}
-        for path in where.glob("input.*.txt"):
-            match = re.fullmatch(r"input\.(\d+)\.txt", path.name)
-            if match:
-                numbered[int(match[1])] = (path, where / f"output.{match[1]}.txt")
-        if not numbered and (where / "input.txt").is_file():  # (CodeNet's own layout: one test)
-            numbered[0] = (where / "input.txt", where / "output.txt")
-        return [(n, _read(given), _read(wanted)) for n, (given, wanted) in sorted(numbered.items())]
-
-    def _given(self, problem: str) -> list[tuple[int, str, str]]:
-        cases = self.mapping.get(problem) or ()
-        return [(n, *_pair(case, f"tests[{problem!r}][{n}]")) for n, case in enumerate(cases)]
-
-
-def _pair(case: Any, where: str) -> tuple[str, str]:
-    if isinstance(case, Mapping) and isinstance(case.get("input"), str):
-        wanted = case.get("output", case.get("expected"))
-        if isinstance(wanted, str):
-            return case["input"], wanted
-    elif isinstance(case, (list, tuple)) and len(case) == 2 and all(isinstance(x, str) for x in case):
-        return case[0], case[1]
-    raise TaskFormatError(f"{where}: expected an (input, output) pair of strings or {{input, output}}, got "
-                          f"{shown(case)}")  # fmt: skip
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError as e:
-        raise TaskFormatError(f"{path}: missing; each input.N.txt needs its output.N.txt beside it") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise TaskFormatError(f"{path}: cannot be read as UTF-8 text ({e})") from e
-
-
-def _description(source: str | Path | Mapping[str, str] | None, problem: str) -> str | None:
-    """``problem``'s statement, from a mapping or a folder of ``<problem>.md|.txt|.html``."""
-    if source is None or isinstance(source, Mapping):
-        return source.get(problem) if source is not None else None
-    paths = (Path(source) / f"{problem}{suffix}" for suffix in (".md", ".txt", ".html"))
-    return next((_read(path) for path in paths if path.is_file()), None)
-
-
 # --- EffiBench ---------------------------------------------------------------------------------
 
 
@@ -343,7 +120,7 @@ def load_effibench(source: Rows, *, slow_field: str = "completion", bench_inputs
     def convert(where: str, row: Row) -> dict[str, Any]:
         return _effibench_row(where, row, slow_field=slow_field, bench_inputs=bench_inputs)
 
-    return _task_set(_rows(source, EFFIBENCH_EXPECTED, "source"), convert, name="effibench",
+    return task_set(source_rows(source, EFFIBENCH_EXPECTED, "source"), convert, name="effibench",
                      expected=EFFIBENCH_EXPECTED)  # fmt: skip
 
 
@@ -352,7 +129,7 @@ def _effibench_row(where: str, row: Row, *, slow_field: str, bench_inputs: int) 
                  required={"problem_idx": (int, str), "canonical_solution": str, "test_case": (str, list)},
                  optional={"task_name": str, "difficulty": str, "description": str,
                            "markdown_description": str, "small_test_cases": (str, list), slow_field: str})  # fmt: skip
-    description = _field(row, where, ("markdown_description", "description"), "the problem", EFFIBENCH_EXPECTED)
+    description = field(row, where, ("markdown_description", "description"), "the problem", EFFIBENCH_EXPECTED)
     public = _asserted_calls(row.get("small_test_cases") or "", f"{where}: small_test_cases")
     hidden = _asserted_calls(row["test_case"], f"{where}: test_case")
     entry = Counter(call.method for call in [*public, *hidden]).most_common(1)
@@ -362,9 +139,9 @@ def _effibench_row(where: str, row: Row, *, slow_field: str, bench_inputs: int) 
     public, hidden = [c for c in public if c.method == method], [c for c in hidden if c.method == method]
     if not hidden:
         raise SkippedRow(f"{where}: no test_case assert calls {method} with literal values")
-    canonical = _scoped(_unfenced(row["canonical_solution"]), EFFIBENCH_SCOPE, f"{where}: canonical_solution")
-    slow = _unfenced(row.get(slow_field) or "")
-    slow = _scoped(slow, EFFIBENCH_SCOPE, f"{where}: {slow_field}") if slow.strip() else None
+    canonical = scoped(unfenced(row["canonical_solution"]), EFFIBENCH_SCOPE, f"{where}: canonical_solution")
+    slow = unfenced(row.get(slow_field) or "")
+    slow = scoped(slow, EFFIBENCH_SCOPE, f"{where}: {slow_field}") if slow.strip() else None
     title = str(row.get("task_name") or "")
     return {
         "id": f"effibench/{row['problem_idx']}",
@@ -375,7 +152,7 @@ def _effibench_row(where: str, row: Row, *, slow_field: str, bench_inputs: int) 
         **({"fast": canonical} if slow else {}),
         "tests": _call_tests(public or hidden[:1], hidden),
         "bench_inputs": bench_inputs,
-        "difficulty": _difficulty(row.get("difficulty")),
+        "difficulty": difficulty(row.get("difficulty")),
         "tags": ["effibench", "leetcode"],
     }
 
@@ -531,7 +308,7 @@ def load_mercury(source: Rows, *, public: int = 1, bench_size: int = 10, bench_i
     def convert(where: str, row: Row) -> dict[str, Any]:
         return _mercury_row(where, row, public=public, bench_size=bench_size, bench_inputs=bench_inputs)
 
-    return _task_set(_rows(source, MERCURY_EXPECTED, "source"), convert, name="mercury", expected=MERCURY_EXPECTED)
+    return task_set(source_rows(source, MERCURY_EXPECTED, "source"), convert, name="mercury", expected=MERCURY_EXPECTED)
 
 
 def _mercury_row(where: str, row: Row, *, public: int, bench_size: int, bench_inputs: int) -> dict[str, Any]:
@@ -561,7 +338,7 @@ def _mercury_row(where: str, row: Row, *, public: int, bench_size: int, bench_in
         "tests": _call_tests(cases[:public], cases[public:]),
         **({"generator": generator, "bench_size": bench_size} if generator else {}),
         "bench_inputs": bench_inputs,
-        "difficulty": _difficulty(row.get("difficulty")),
+        "difficulty": difficulty(row.get("difficulty")),
         "tags": ["mercury", "leetcode"],
     }
 
@@ -579,11 +356,11 @@ def _mercury_solutions(solutions: list[Any], entry: str, where: str) -> tuple[st
     if not usable:
         raise SkippedRow(f"{where}: no solution parses, defines {entry} and prints nothing")
     if any(runtime is None for runtime, _ in usable):
-        return _scoped(usable[0][1], MERCURY_SCOPE, where), None
+        return scoped(usable[0][1], MERCURY_SCOPE, where), None
     ranked = sorted(usable, key=lambda s: -(s[0] or 0.0))  # (stable: the first of equal runtimes leads)
     (slow_time, slowest), (fast_time, fastest) = ranked[0], ranked[-1]
     faster = fast_time is not None and slow_time is not None and fast_time < slow_time
-    return _scoped(slowest, MERCURY_SCOPE, where), (_scoped(fastest, MERCURY_SCOPE, where) if faster else None)
+    return scoped(slowest, MERCURY_SCOPE, where), (scoped(fastest, MERCURY_SCOPE, where) if faster else None)
 
 
 def _usable(code: str, entry: str) -> bool:
@@ -629,7 +406,7 @@ def _mercury_generator(code: str, arity: int) -> str | None:
         return None
     if not any(isinstance(n, ast.FunctionDef) and n.name == "generate_test_case" for n in module.body):
         return None
-    return _scoped(code, GENERATOR_SCOPE, "generator_code") + _GENERATE.replace("ARITY", str(arity))
+    return scoped(code, GENERATOR_SCOPE, "generator_code") + _GENERATE.replace("ARITY", str(arity))
 
 
 def _arity(source: str, entry: str) -> int:
@@ -696,127 +473,3 @@ def _only_function(code: str) -> ast.FunctionDef | None:
 
 def _name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
-
-
-# --- shared ------------------------------------------------------------------------------------
-
-
-def _rows(source: Rows, expected: str, argument: str) -> list[tuple[str, Row]]:
-    """``source``'s rows, each with where it is (``FILE:LINE`` or ``row N``)."""
-    if isinstance(source, (str, Path)):
-        return read_rows(source, expected=expected)
-    rows = as_rows(source)
-    if rows is None:
-        raise TaskFormatError(
-            f"{argument}= must be a JSON/JSONL file (gzipped or not) or rows in memory (a non-empty list of dicts, "
-            f"or a datasets.Dataset), got {type(source).__name__}: {shown(source, 60)}; each row is {expected}"
-        )
-    return [(f"row {i}", row) for i, row in enumerate(rows)]
-
-
-def _task_set(rows: list[tuple[str, Row]], convert: Callable[[str, Row], dict[str, Any]], *, name: str,
-              expected: str) -> TaskSet:  # fmt: skip
-    """The tasks of the rows ``convert`` makes Optimize rows of, checked one by one by
-    `load_tasks`; rows it skips are counted in a warning."""
-    tasks: list[Task] = []
-    skipped: list[SkippedRow] = []
-    for where, row in rows:
-        try:
-            with row_errors(where, expected, passing=(SkippedRow,)):
-                tasks.append(_checked(where, convert(where, row)))
-        except SkippedRow as e:
-            skipped.append(e)
-    if not tasks:
-        if not skipped:
-            raise TaskFormatError(f"{name}: no rows; expected rows of {expected}")
-        raise TaskFormatError(f"{name}: none of the {len(rows)} row(s) can be an Optimize task; {skipped[0]}")
-    if skipped:
-        logger.warning("%s: left out %d of %d row(s) that cannot be Optimize tasks, e.g. %s", name, len(skipped),
-                       len(rows), skipped[0])  # fmt: skip
-    return TaskSet(tasks, name=name)
-
-
-def _checked(where: str, row: dict[str, Any]) -> Task:
-    """The task of one converted row (as `load_tasks` reads it), its errors naming ``where``."""
-    try:
-        return next(iter(load_tasks([row])))
-    except TaskFormatError as e:
-        raise TaskFormatError(f"{where}: {str(e).removeprefix('row 0: ')}") from e
-
-
-def _field(row: Row, where: str, names: tuple[str, ...], what: str, expected: str) -> str:
-    """The first of ``names`` that ``row`` gives (a string), else an error naming them."""
-    value = _optional_field(row, names)
-    if value is None:
-        first, others = names[0], names[1:]
-        also = f"; also read as {' or '.join(map(repr, others))}" if others else ""
-        raise TaskFormatError(f"{where}: missing field {first!r} ({what}{also}); expected {expected}; this row "
-                              f"has {sorted(row)}")  # fmt: skip
-    return value
-
-
-def _optional_field(row: Row, names: tuple[str, ...]) -> str | None:
-    for name in names:
-        value = row.get(name)
-        if value is not None and value != "":
-            if not isinstance(value, (str, int)) or isinstance(value, bool):
-                raise TaskFormatError(f"field {name!r} must be a string, got {shown(value)}")
-            return str(value)
-    return None
-
-
-def _difficulty(value: Any) -> str | None:
-    word = str(value or "").strip().lower()
-    return word if word in ("easy", "medium", "hard") else None
-
-
-def _unfenced(code: str) -> str:
-    """``code``, or the first fenced block in it (model completions come in Markdown)."""
-    match = re.search(r"```[\w+-]*[ \t]*\n(.*?)```", code, re.DOTALL)
-    return match[1] if match else code
-
-
-def _scoped(source: str, scope: Scope, where: str) -> str:
-    """``source`` after the imports of the names it uses unbound that ``scope`` binds."""
-    try:
-        module = ast.parse(source)
-    except SyntaxError as e:
-        raise SkippedRow(f"{where}: not Python ({e.msg}, line {e.lineno})") from e
-    wanted: dict[tuple[str, bool], list[str]] = {}
-    for name in sorted(_free_names(module)):
-        binding = next(((m, names) for m, names in reversed(scope) if name in _binds(m, names)), None)
-        if binding is not None:
-            wanted.setdefault((binding[0], binding[1] is None), []).append(name)
-    lines = [f"import {m}" if plain else f"from {m} import {', '.join(names)}"
-             for (m, plain), names in sorted(wanted.items())]  # fmt: skip
-    return "\n".join(lines) + "\n\n" + source if lines else source
-
-
-def _binds(module: str, names: tuple[str, ...] | None) -> frozenset[str]:
-    if names is None:
-        return frozenset({module})
-    return _exports(module) if names == ("*",) else frozenset(names)
-
-
-@cache
-def _exports(module: str) -> frozenset[str]:
-    """The names ``from module import *`` binds."""
-    imported = importlib.import_module(module)
-    return frozenset(getattr(imported, "__all__", None) or (n for n in dir(imported) if not n.startswith("_")))
-
-
-def _free_names(module: ast.Module) -> set[str]:
-    """The names ``module`` reads that it binds nowhere and that are not builtins."""
-    read, bound = set(), set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.Name):
-            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-    return read - bound - set(dir(builtins))
