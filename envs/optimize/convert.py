@@ -12,12 +12,11 @@ A task that cannot be converted gets the reason instead (a str).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from codegym.envs.optimize.tasks import LANGUAGES, call_lines
+from codegym.envs.optimize.tasks import LANGUAGES, call_lines, json_result
 
 from codegym.task import Task, TestCase
 
@@ -54,14 +53,10 @@ def _from_calls(task: Task) -> Task | str:
         call = calls.get(test.name)
         if call is None:
             return f"its test {test.name} is not a call"
-        expected = _result(call["expected"])
+        expected = json_result(call["expected"])
         tests.append(TestCase(test.name, call_lines([call["args"]]), hidden=test.hidden, expected=expected))
     if not any(t.hidden for t in tests):
         return "the task has no hidden tests to benchmark on"
     metadata = {"fast": None, "generator": None, "bench_size": 0, "bench_inputs": 2, "checker": {"kind": "tokens"},
                 "entry_point": callable_.rsplit(".", 1)[-1], "prefix": prefix}  # fmt: skip
     return replace(task, family="Optimize", tests=tuple(tests), metadata=metadata)
-
-
-def _result(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n"

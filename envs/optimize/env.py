@@ -275,13 +275,12 @@ class OptimizeEnv(CodeEnv):
                              limits=CALIBRATION_LIMITS).result()  # fmt: skip
         if launched.result is None:
             raise InvalidTask(f"its reference does not compile: {_compile_error(launched.compile_failure)}")
-        readings = []
-        for index, (step, profile) in enumerate(zip(launched.result.steps, _profiles(launched.result), strict=True)):
-            reading = meter.read(step, launched.key, self._kind(language), source_file=language.file, profile=profile)
+        readings = grader.read_all(launched.result, launched.result.steps, launched.key, self._kind(language),
+                                   language.file)  # fmt: skip
+        for index, (step, reading) in enumerate(zip(launched.result.steps, readings, strict=True)):
             if step.limit is not None or not reading.ok:
                 why = f"the {step.limit} limit" if step.limit else reading.failure
                 raise InvalidTask(f"its reference failed its metered run on benchmark input {index + 1}: {why}")
-            readings.append(reading)
         cpu = max(step.cpu_s for step in launched.result.steps)
         baseline = (Baseline(tuple(readings), self._unit(language)), inputs, cpu)
         with self._lock:
@@ -311,8 +310,7 @@ class OptimizeEnv(CodeEnv):
     def launch(self, task: Task, code: str) -> Future[Any]:
         self.check_task_once(task)
         _, inputs, cpu = self._baseline(task)
-        budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
-        meter_limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
+        meter_limits = _meter_limits(cpu)
         language = language_named(task.language)
         if self.measure == "wall":
             with self._lock:
@@ -355,8 +353,8 @@ class OptimizeEnv(CodeEnv):
         launched = self._run(task, language, code, inputs, with_tests=False, limits=limits).result()
         if launched.result is None:
             return None
-        readings = [meter.read(s, launched.key, self._kind(language), source_file=language.file)
-                    for s in launched.result.steps]  # fmt: skip
+        readings = grader.read_all(launched.result, launched.result.steps, launched.key, self._kind(language),
+                                   language.file)  # fmt: skip
         if any(not r.ok for r in readings) or any(s.limit for s in launched.result.steps):
             return None
         return sum(r.wall_s for r in readings)
@@ -375,10 +373,9 @@ class OptimizeEnv(CodeEnv):
         the speedup metrics, or why it could not be measured."""
         self.check_task_once(task)
         _, inputs, cpu = self._baseline(task)
-        budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * cpu))
-        limits = replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
         language = language_named(task.language)
-        launched = self._run(task, language, program(task, code), inputs, with_tests=False, limits=limits).result()
+        launched = self._run(task, language, program(task, code), inputs, with_tests=False,
+                             limits=_meter_limits(cpu)).result()  # fmt: skip
         return self.grade(replace(task, tests=()), code, launched)
 
     def _run(self, task: Task, language: Language, code: str, inputs: tuple[str, ...], *, with_tests: bool,
@@ -389,7 +386,7 @@ class OptimizeEnv(CodeEnv):
         if _kind(language) == "python":
             done.set_result(self._job(task, language, code, {}, inputs, with_tests, limits))
             return done
-        digest = hashlib.sha256(f"{language.name}\0{code}".encode()).hexdigest()
+        digest = _build_key(language.name, code)
         with self._lock:
             binary = self._builds.get(digest)
         if binary is not None:
@@ -441,9 +438,8 @@ class OptimizeEnv(CodeEnv):
 
     def binary(self, task: Task, code: str) -> bytes | None:
         """The built program of ``code`` (C, C++) if this env has built it."""
-        digest = hashlib.sha256(f"{task.language}\0{program(task, code)}".encode()).hexdigest()
         with self._lock:
-            return self._builds.get(digest)
+            return self._builds.get(_build_key(task.language, program(task, code)))
 
     def grade(self, task: Task, code: str, result: _Launched) -> Grade:  # type: ignore[override]
         language = language_named(task.language)
@@ -505,10 +501,15 @@ def program(task: Task, code: str) -> str:
     return with_driver(str(task.metadata.get("prefix") or "") + code, str(entry))
 
 
-def _profiles(result: RunResult) -> list[bytes | None]:
-    """Each metered step's profile file (cachegrind's, for a native program), in order."""
-    inputs = [step.argv[4] if len(step.argv) > 4 else "" for step in result.steps]
-    return [result.files.get(meter.profile_file(name)) for name in inputs]
+def _meter_limits(reference_cpu_s: float) -> Limits:
+    """A submission's metered runs: `METER_SLACK` times the reference's CPU time, at least
+    `METER_FLOOR_S`, at most the calibration's."""
+    budget = min(CALIBRATION_LIMITS.cpu_s, max(METER_FLOOR_S, METER_SLACK * reference_cpu_s))
+    return replace(CALIBRATION_LIMITS, cpu_s=budget, wall_s=2 * budget)
+
+
+def _build_key(language: str, source: str) -> str:
+    return hashlib.sha256(f"{language}\0{source}".encode()).hexdigest()
 
 
 def _half_width(logs: list[float]) -> float:

@@ -72,17 +72,15 @@ def grade(task: Task, language: Language, result: RunResult, *, compiled_here: b
     if correctness.status is not Status.OK:
         return correctness
     metered = result.steps[len(result.steps) - bench :]
-    profiles = [result.files.get(meter.profile_file(step.argv[4])) if len(step.argv) > 4 else None for step in metered]
-    readings = [meter.read(step, key, kind, source_file=language.file, profile=profile)
-                for step, profile in zip(metered, profiles, strict=True)]  # fmt: skip
-    for index, (step, reading, wanted) in enumerate(zip(metered, readings, baseline.readings, strict=True)):
+    found = read_all(result, metered, key, kind, language.file)
+    for index, (step, reading, wanted) in enumerate(zip(metered, found, baseline.readings, strict=True)):
         failed = _bench_failure(index, step, reading, wanted)
         if failed is not None:
             status, message = failed
             return dataclasses.replace(correctness, status=status, message=message)
     if kind.endswith("-wall"):
-        return _timed(correctness, timing, len(readings))
-    return _graded(correctness, readings, baseline, source, language.file)
+        return _timed(correctness, timing, len(found))
+    return _graded(correctness, found, baseline, source, language.file)
 
 
 def _timed(correct: Grade, timing: Timing | None, inputs: int) -> Grade:
@@ -104,6 +102,15 @@ def _timed(correct: Grade, timing: Timing | None, inputs: int) -> Grade:
         f"{timing.reference_s:.4f} s of wall-clock time on {inputs} hidden benchmark input{'s' * (inputs != 1)}"
     )
     return dataclasses.replace(correct, metrics=metrics, message=message)
+
+
+def read_all(result: RunResult, metered: Sequence[StepResult], key: str, kind: meter.Kind,
+             source_file: str) -> list[Reading]:  # fmt: skip
+    """The `Reading` of each of ``metered`` (steps of ``result``), with its profile file (a
+    native step's, collected with the job)."""
+    profiles = [result.files.get(meter.profile_file(step.argv[4])) if len(step.argv) > 4 else None for step in metered]
+    return [meter.read(step, key, kind, source_file=source_file, profile=profile)
+            for step, profile in zip(metered, profiles, strict=True)]  # fmt: skip
 
 
 def _bench_failure(index: int, step: StepResult, reading: Reading, wanted: Reading) -> tuple[Status, str] | None:

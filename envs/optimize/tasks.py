@@ -167,7 +167,7 @@ def _test(where: str, index: int, test: Any) -> TestCase:
                      noun="test")  # fmt: skip
         if "expected" not in test:
             raise TaskFormatError(f"{where}: missing field 'expected' (the call's result)")
-        text, expected = call_lines([test["args"]]), _json_result(test["expected"])
+        text, expected = call_lines([test["args"]]), json_result(test["expected"])
     else:
         check_fields(test, where, kind="codegym-optimize", required={"input": str, "expected": str},
                      optional={"hidden": bool, "name": str}, noun="test")  # fmt: skip
@@ -180,5 +180,6 @@ def _test(where: str, index: int, test: Any) -> TestCase:
     )
 
 
-def _json_result(value: Any) -> str:
+def json_result(value: Any) -> str:
+    """A call's result as the `DRIVER` prints it (a function task's expected output)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n"

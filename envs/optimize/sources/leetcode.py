@@ -27,7 +27,7 @@ from codegym.envs.optimize.sources.rows import (
     task_set,
     unfenced,
 )
-from codegym.envs.optimize.tasks import call_lines
+from codegym.envs.optimize.tasks import call_lines, json_result
 
 from codegym.error import TaskFormatError
 from codegym.task import TaskSet, check_fields, shown
@@ -255,15 +255,10 @@ def _call_tests(public: list[_Call], hidden: list[_Call]) -> list[dict[str, Any]
         tests.append({
             "name": f"hidden_{start // CALLS_PER_TEST}",
             "input": call_lines(c.args for c in chunk),
-            "expected": "".join(_result_line(c.expected) for c in chunk),
+            "expected": "".join(json_result(c.expected) for c in chunk),
             "hidden": True,
         })  # fmt: skip
     return tests
-
-
-def _result_line(value: Any) -> str:
-    """A call's result as the function tasks' driver prints it."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 # --- Mercury -----------------------------------------------------------------------------------
