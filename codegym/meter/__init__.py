@@ -9,12 +9,12 @@ hardware counters (a VM's ``perf stat -e instructions`` is often "not supported"
   descriptor valgrind keeps out of the program's reach; its per-line file is the profile.
 - **Python** programs: bytecode instructions executed, counted by a C trace function in the
   program's own interpreter (`codegym.meter._opcount`), which the program cannot switch off
-  or reach (see that module), plus one for each item a builtin iterator yields and each
-  comparison of a builtin type (the loops inside ``sum(a[i:j])``, ``a.count(x)``, ``x in a``,
-  ``max``, ``set(a)``...). Work in C that neither iterates nor compares through those slots
-  (sorting numbers or strings, ``str.find``, slicing, ``bytes`` operations, regular
-  expressions) counts as the instruction that called it. Valgrind on the interpreter would count machine instructions
-  too, at 20-35 times the run's time and two seconds of start-up: too slow for a reward.
+  or reach (see that module), plus the work builtins do for the program by what it
+  touches: the items builtin iterators yield and the comparisons of builtin types, sorting,
+  slices, concatenations, string and bytes methods, regular expressions and big-int digits,
+  each weighed against an instruction (see that module's "work inside builtins"). Valgrind
+  on the interpreter would count machine instructions too, at 20-35 times the run's time and
+  two seconds of start-up: too slow for a reward.
 
 A metered step is `metered_step`'s (see `codegym.meter.runner`); `read` checks what it left
 (the key that signs a Python count, valgrind's own log) and turns it into a `Reading`. A

@@ -492,3 +492,33 @@ def test_work_moved_into_builtins_is_counted(python_env: OptimizeEnv) -> None:
     linear = python_env.evaluate_task(task, FAST_PY)[0]
     assert quadratic_in_c.status.value == linear.status.value == "OK"
     assert quadratic_in_c.metrics["cost"] > 5 * linear.metrics["cost"]
+
+
+# Work a program can hand to a builtin, each done 200 times on 100,000 items or characters:
+# each is charged, at least a character's weight (1/128 of an instruction) per item touched.
+HANDED_TO_BUILTINS = {
+    "sorting": "data = list(range(100000, 0, -1))\nfor _ in range(200):\n    sorted(data)\n",
+    "slicing": "data = list(range(100000))\nfor _ in range(200):\n    data[1:]\n",
+    "repeating": "for _ in range(200):\n    [0] * 100000\n",
+    "concatenating": "text = 'x' * 100000\nfor _ in range(200):\n    text + 'y'\n",
+    "searching a string": "text = 'x' * 100000\nfor _ in range(200):\n    text.find('y')\n",
+    "`in` on a string": "text = 'x' * 100000\nfor _ in range(200):\n    'y' in text\n",
+    "splitting": "text = 'x ' * 50000\nfor _ in range(200):\n    text.split()\n",
+    "joining": "parts = ['x'] * 100000\nfor _ in range(200):\n    ''.join(parts)\n",
+    "a regular expression": "import re\ntext = 'x' * 100000\nfor _ in range(200):\n    re.search('y', text)\n",
+    "a compiled pattern": "import re\nfind = re.compile('y').findall\ntext = 'x' * 100000\nfor _ in range(200):\n"
+    "    find(text)\n",
+    "popping the front": "data = list(range(100000))\nfor _ in range(200):\n    data.pop(0)\n    data.append(0)\n",
+    "big-int shifts": "for _ in range(200):\n    1 << 3000000\n",
+    "big-int products": "big = 7 ** 20000\nfor _ in range(200):\n    big * big\n",
+    "bytes": "data = bytes(100000)\nfor _ in range(200):\n    data.count(b'x')\n",
+}
+
+
+@pytest.mark.parametrize("work", HANDED_TO_BUILTINS.values(), ids=HANDED_TO_BUILTINS.keys())
+def test_work_handed_to_a_builtin_is_never_free(python_env: OptimizeEnv, work: str) -> None:
+    task = next(iter(python_env.tasks))
+    honest = python_env.evaluate_task(task, FAST_PY)[0]
+    padded = python_env.evaluate_task(task, work + FAST_PY)[0]
+    assert padded.status == honest.status == Status.OK, padded.message
+    assert padded.metrics["cost"] - honest.metrics["cost"] >= 200 * 100_000 / 128
