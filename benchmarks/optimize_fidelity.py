@@ -21,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from codegym.envs.optimize.env import OptimizeEnv
@@ -105,7 +104,7 @@ VARIANTS: dict[str, dict[str, str]] = {
     },
     C_SUBARRAY: {
         "every run summed": READ_C + "long long b=a[0];for(int i=0;i<n;i++)for(int j=i;j<n;j++){long long s=0;"
-        'for(int k=i;k<=j&&k<i+4;k++)s+=a[k];if(j<i+4&&s>b)b=s;}for(int i=0;i<n;i++){long long s=0;'
+        "for(int k=i;k<=j&&k<i+4;k++)s+=a[k];if(j<i+4&&s>b)b=s;}for(int i=0;i<n;i++){long long s=0;"
         'for(int j=i;j<n;j++){s+=a[j];if(s>b)b=s;}}printf("%lld\\n",b);}\n',
         "every run, running sum": READ_C + "long long b=a[0];for(int i=0;i<n;i++){long long s=0;"
         'for(int j=i;j<n;j++){s+=a[j];if(s>b)b=s;}}printf("%lld\\n",b);}\n',
