@@ -37,4 +37,5 @@ _ALIASES = {
     "rust": ("rs",),
     "verilog": ("systemverilog", "sv", "v"),
     "diff": ("patch", "udiff"),
+    "svg": ("xml", "html"),
 }

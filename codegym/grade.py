@@ -6,7 +6,7 @@ import enum
 import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from codegym.executor.base import StepResult
@@ -153,6 +153,9 @@ class Grade:
         resources: Measured ``cpu_s``, ``wall_s``, ``peak_memory_bytes``. Measurements vary
             from run to run, so they take no part in equality: two grades are equal when
             their verdicts are.
+        artifacts: What a feedback tool made, for the observation (a render and its
+            difference from the target, as arrays): bulky and derived, so no part of
+            equality either.
     """
 
     status: Status
@@ -162,6 +165,7 @@ class Grade:
     reward_components: Mapping[str, float] = field(default_factory=dict)
     message: str = ""
     resources: Mapping[str, float] = field(default_factory=dict, compare=False)
+    artifacts: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def passed(self) -> bool:

@@ -11,4 +11,5 @@ from codegym.envs import (  # noqa: F401
     test_generation,
     triton_kernel,
     verilog,
+    visual,
 )

@@ -21,6 +21,8 @@ SOLUTION = {
     "codegym/Verilog-v0": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
     "  assign y = sel ? b : a;\nendmodule\n",
     "codegym/RepoRepair-v1": "",  # (no change: the buggy tree is graded)
+    "codegym/SVGFromImage-v0": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
+    '<circle cx="128" cy="128" r="64" fill="#e63946"/></svg>',
     "codegym/TestGeneration-v1": "assert True\n",
     "codegym/TritonKernel-v0": "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self, *args):\n"
     "        super().__init__()\n\n    def forward(self, *inputs):\n        return inputs[0]\n",

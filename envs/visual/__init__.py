@@ -1,0 +1,11 @@
+"""Visual-to-code: draw a target picture in code, judged by rendering it (``codegym/SVGFromImage-v0``)."""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register
+
+register(
+    id="codegym/SVGFromImage-v0",
+    entry_point="codegym.envs.visual.env:SVGFromImageEnv",
+    kwargs={"tasks": "codegym-svg"},
+)

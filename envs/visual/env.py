@@ -1,0 +1,245 @@
+"""Visual-to-code envs: draw a target picture in code; the reward is how alike the render is.
+
+`VisualEnv` is the family's kernel: the target rendered once per task from its hidden
+reference (in the sandbox, like any code), the observation's pictures, the gate, the render
+job and the reward mix. A renderer's env (`SVGFromImageEnv`) names its renderer, its file and
+its gate.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from codegym.envs.visual import grader, metrics
+from codegym.envs.visual.gate import Violation, check_svg
+from codegym.envs.visual.tasks import load_svg_tasks
+from gymnasium import spaces
+
+from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
+from codegym.error import InvalidTask
+from codegym.executor import Executor, Job, Limits, RunResult, Step
+from codegym.grade import Grade, Status
+from codegym.task import Quarantine, Task, TaskSet
+
+RENDERER = "codegym.envs.visual.render"
+RENDER_LIMITS = Limits(cpu_s=5.0, wall_s=10.0, memory_bytes=512 << 20, processes=8, output_bytes=4 << 20)
+SOLVED = 0.99  # the similarity that ends a refine episode
+
+
+class VisualEnv(CodeEnv):
+    """The kernel of the visual-to-code envs (see `SVGFromImageEnv` for one in full)."""
+
+    family: ClassVar[str] = "Visual"
+    kind: ClassVar[str] = ""  # the renderer (`render.RENDERERS`)
+    file: ClassVar[str] = ""  # the file the renderer reads
+    preload: ClassVar[tuple[str, ...]] = (RENDERER,)
+
+    def __init__(
+        self,
+        tasks: TaskSet,
+        *,
+        canvas: tuple[int, int],
+        mode: Mode,
+        limits: Limits,
+        reward_weights: Mapping[str, float] | None,
+        similarity: metrics.Similarity | None,
+        solved_at: float,
+        executor: Executor | str | None,
+        on_infra_error: InfraPolicy,
+        render_mode: str | None,
+        on_task_error: TaskPolicy,
+        quarantine: Quarantine | None,
+    ) -> None:
+        if mode == "agent":
+            raise ValueError(f"{type(self).__name__} has no agent mode yet: use mode='single' or 'refine'")
+        height, width = canvas
+        if not (16 <= width <= 1024 and 16 <= height <= 1024):
+            raise ValueError(f"canvas must be (height, width) between 16 and 1024 pixels, got {canvas}")
+        weights = dict(metrics.DEFAULT_WEIGHTS if reward_weights is None else reward_weights)
+        metrics.mixed(dict.fromkeys((*metrics.METRICS, "learned"), 0.0), weights)  # (refuses unknown names)
+        if not 0 < solved_at <= 1:
+            raise ValueError(f"solved_at must be in (0, 1], got {solved_at}")
+        super().__init__(
+            tasks,
+            limits=limits,
+            mode=mode,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
+        )
+        self.canvas = (height, width)
+        self.reward_weights = weights
+        self.similarity = similarity
+        self.solved_at = solved_at
+        picture = spaces.Box(0, 255, shape=(height, width, 3), dtype=np.uint8)
+        self.observation_space = spaces.Dict(
+            {**self.observation_space.spaces, "target": picture, "render": picture, "difference": picture}
+        )
+        self._targets: dict[str, metrics.Target] = {}
+        self._lock = threading.Lock()
+
+    # --- hooks ---------------------------------------------------------------------------------
+
+    def gate(self, code: str) -> Violation | None:
+        """Why ``code`` may not be rendered (`gate`), or None."""
+        raise NotImplementedError
+
+    def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
+        if self.gate(code) is not None:
+            return Job(steps=(Step(argv=("true",)),))  # nothing of a refused submission runs
+        return self.render_job(code, limits or self.limits, strict=True)
+
+    def evaluate(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
+        violation = self.gate(code)
+        if violation is not None:  # judged without a sandbox run
+            return grader.refused(violation), {}
+        return super().evaluate(task, code)
+
+    def grade(self, task: Task, code: str, result: RunResult) -> Grade:
+        violation = self.gate(code)
+        if violation is not None:
+            return grader.refused(violation)
+        nonce = result.steps[-1].argv[-2]
+        return grader.grade(self.target(task), result, nonce, self.reward_weights, self.similarity, file=self.file)
+
+    def check_task(self, task: Task) -> None:
+        self.target(task)  # (its reference renders once, here)
+
+    def check_solutions(self, task: Task) -> str | None:
+        grade, _ = self.evaluate(task, task.reference or "")
+        score = grade.metrics.get("similarity", 0.0)
+        return None if score >= self.solved_at else f"its reference scores {score:.3f} against its own render"
+
+    def reward_components(self, grade: Grade) -> dict[str, float]:
+        return {"similarity": float(grade.metrics.get("similarity", 0.0)) if grade.status is Status.OK else 0.0}
+
+    def solved(self, grade: Grade) -> bool:
+        return grade.status is Status.OK and grade.metrics.get("similarity", 0.0) >= self.solved_at
+
+    # --- the parts -------------------------------------------------------------------------------
+
+    def render_job(self, code: str, limits: Limits, *, strict: bool) -> Job:
+        """The job that renders ``code`` on the canvas. ``strict``: a picture that declares
+        another size is refused (a submission); else it is scaled to fit (a reference)."""
+        height, width = self.canvas
+        nonce = secrets.token_hex(16)
+        argv = ("python", "-m", RENDERER, self.kind, str(width), str(height), nonce, "strict" if strict else "fit")
+        return Job(steps=(Step(argv=argv),), files={self.file: code.encode()}, limits=limits, preload=self.preload)
+
+    def target(self, task: Task) -> metrics.Target:
+        """``task``'s target picture (and what the metrics measure of it): its reference,
+        rendered in the sandbox once per env."""
+        with self._lock:  # (concurrent first steps render it once)
+            if task.id not in self._targets:
+                self._targets[task.id] = self._render_reference(task)
+            return self._targets[task.id]
+
+    def _render_reference(self, task: Task) -> metrics.Target:
+        job = self.render_job(task.reference or "", self.limits, strict=False)
+        step = self.executor.run(job).steps[-1]
+        height, width = self.canvas
+        picture = grader.decode(step.stdout, job.steps[-1].argv[-2], width, height) if step.ok else None
+        if picture is None:
+            said = step.stderr.decode(errors="replace").strip()[-500:]
+            raise InvalidTask(f"its reference does not render: {said or 'no picture'}")
+        if metrics.is_blank(picture):
+            raise InvalidTask("its reference renders a blank picture")
+        picture.setflags(write=False)
+        return metrics.Target(picture)
+
+    def _observation(self, grade: Grade | None) -> dict[str, Any]:
+        observation = super()._observation(grade)
+        assert self.task is not None
+        empty = np.zeros((*self.canvas, 3), dtype=np.uint8)
+        artifacts = grade.artifacts if grade is not None else {}
+        observation["target"] = self.target(self.task).image.copy()
+        observation["render"] = artifacts.get("render", empty)
+        observation["difference"] = artifacts.get("difference", empty)
+        return observation
+
+
+class SVGFromImageEnv(VisualEnv):
+    """Write the SVG that draws a target picture.
+
+    ## Action space
+    `UnicodeText`: an SVG document, raw or in a fenced ```svg (or ```xml) block.
+
+    ## Observation space
+    `codegym.spaces.observation_space` plus three pictures, each a uint8 ``Box(H, W, 3)``:
+    ``target`` (what to draw), ``render`` (the last submission's render; zeros before one) and
+    ``difference`` (where they differ, in 16 x 16 regions, black for the same). ``prompt``
+    says the canvas size and what may be used; ``feedback`` gives the status and each metric.
+
+    ## Rewards
+    The similarity of the render to the target in [0, 1] (component ``similarity``): the
+    weighted mean of ``pixel``, ``ssim``, ``edges`` and ``colour`` (`metrics`; the mix is
+    `metrics.DEFAULT_WEIGHTS`, ``reward_weights=`` changes it, and ``similarity=`` adds a
+    learned metric of the user's as ``learned``). Each metric is in
+    ``info["grade"].metrics``. 0 when the SVG does not parse (``CE``), declares another size
+    or renders blank (``WA``), runs past its limits (``TLE``) or smuggles a raster (``HACK``).
+
+    ## Episode end
+    ``mode="single"``: after one submission; ``mode="refine"``: when the similarity reaches
+    ``solved_at`` (0.99), or at ``max_episode_steps``.
+
+    ## Registered configurations
+    ``codegym/SVGFromImage-v0``: the 48 bundled pictures (``tasks="codegym-svg"``);
+    ``tasks="generated"`` draws from the seeded generator; a file or rows in the svg-stack
+    format (`tasks.load_svg_tasks`) pose public pictures.
+
+    ## How it is judged
+    1. The gate (`gate.check_svg`, on the host) refuses embedded rasters (``<image>``,
+       ``<feImage>``, ``data:`` URLs), links outside the document, ``@import``,
+       ``<foreignObject>`` and pixel painting (hundreds of one-pixel shapes), as ``HACK``
+       with the construct and its line; past 256 KiB or 4,000 elements, ``CE``.
+    2. librsvg renders the SVG on a white canvas in the sandbox, in a warm worker that loaded
+       it once (`render`); only the pixels come out, in a frame tagged with a nonce.
+    3. The harness compares them with the target (`grader`), which never enters the sandbox.
+    """
+
+    family: ClassVar[str] = "SVGFromImage"
+    kind: ClassVar[str] = "svg"
+    file: ClassVar[str] = "drawing.svg"
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet | list[Mapping[str, Any]] = "codegym-svg",
+        *,
+        canvas: tuple[int, int] = (256, 256),
+        mode: Mode = "single",
+        limits: Limits = RENDER_LIMITS,
+        reward_weights: Mapping[str, float] | None = None,
+        similarity: Callable[[np.ndarray, np.ndarray], float] | None = None,
+        solved_at: float = SOLVED,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
+    ) -> None:
+        super().__init__(
+            tasks if isinstance(tasks, TaskSet) else load_svg_tasks(tasks, canvas=canvas),
+            canvas=canvas,
+            mode=mode,
+            limits=limits,
+            reward_weights=reward_weights,
+            similarity=similarity,
+            solved_at=solved_at,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
+        )
+        self.validate_on_load(validate)
+
+    def gate(self, code: str) -> Violation | None:
+        return check_svg(code)

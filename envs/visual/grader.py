@@ -1,0 +1,119 @@
+"""Judging a render: pure functions of the target, the render step's result and the weights.
+
+The picture comes out of the sandbox as one frame tagged with the step's nonce (see
+`codegym.envs.visual.render`); everything is computed here, outside, from its pixels. Failure
+is never partial credit: a submission the gate refuses is ``HACK`` (or ``CE`` past a size
+limit), one the renderer cannot read is ``CE``, a render of the wrong size or a blank one is
+``WA``, and each scores 0. A picture that renders is ``OK`` and scores its similarity.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+
+import numpy as np
+from codegym.envs.visual import metrics
+from codegym.envs.visual.gate import Violation
+
+from codegym.executor import RunResult
+from codegym.grade import Diagnostic, Grade, Status, step_failure
+
+FRAME = b"codegym-render"
+DIFFERENCE_CELLS = 16  # the difference map's regions a side
+
+
+def decode(stdout: bytes, nonce: str, width: int, height: int) -> np.ndarray | None:
+    """The picture in the frame tagged ``nonce`` (an ``(height, width, 3)`` uint8 array), or
+    None when there is none of that size."""
+    header = b"%s %s " % (FRAME, nonce.encode())
+    start = stdout.find(header)
+    if start < 0:
+        return None
+    end = stdout.find(b"\n", start)
+    fields = stdout[start + len(header) : end].split()
+    if end < 0 or len(fields) != 3 or not all(f.isdigit() for f in fields):
+        return None
+    w, h, length = (int(f) for f in fields)
+    body = stdout[end + 1 : end + 1 + length]
+    if (w, h) != (width, height) or len(body) != length:
+        return None
+    try:
+        rgb = zlib.decompress(body, bufsize=width * height * 3)
+    except zlib.error:
+        return None
+    if len(rgb) != width * height * 3:
+        return None
+    return np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3).copy()
+
+
+def refused(violation: Violation) -> Grade:
+    """The grade of a submission the gate refused: nothing of it was rendered."""
+    status = Status.HACK if violation.hack else Status.CE
+    message = f"{'integrity: ' if violation.hack else ''}{violation.render()}"
+    diagnostic = Diagnostic(violation.construct, line=violation.line or None, code="gate")
+    return Grade(status, diagnostics=(diagnostic,), message=message, metrics={"similarity": 0.0})
+
+
+def grade(
+    target: metrics.Target,
+    result: RunResult,
+    nonce: str,
+    weights: Mapping[str, float],
+    similarity: metrics.Similarity | None = None,
+    *,
+    file: str = "drawing.svg",
+) -> Grade:
+    """The grade of the render ``result`` against ``target``, under the reward mix ``weights``
+    (plus ``similarity``, a user's learned metric, under the name ``learned``)."""
+    step = result.steps[-1]
+    height, width = target.image.shape[:2]
+    resources = {"cpu_s": step.cpu_s, "wall_s": step.wall_s}
+    said = step.stderr.decode(errors="replace").strip()[-2000:]
+    if step.limit is None and step.exit_code in (2, 3) and not step.denied_syscall:
+        status, what = (
+            (Status.CE, "the renderer could not read it") if step.exit_code == 2 else (Status.WA, "wrong size")
+        )
+        diagnostic = Diagnostic(said or what, file=file, code="render")
+        return Grade(status, diagnostics=(diagnostic,), message=f"{what}: {said[:200]}", metrics={"similarity": 0.0},
+                     resources=resources)  # fmt: skip
+    failure = step_failure(step)
+    if failure is not None:
+        status, message = failure
+        return Grade(status, message=f"the render failed: {message}", metrics={"similarity": 0.0}, resources=resources)
+    picture = decode(step.stdout, nonce, width, height)
+    if picture is None:
+        return Grade(
+            Status.RE, message="the renderer wrote no picture", metrics={"similarity": 0.0}, resources=resources
+        )
+    artifacts = {"render": picture, "difference": difference_map(target.image, picture)}
+    if metrics.is_blank(picture):
+        return Grade(Status.WA, message="the render is blank: nothing was drawn", metrics={"similarity": 0.0},
+                     resources=resources, artifacts=artifacts)  # fmt: skip
+    scores = metrics.scores(target, picture)
+    mix = dict(weights)
+    if similarity is not None:
+        scores["learned"] = float(np.clip(similarity(target.image, picture), 0.0, 1.0))
+        mix.setdefault("learned", 0.0)
+    value = metrics.mixed(scores, mix)
+    shown = ", ".join(f"{name} {score:.3f}" for name, score in scores.items())
+    return Grade(
+        Status.OK,
+        message=f"similarity {value:.3f} ({shown})",
+        metrics={"similarity": value, **scores},
+        resources=resources,
+        artifacts=artifacts,
+    )
+
+
+def difference_map(target: np.ndarray, render: np.ndarray) -> np.ndarray:
+    """Where the pictures differ, as a picture of their size: each of `DIFFERENCE_CELLS` x
+    `DIFFERENCE_CELLS` regions grey from black (the same) to white (as far apart as colours go;
+    twice the mean difference of a channel, capped)."""
+    height, width = target.shape[:2]
+    channels = np.abs(target.astype(np.int16) - render.astype(np.int16))
+    error = (channels[..., 0] + channels[..., 1] + channels[..., 2]) / np.float32(3)
+    cells = np.minimum(255, np.rint(metrics.area_down(error, DIFFERENCE_CELLS) * 2)).astype(np.uint8)
+    grown = np.repeat(np.repeat(cells, height // cells.shape[0], axis=0), width // cells.shape[1], axis=1)
+    grown = np.pad(grown, ((0, height - grown.shape[0]), (0, width - grown.shape[1])), mode="edge")
+    return np.repeat(grown[:, :, None], 3, axis=2)

@@ -1,0 +1,194 @@
+"""The renderers' side of the sandbox: turn a submission into pixels, and nothing else.
+
+A step runs ``python -m codegym.envs.visual.render <kind> <width> <height> <nonce> <mode>`` in a warm
+worker that imported this module (and so loaded librsvg and cairo) once; the step's fork reads
+the submission from the work dir, renders it on a white ``width`` x ``height`` canvas, and
+writes one frame to stdout::
+
+    codegym-render <nonce> <width> <height> <length>\\n<zlib of the RGB bytes, row by row>
+
+Whatever else appears on stdout, and any frame without the step's nonce, is ignored by the
+grader (`codegym.envs.visual.grader`). Exit status 2 means the submission could not be read
+(stderr says why, in the renderer's words), 3 that it declares a size other than the canvas
+(mode ``strict``: a submission; mode ``fit`` scales a reference to the canvas instead).
+
+Kinds:
+    ``svg``: ``drawing.svg`` rendered by librsvg (Debian's ``librsvg2-2``, the library behind
+    ``rsvg-convert``) through cairo, with no base URL: references to files and the network
+    resolve to nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import zlib
+from typing import Any
+
+FRAME = b"codegym-render"
+SVG_FILE = "drawing.svg"
+ARGB32 = 0  # cairo's pixel format: 32 bits, B G R A in memory on a little-endian machine
+
+
+class _Rectangle(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double), ("width", ctypes.c_double), ("height", ctypes.c_double)]
+
+
+class _GError(ctypes.Structure):
+    _fields_ = [("domain", ctypes.c_uint32), ("code", ctypes.c_int), ("message", ctypes.c_char_p)]
+
+
+_ErrorOut = ctypes.POINTER(ctypes.POINTER(_GError))
+
+
+class RenderError(Exception):
+    """The submission could not be rendered; the message is the renderer's."""
+
+
+class WrongSize(Exception):
+    """The picture declares a size other than the canvas asked for."""
+
+
+class _Libraries:
+    """librsvg, cairo and GObject, loaded once, with the prototypes this module calls."""
+
+    def __init__(self) -> None:
+        self.rsvg = ctypes.CDLL("librsvg-2.so.2")
+        self.cairo = ctypes.CDLL("libcairo.so.2")
+        self.gobject = ctypes.CDLL("libgobject-2.0.so.0")
+        self.glib = ctypes.CDLL("libglib-2.0.so.0")
+        p, size, double = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_double
+        self._declare(self.rsvg, "rsvg_handle_new_from_data", p, [ctypes.c_char_p, size, _ErrorOut])
+        self._declare(
+            self.rsvg, "rsvg_handle_render_document", ctypes.c_int, [p, p, ctypes.POINTER(_Rectangle), _ErrorOut]
+        )
+        self._declare(
+            self.rsvg,
+            "rsvg_handle_get_intrinsic_size_in_pixels",
+            ctypes.c_int,
+            [p, ctypes.POINTER(double), ctypes.POINTER(double)],
+        )
+        self._declare(self.cairo, "cairo_image_surface_create", p, [ctypes.c_int, ctypes.c_int, ctypes.c_int])
+        self._declare(self.cairo, "cairo_create", p, [p])
+        self._declare(self.cairo, "cairo_set_source_rgb", None, [p, double, double, double])
+        self._declare(self.cairo, "cairo_paint", None, [p])
+        self._declare(self.cairo, "cairo_surface_flush", None, [p])
+        self._declare(self.cairo, "cairo_image_surface_get_data", ctypes.POINTER(ctypes.c_ubyte), [p])
+        self._declare(self.cairo, "cairo_image_surface_get_stride", ctypes.c_int, [p])
+        self._declare(self.cairo, "cairo_destroy", None, [p])
+        self._declare(self.cairo, "cairo_surface_destroy", None, [p])
+        self._declare(self.gobject, "g_object_unref", None, [p])
+        self._declare(self.glib, "g_error_free", None, [ctypes.POINTER(_GError)])
+
+    @staticmethod
+    def _declare(library: ctypes.CDLL, name: str, result: Any, arguments: list[Any]) -> None:
+        function = getattr(library, name)
+        function.restype, function.argtypes = result, arguments
+
+
+_libraries: _Libraries | None = None
+
+
+def libraries() -> _Libraries:
+    global _libraries
+    if _libraries is None:
+        _libraries = _Libraries()
+    return _libraries
+
+
+def render_svg(source: bytes, width: int, height: int, strict: bool = True) -> bytes:
+    """``source`` rendered on a white ``width`` x ``height`` canvas: RGB bytes, row by row.
+
+    Raises `RenderError` when librsvg cannot read or draw it, and (``strict``) `WrongSize`
+    when it declares a size in pixels other than ``width`` x ``height``; a picture that
+    declares none, only a ``viewBox``, and any picture when not ``strict``, is scaled to fit
+    the canvas."""
+    lib = libraries()
+    error = ctypes.POINTER(_GError)()
+    handle = lib.rsvg.rsvg_handle_new_from_data(source, len(source), ctypes.byref(error))
+    if not handle:
+        raise RenderError(_message(lib, error, "librsvg could not read the SVG"))
+    surface = context = None
+    try:
+        w, h = ctypes.c_double(), ctypes.c_double()
+        declared = lib.rsvg.rsvg_handle_get_intrinsic_size_in_pixels(handle, ctypes.byref(w), ctypes.byref(h))
+        if strict and declared and (round(w.value), round(h.value)) != (width, height):
+            raise WrongSize(f"the SVG is {w.value:g} x {h.value:g} pixels; the canvas is {width} x {height}")
+        surface = lib.cairo.cairo_image_surface_create(ARGB32, width, height)
+        context = lib.cairo.cairo_create(surface)
+        lib.cairo.cairo_set_source_rgb(context, 1.0, 1.0, 1.0)
+        lib.cairo.cairo_paint(context)
+        viewport = _Rectangle(0.0, 0.0, float(width), float(height))
+        if not lib.rsvg.rsvg_handle_render_document(handle, context, ctypes.byref(viewport), ctypes.byref(error)):
+            raise RenderError(_message(lib, error, "librsvg could not draw the SVG"))
+        lib.cairo.cairo_surface_flush(surface)
+        stride = lib.cairo.cairo_image_surface_get_stride(surface)
+        pixels = ctypes.string_at(lib.cairo.cairo_image_surface_get_data(surface), stride * height)
+        return _bgra_to_rgb(pixels, width, height, stride)
+    finally:
+        if context:
+            lib.cairo.cairo_destroy(context)
+        if surface:
+            lib.cairo.cairo_surface_destroy(surface)
+        lib.gobject.g_object_unref(handle)
+
+
+def _bgra_to_rgb(pixels: bytes, width: int, height: int, stride: int) -> bytes:
+    """cairo's B G R A rows (``stride`` bytes each) as R G B rows (painted on opaque white, so
+    alpha is 255 everywhere). Plain bytes: the sandbox's interpreter has no numpy."""
+    if stride != 4 * width:
+        pixels = b"".join(pixels[row * stride : row * stride + 4 * width] for row in range(height))
+    rgb = bytearray(3 * width * height)
+    rgb[0::3], rgb[1::3], rgb[2::3] = pixels[2::4], pixels[1::4], pixels[0::4]
+    return bytes(rgb)
+
+
+def _message(lib: _Libraries, error: Any, default: str) -> str:
+    if not error:
+        return default
+    text = (error.contents.message or b"").decode(errors="replace")
+    lib.glib.g_error_free(error)
+    return text or default
+
+
+def frame(nonce: str, width: int, height: int, rgb: bytes) -> bytes:
+    """The frame a render step writes: its header line, then the zlib of ``rgb``."""
+    body = zlib.compress(rgb, 1)
+    return b"%s %s %d %d %d\n" % (FRAME, nonce.encode(), width, height, len(body)) + body
+
+
+RENDERERS = {"svg": (SVG_FILE, render_svg)}
+
+
+def main() -> None:
+    kind, width, height, nonce, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+    name, render = RENDERERS[kind]
+    try:
+        with open(name, "rb") as handle:
+            source = handle.read()
+        rgb = render(source, width, height, mode == "strict")
+    except WrongSize as e:
+        sys.stderr.write(f"{e}\n")
+        sys.stderr.flush()
+        os._exit(3)
+    except (RenderError, OSError) as e:
+        sys.stderr.write(f"{e}\n")
+        sys.stderr.flush()
+        os._exit(2)
+    sys.stdout.buffer.write(frame(nonce, width, height, rgb))
+    sys.stdout.flush()
+
+
+WARM_SVG = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="4" height="4" fill="red"/>'
+    b'<text x="0" y="8" font-size="6">a</text></svg>'
+)
+
+
+def warm_up() -> None:
+    """Load the libraries and draw once (fonts included), so that a step only renders."""
+    render_svg(WARM_SVG, 8, 8)
+
+
+warm_up()  # (at import: a worker that preloads this module has them, and its fonts, before its first fork)
