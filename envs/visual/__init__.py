@@ -9,3 +9,8 @@ register(
     entry_point="codegym.envs.visual.env:SVGFromImageEnv",
     kwargs={"tasks": "codegym-svg"},
 )
+register(
+    id="codegym/ChartFromImage-v0",
+    entry_point="codegym.envs.visual.env:ChartFromImageEnv",
+    kwargs={"tasks": "codegym-charts"},
+)

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from codegym.envs.visual import grader, metrics
+from codegym.envs.visual import grader, metrics, records, sandbox
+from codegym.envs.visual.chart_gate import check_chart
 from codegym.envs.visual.gate import Violation, check_svg
-from codegym.envs.visual.tasks import load_svg_tasks
+from codegym.envs.visual.tasks import load_chart_tasks, load_svg_tasks
 from gymnasium import spaces
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
@@ -28,6 +29,11 @@ from codegym.task import Quarantine, Task, TaskSet
 
 RENDERER = "codegym.envs.visual.render"
 RENDER_LIMITS = Limits(cpu_s=5.0, wall_s=10.0, memory_bytes=512 << 20, processes=8, output_bytes=4 << 20)
+CHART_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=1 << 30, processes=8, output_bytes=4 << 20)
+CHART_SVG = "chart.svg"
+# The chart reward: the picture's metrics and the figure's record, about half each.
+CHART_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.15, "edges": 0.1, "colour": 0.05,
+                                      "text": 0.2, "chart_type": 0.15, "colour_f1": 0.15, "layout": 0.1}  # fmt: skip
 SOLVED = 0.99  # the similarity that ends a refine episode
 
 
@@ -36,6 +42,7 @@ class VisualEnv(CodeEnv):
 
     family: ClassVar[str] = "Visual"
     kind: ClassVar[str] = ""  # the renderer (`render.RENDERERS`)
+    metric_names: ClassVar[tuple[str, ...]] = metrics.METRICS  # what ``reward_weights`` may name
     file: ClassVar[str] = ""  # the file the renderer reads
     preload: ClassVar[tuple[str, ...]] = (RENDERER,)
 
@@ -61,7 +68,7 @@ class VisualEnv(CodeEnv):
         if not (16 <= width <= 1024 and 16 <= height <= 1024):
             raise ValueError(f"canvas must be (height, width) between 16 and 1024 pixels, got {canvas}")
         weights = dict(metrics.DEFAULT_WEIGHTS if reward_weights is None else reward_weights)
-        metrics.mixed(dict.fromkeys((*metrics.METRICS, "learned"), 0.0), weights)  # (refuses unknown names)
+        metrics.mixed(dict.fromkeys((*self.metric_names, "learned"), 0.0), weights)  # (refuses unknown names)
         if not 0 < solved_at <= 1:
             raise ValueError(f"solved_at must be in (0, 1], got {solved_at}")
         super().__init__(
@@ -106,8 +113,12 @@ class VisualEnv(CodeEnv):
         violation = self.gate(code)
         if violation is not None:
             return grader.refused(violation)
+        return self.judge(self.target(task), result)
+
+    def judge(self, target: metrics.Target, result: RunResult) -> Grade:
+        """The grade of a render ``result`` of a submission the gate let through."""
         nonce = result.steps[-1].argv[-2]
-        return grader.grade(self.target(task), result, nonce, self.reward_weights, self.similarity, file=self.file)
+        return grader.grade(target, result, nonce, self.reward_weights, self.similarity, file=self.file)
 
     def check_task(self, task: Task) -> None:
         self.target(task)  # (its reference renders once, here)
@@ -128,10 +139,16 @@ class VisualEnv(CodeEnv):
     def render_job(self, code: str, limits: Limits, *, strict: bool) -> Job:
         """The job that renders ``code`` on the canvas. ``strict``: a picture that declares
         another size is refused (a submission); else it is scaled to fit (a reference)."""
+        return Job(steps=(self.render_step(strict=strict),), files={self.file: code.encode()}, limits=limits,
+                   preload=self.preload)  # fmt: skip
+
+    def render_step(self, *, strict: bool) -> Step:
+        """The step that renders the job's file with `kind`'s renderer, under a fresh nonce."""
         height, width = self.canvas
         nonce = secrets.token_hex(16)
-        argv = ("python", "-m", RENDERER, self.kind, str(width), str(height), nonce, "strict" if strict else "fit")
-        return Job(steps=(Step(argv=argv),), files={self.file: code.encode()}, limits=limits, preload=self.preload)
+        return Step(
+            argv=("python", "-m", RENDERER, self.kind, str(width), str(height), nonce, "strict" if strict else "fit")
+        )
 
     def target(self, task: Task) -> metrics.Target:
         """``task``'s target picture (and what the metrics measure of it): its reference,
@@ -143,15 +160,22 @@ class VisualEnv(CodeEnv):
 
     def _render_reference(self, task: Task) -> metrics.Target:
         job = self.render_job(task.reference or "", self.limits, strict=False)
-        step = self.executor.run(job).steps[-1]
+        result = self.executor.run(job)
         height, width = self.canvas
-        picture = grader.decode(step.stdout, job.steps[-1].argv[-2], width, height) if step.ok else None
+        failed = next((step for step in result.steps if not step.ok), None)
+        step = result.steps[-1]
+        picture = grader.decode(step.stdout, job.steps[-1].argv[-2], width, height) if failed is None else None
         if picture is None:
-            said = step.stderr.decode(errors="replace").strip()[-500:]
+            said = (failed or step).stderr.decode(errors="replace").strip()[-500:]
             raise InvalidTask(f"its reference does not render: {said or 'no picture'}")
         if metrics.is_blank(picture):
             raise InvalidTask("its reference renders a blank picture")
         picture.setflags(write=False)
+        return self.reference_target(picture, result)
+
+    def reference_target(self, picture: np.ndarray, result: RunResult) -> metrics.Target:
+        """The target made of the reference's render ``picture`` (and of what else its job
+        left, for a family that compares more than pixels)."""
         return metrics.Target(picture)
 
     def _observation(self, grade: Grade | None) -> dict[str, Any]:
@@ -243,3 +267,121 @@ class SVGFromImageEnv(VisualEnv):
 
     def gate(self, code: str) -> Violation | None:
         return check_svg(code)
+
+
+class ChartTarget(metrics.Target):
+    """A chart's target: its picture, and the `records.Record` of what its figure drew."""
+
+    def __init__(self, image: np.ndarray, record: records.Record) -> None:
+        super().__init__(image)
+        self.record = record
+
+
+class ChartFromImageEnv(VisualEnv):
+    """Write the matplotlib program that draws a target chart.
+
+    ## Action space
+    `UnicodeText`: a Python program using matplotlib (``plt``, ``np`` and ``matplotlib`` are
+    already imported), raw or in a fenced ```python block.
+
+    ## Observation space
+    As `SVGFromImageEnv`'s: the prompt and feedback, plus the ``target``, ``render`` and
+    ``difference`` pictures (``Box(300, 400, 3)`` by default).
+
+    ## Rewards
+    The similarity of the chart to the target in [0, 1] (component ``similarity``): the
+    weighted mean (`CHART_WEIGHTS`; ``reward_weights=`` changes it) of the picture metrics
+    (``pixel``, ``ssim``, ``edges``, ``colour``: `metrics`) and the ChartMimic-style scores of
+    what the figure drew (``text``, ``chart_type``, ``colour_f1``, ``layout``: `records`),
+    each in ``info["grade"].metrics``. 0 when the program raises (``RE``, with its
+    traceback), draws nothing (``WA``), runs past its limits (``TLE``, ``MLE``) or draws a
+    raster, reads files or carries pixels (``HACK``).
+
+    ## Episode end
+    As `SVGFromImageEnv`'s (``solved_at``: 0.99).
+
+    ## Registered configurations
+    ``codegym/ChartFromImage-v0``: the bundled charts (``tasks="codegym-charts"``);
+    ``tasks="generated"``; ChartMimic rows (`tasks.load_chart_tasks`).
+
+    ## How it is judged
+    1. The gate (`chart_gate.check_chart`, on the host) refuses rasters (``imshow``,
+       ``figimage``, reading images), imports beyond plotting and arithmetic, file and
+       interpreter access (``open``, ``eval``, private attributes) and literal data enough to
+       paint pixels, as ``HACK`` with the construct and its line.
+    2. In the sandbox, a warm worker with matplotlib loaded (`sandbox.PlottingExecutor`) runs
+       the program and saves its figure at the canvas size as SVG, text as text
+       (`plotting`). A second process, which the program never sees, renders that SVG with
+       librsvg under a fresh nonce (`render`). matplotlib's own PNG is never read: the
+       program's process could have written any picture; the SVG is checked again (an
+       embedded raster in it is ``HACK``) and the pixels are librsvg's.
+    3. The harness compares the pixels and the figure's record with the target's.
+    """
+
+    family: ClassVar[str] = "ChartFromImage"
+    kind: ClassVar[str] = "chart"
+    metric_names: ClassVar[tuple[str, ...]] = (*metrics.METRICS, *records.CHART_METRICS)
+    file: ClassVar[str] = "chart.py"
+    preload: ClassVar[tuple[str, ...]] = (sandbox.PLOTTING, RENDERER)
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet | list[Mapping[str, Any]] = "codegym-charts",
+        *,
+        canvas: tuple[int, int] = (300, 400),
+        mode: Mode = "single",
+        limits: Limits = CHART_LIMITS,
+        reward_weights: Mapping[str, float] | None = None,
+        similarity: Callable[[np.ndarray, np.ndarray], float] | None = None,
+        solved_at: float = SOLVED,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
+    ) -> None:
+        super().__init__(
+            tasks if isinstance(tasks, TaskSet) else load_chart_tasks(tasks, canvas=canvas),
+            canvas=canvas,
+            mode=mode,
+            limits=limits,
+            reward_weights=CHART_WEIGHTS if reward_weights is None else reward_weights,
+            similarity=similarity,
+            solved_at=solved_at,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
+        )
+        self.validate_on_load(validate)
+
+    def find_executor(self) -> Executor:
+        choice = self._executor_choice
+        return choice if isinstance(choice, Executor) else sandbox.shared_executor()
+
+    def gate(self, code: str) -> Violation | None:
+        return check_chart(code)
+
+    def render_job(self, code: str, limits: Limits, *, strict: bool) -> Job:
+        height, width = self.canvas
+        plot = Step(argv=("python", "-m", sandbox.PLOTTING, str(width), str(height)))
+        return Job(steps=(plot, self.render_step(strict=False)), files={self.file: code.encode()}, limits=limits,
+                   preload=self.preload, collect=(CHART_SVG,))  # fmt: skip
+
+    def judge(self, target: metrics.Target, result: RunResult) -> Grade:
+        assert isinstance(target, ChartTarget)
+        figure = result.files.get(CHART_SVG, b"").decode(errors="replace")
+        early = grader.program_failure(result.steps[0], file=self.file)
+        if early is not None:
+            return early
+        violation = check_svg(figure, chart=True)
+        if violation is not None:
+            return grader.refused(violation)
+        extra = records.scores(target.record, records.read(figure))
+        nonce = result.steps[-1].argv[-2]
+        return grader.grade(target, result, nonce, self.reward_weights, self.similarity, file=self.file, extra=extra)
+
+    def reference_target(self, picture: np.ndarray, result: RunResult) -> metrics.Target:
+        return ChartTarget(picture, records.read(result.files.get(CHART_SVG, b"").decode(errors="replace")))

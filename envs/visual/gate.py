@@ -19,9 +19,12 @@ from xml.etree import ElementTree
 
 MAX_BYTES = 256 << 10
 MAX_ELEMENTS = 4000
+MAX_CHART_BYTES = 4 << 20
+MAX_CHART_ELEMENTS = 20000
 MAX_TINY = 400  # shapes of at most TINY_AREA square pixels: more than this paints pixels
 TINY_AREA = 4.0
 MAX_SUBPATHS = 2000  # moves in one path's data: more than this paints pixels too
+MAX_USES = 3000  # <use> of a defined mark (a scatter's markers): more than this paints pixels
 RASTER_ELEMENTS = {"image": "an embedded raster (<image>)", "feImage": "an embedded raster (<feImage>)",
                    "foreignObject": "foreign content (<foreignObject>)"}  # fmt: skip
 LINKS = re.compile(r"(?:href|src)\s*=\s*[\"']\s*(?!#)([^\"']*)", re.IGNORECASE)
@@ -47,11 +50,13 @@ class Violation:
 
 
 @functools.lru_cache(maxsize=256)
-def check_svg(source: str) -> Violation | None:
-    """The first reason ``source`` (an SVG document) may not be rendered, or None."""
+def check_svg(source: str, *, chart: bool = False) -> Violation | None:
+    """The first reason ``source`` (an SVG document) may not be rendered, or None. ``chart``:
+    the SVG matplotlib saved of a figure (larger, with many more elements, allowed)."""
     size = len(source.encode())
-    if size > MAX_BYTES:
-        return Violation(f"the SVG is {size} bytes; the limit is {MAX_BYTES}", 0, hack=False)
+    limit = MAX_CHART_BYTES if chart else MAX_BYTES
+    if size > limit:
+        return Violation(f"the SVG is {size} bytes; the limit is {limit}", 0, hack=False)
     refused = ((DATA, "a data: URL (an embedded file)"), (IMPORT, "an @import (a stylesheet from elsewhere)"),
                (ENTITY, "an external entity (a file pulled into the document)"),
                (INCLUDE, "an XInclude (a file pulled into the document)"))  # fmt: skip
@@ -68,17 +73,20 @@ def check_svg(source: str) -> Violation | None:
         for tag, what in RASTER_ELEMENTS.items():
             if re.search(rf"<\s*(?:[\w-]+:)?{tag}\b", line):
                 return Violation(what, number)
-    return _check_elements(source)
+    return _check_elements(source, MAX_CHART_ELEMENTS if chart else MAX_ELEMENTS)
 
 
-def _check_elements(source: str) -> Violation | None:
+def _check_elements(source: str, most: int) -> Violation | None:
     try:
         root = ElementTree.fromstring(source)
     except ElementTree.ParseError:  # (librsvg reports what is wrong with it, as CE)
         return None
     elements = list(root.iter())
-    if len(elements) > MAX_ELEMENTS:
-        return Violation(f"{len(elements)} elements; the limit is {MAX_ELEMENTS}", 0, hack=False)
+    if len(elements) > most:
+        return Violation(f"{len(elements)} elements; the limit is {most}", 0, hack=False)
+    uses = sum(1 for e in elements if e.tag.rsplit("}", 1)[-1] == "use")
+    if uses > MAX_USES:
+        return Violation(f"a mark placed {uses} times: painting pixels one by one", 0)
     tiny = sum(1 for e in elements if _area(e) is not None and _area(e) <= TINY_AREA)  # type: ignore[operator]
     if tiny > MAX_TINY:
         return Violation(f"{tiny} shapes of at most {TINY_AREA:g} square pixels: painting pixels one by one", 0)

@@ -17,6 +17,7 @@ from codegym.envs.visual import metrics
 from codegym.envs.visual.gate import Violation
 
 from codegym.executor import RunResult
+from codegym.executor.base import StepResult
 from codegym.grade import Diagnostic, Grade, Status, step_failure
 
 FRAME = b"codegym-render"
@@ -63,9 +64,11 @@ def grade(
     similarity: metrics.Similarity | None = None,
     *,
     file: str = "drawing.svg",
+    extra: Mapping[str, float] | None = None,
 ) -> Grade:
     """The grade of the render ``result`` against ``target``, under the reward mix ``weights``
-    (plus ``similarity``, a user's learned metric, under the name ``learned``)."""
+    (plus ``similarity``, a user's learned metric, under the name ``learned``, and ``extra``
+    scores a family measured of what was drawn)."""
     step = result.steps[-1]
     height, width = target.image.shape[:2]
     resources = {"cpu_s": step.cpu_s, "wall_s": step.wall_s}
@@ -90,7 +93,7 @@ def grade(
     if metrics.is_blank(picture):
         return Grade(Status.WA, message="the render is blank: nothing was drawn", metrics={"similarity": 0.0},
                      resources=resources, artifacts=artifacts)  # fmt: skip
-    scores = metrics.scores(target, picture)
+    scores = {**metrics.scores(target, picture), **(extra or {})}
     mix = dict(weights)
     if similarity is not None:
         scores["learned"] = float(np.clip(similarity(target.image, picture), 0.0, 1.0))
@@ -104,6 +107,25 @@ def grade(
         resources=resources,
         artifacts=artifacts,
     )
+
+
+def program_failure(step: StepResult, *, file: str) -> Grade | None:
+    """The grade of a program that did not draw (its traceback, a limit, no figure), or None
+    when it ran to its end and saved its figure."""
+    said = step.stderr.decode(errors="replace").strip()
+    if step.limit is None and not step.denied_syscall and step.exit_code == 4:
+        return Grade(Status.WA, message="the program drew no figure", metrics={"similarity": 0.0})
+    failure = step_failure(step)
+    if failure is None:
+        return None
+    status, message = failure
+    if status is Status.RE and step.exit_code == 1 and said:
+        last = said.splitlines()[-1][:300]
+        diagnostic = Diagnostic(said[-3000:], file=file, code="traceback")
+        return Grade(
+            Status.RE, diagnostics=(diagnostic,), message=f"the program raised: {last}", metrics={"similarity": 0.0}
+        )
+    return Grade(status, message=f"the program failed: {message}", metrics={"similarity": 0.0})
 
 
 def difference_map(target: np.ndarray, render: np.ndarray) -> np.ndarray:

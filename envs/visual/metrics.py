@@ -189,7 +189,7 @@ def _palette(image: NDArray[np.floating]) -> tuple[NDArray[np.float64], NDArray[
     keep = shares >= PALETTE_SHARE
     found, shares = found[keep], shares[keep] / shares[keep].sum()
     rgb = np.stack([(found >> 8) & 15, (found >> 4) & 15, found & 15], axis=1) * 16 + 8
-    return _lab(rgb.astype(np.float64)), shares
+    return srgb_to_lab(rgb.astype(np.float64)), shares
 
 
 def _palette_distance(
@@ -215,7 +215,7 @@ def _palette_distance(
     return total
 
 
-def _lab(rgb: NDArray[np.float64]) -> NDArray[np.float64]:
+def srgb_to_lab(rgb: NDArray[np.float64]) -> NDArray[np.float64]:
     """sRGB (0-255) to CIELAB (D65)."""
     c = rgb / 255.0
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)

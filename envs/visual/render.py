@@ -16,6 +16,7 @@ Kinds:
     ``svg``: ``drawing.svg`` rendered by librsvg (Debian's ``librsvg2-2``, the library behind
     ``rsvg-convert``) through cairo, with no base URL: references to files and the network
     resolve to nothing.
+    ``chart``: ``chart.svg``, the figure the chart runner (`plotting`) saved, the same way.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 FRAME = b"codegym-render"
 SVG_FILE = "drawing.svg"
+CHART_FILE = "chart.svg"  # (what the chart runner saved of a matplotlib program's figure)
 ARGB32 = 0  # cairo's pixel format: 32 bits, B G R A in memory on a little-endian machine
 
 
@@ -158,7 +160,7 @@ def frame(nonce: str, width: int, height: int, rgb: bytes) -> bytes:
     return b"%s %s %d %d %d\n" % (FRAME, nonce.encode(), width, height, len(body)) + body
 
 
-RENDERERS = {"svg": (SVG_FILE, render_svg)}
+RENDERERS = {"svg": (SVG_FILE, render_svg), "chart": (CHART_FILE, render_svg)}
 
 
 def main() -> None:

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from codegym.envs.visual import scenes
+from codegym.envs.visual import charts, scenes
 
 from codegym.error import TaskFormatError
 from codegym.task import Task, TaskSet, as_rows, read_rows
 
 DATA = Path(__file__).parent / "data"
 BUNDLED = "codegym-svg"
+BUNDLED_CHARTS = "codegym-charts"
 GENERATED = "generated"
 EXPECTED = (
     'a JSON object with "id" and "svg" (and optionally "difficulty", "description"), or an svg-stack row '
@@ -111,6 +112,100 @@ def _tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int
     for where, row in rows:
         try:
             tasks.append(svg_task(row, canvas))
+        except TaskFormatError as e:
+            raise TaskFormatError(f"{where}: {e}") from None
+    return tasks
+
+
+# --- charts -------------------------------------------------------------------------------------------
+
+CHART_EXPECTED = (
+    'a JSON object with "id" and "code" (a matplotlib program; optionally "difficulty", "description"), or a '
+    'ChartMimic row with "code" and "instruction" (and "image", the picture\'s path, kept as metadata)'
+)
+CHART_PROMPT = """\
+Write a Python program that draws the target chart with matplotlib (the observation's `target`: {width} x {height} \
+pixels, RGB).
+`plt`, `np` and `matplotlib` are imported already; draw on the current figure: it is saved at {width} x {height} \
+pixels when the program ends (do not call plt.show or savefig). Use plotting calls (plot, bar, scatter, pie, hist, \
+fill_between, ...); rasters (imshow, figimage, image files), file access and imports beyond plotting and \
+arithmetic are refused.{about}
+Answer with the program only. It is scored by how alike the chart is: its pixels, and its texts, kinds of marks, \
+colours and layout."""
+
+
+def load_chart_tasks(
+    source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (300, 400)
+) -> TaskSet:
+    """Chart tasks from ``source``: ``"codegym-charts"`` (bundled), ``"generated"`` (1,000 from
+    the seeded generator), a file of rows (codegym's or ChartMimic's), or the rows themselves."""
+    if source == BUNDLED_CHARTS:
+        rows = read_rows(DATA / "chart_tasks.jsonl", expected=CHART_EXPECTED)
+        return TaskSet(_chart_tasks(rows, canvas), name=BUNDLED_CHARTS)
+    if source == GENERATED:
+        return generate_chart_tasks(1000, canvas=canvas)
+    rows_in_memory = as_rows(source)
+    if rows_in_memory is not None:
+        return TaskSet(_chart_tasks([(f"row {i}", r) for i, r in enumerate(rows_in_memory)], canvas), name="rows")
+    path = Path(str(source))
+    if not path.exists():
+        raise TaskFormatError(
+            f"no chart task source {str(source)!r}: expected {BUNDLED_CHARTS!r}, {GENERATED!r}, a JSONL or JSON file "
+            f"of rows ({CHART_EXPECTED}), or the rows themselves"
+        )
+    return TaskSet(_chart_tasks(read_rows(path, expected=CHART_EXPECTED), canvas), name=path.name)
+
+
+def generate_chart_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
+                         canvas: tuple[int, int] = (300, 400)) -> TaskSet:  # fmt: skip
+    """``count`` charts from the seeded generator (`charts.generate`), every difficulty in turn
+    or only ``difficulty``; the same arguments make the same tasks."""
+    levels = [difficulty] if difficulty else list(charts.DIFFICULTIES)
+    if set(levels) - set(charts.DIFFICULTIES):
+        raise ValueError(f"difficulty must be one of {sorted(charts.DIFFICULTIES)}, got {difficulty!r}")
+    tasks = []
+    for index in range(count):
+        level = levels[index % len(levels)]
+        chart = charts.generate(np.random.default_rng([seed, index]), level)
+        row = {"id": f"generated-chart/{seed}-{index}", "code": chart.code, "difficulty": level,
+               "description": chart.description, "seed": [seed, index]}  # fmt: skip
+        tasks.append(chart_task(row, canvas))
+    return TaskSet(tasks, name=f"generated-chart/{seed}")
+
+
+def chart_task(row: Mapping[str, Any], canvas: tuple[int, int]) -> Task:
+    """The task of one row (codegym's or ChartMimic's)."""
+    if "id" not in row and "code" in row:  # (ChartMimic: named by its picture, or its instruction's hash)
+        import hashlib
+
+        name = Path(str(row.get("image") or row.get("image_path") or "")).stem
+        name = name or hashlib.sha256(str(row["code"]).encode()).hexdigest()[:12]
+        row = {"id": f"chartmimic/{name}", **row}
+    for field, kind in (("id", str), ("code", str)):
+        if not isinstance(row.get(field), kind):
+            raise TaskFormatError(f"expected {CHART_EXPECTED}; field {field!r} is missing or not a string")
+    difficulty = row.get("difficulty")
+    if difficulty not in (None, "easy", "medium", "hard"):
+        raise TaskFormatError(f"difficulty must be easy, medium or hard, got {difficulty!r}")
+    height, width = canvas
+    about = str(row.get("description") or row.get("instruction") or "")
+    return Task(
+        id=str(row["id"]),
+        family="ChartFromImage",
+        prompt=CHART_PROMPT.format(width=width, height=height, about=f"\nThe chart: {about}" if about else ""),
+        tests=(),
+        language="python",
+        difficulty=difficulty,
+        reference=str(row["code"]),
+        metadata={k: v for k, v in row.items() if k not in ("id", "code", "difficulty")},
+    )
+
+
+def _chart_tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int]) -> list[Task]:
+    tasks = []
+    for where, row in rows:
+        try:
+            tasks.append(chart_task(row, canvas))
         except TaskFormatError as e:
             raise TaskFormatError(f"{where}: {e}") from None
     return tasks

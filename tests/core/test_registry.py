@@ -21,6 +21,7 @@ SOLUTION = {
     "codegym/Verilog-v0": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
     "  assign y = sel ? b : a;\nendmodule\n",
     "codegym/RepoRepair-v1": "",  # (no change: the buggy tree is graded)
+    "codegym/ChartFromImage-v0": "fig, ax = plt.subplots()\nax.bar(['a', 'b'], [1, 2])\n",
     "codegym/SVGFromImage-v0": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
     '<circle cx="128" cy="128" r="64" fill="#e63946"/></svg>',
     "codegym/TestGeneration-v1": "assert True\n",

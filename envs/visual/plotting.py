@@ -1,0 +1,107 @@
+"""The chart runner's side of the sandbox: run a matplotlib program, keep what it drew.
+
+Preloaded by `PlottingExecutor`'s workers (matplotlib imported once, with the Agg backend and
+its fonts loaded, before the first fork). A step ``python -m codegym.envs.visual.plotting
+<width> <height>`` runs ``chart.py`` from the work dir in a fresh namespace, then saves the
+current figure, resized to ``width`` x ``height`` pixels (at 100 dpi), as ``chart.svg`` with
+its text as text. The grader never reads a picture this process made: the SVG is checked by
+the gate and rendered by librsvg in the job's next step, a process the program never sees.
+Exit status 1: the program raised (its traceback is on stderr); 4: it drew nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import traceback
+
+tempfile.tempdir = "/tmp"
+os.environ["MPLBACKEND"] = "Agg"
+os.environ["MPLCONFIGDIR"] = "/tmp"
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")  # (no thread pools in a process that forks)
+
+
+def _import_matplotlib() -> None:
+    """Import matplotlib in a worker whose /tmp is read-only until a job mounts its own.
+    matplotlib refuses to import without a writable config folder, though it only writes
+    there to cache its font list (and goes on when it cannot): it is told /tmp is writable
+    for the import, and builds its font list in memory, once per worker."""
+    access = os.access
+    os.access = lambda path, mode, **kwargs: path == "/tmp" or access(path, mode, **kwargs)  # type: ignore[assignment]
+    try:
+        import matplotlib.pyplot  # noqa: F401
+    finally:
+        os.access = access
+
+
+_import_matplotlib()
+import matplotlib  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+PROGRAM = "chart.py"
+OUTPUT = "chart.svg"
+DPI = 100
+STYLE = {"svg.fonttype": "none", "svg.hashsalt": "codegym", "svg.id": None}
+
+
+def _own_fonts() -> None:
+    """Close the fonts this process opened. FreeType reads a font through a file whose offset
+    a forked child would share with its parent and siblings, so a glyph read in one process
+    would move it under the others ("failed to load glyph"); matplotlib closes them in an
+    ``os.register_at_fork`` handler, which the worker's fork does not run. So the worker
+    closes its own after warming up, and each step opens the fonts it draws with."""
+    from matplotlib import font_manager
+
+    font_manager._get_font.cache_clear()  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    width, height = int(sys.argv[1]), int(sys.argv[2])
+    with open(PROGRAM, encoding="utf-8") as handle:
+        source = handle.read()
+    plt.close("all")
+    matplotlib.rcdefaults()
+    namespace = {"__name__": "__main__", "plt": plt, "np": np, "matplotlib": matplotlib}
+    try:
+        exec(compile(source, PROGRAM, "exec"), namespace)
+    except SystemExit:
+        pass
+    except BaseException:
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
+    save(width, height)
+    os._exit(0)
+
+
+def save(width: int, height: int) -> None:
+    """The current figure as ``chart.svg``: ``width`` x ``height`` pixels, text as text."""
+    if not plt.get_fignums():
+        sys.stderr.write("the program made no figure\n")
+        sys.stderr.flush()
+        os._exit(4)
+    figure = plt.gcf()
+    figure.set_size_inches(width / DPI, height / DPI)
+    with matplotlib.rc_context(STYLE):
+        figure.savefig(OUTPUT, format="svg", dpi=DPI, metadata={"Date": None, "Creator": None})
+
+
+def warm_up() -> None:
+    """Draw and save a small chart once, so a step's first chart costs what the next does."""
+    import io
+
+    figure, axes = plt.subplots(figsize=(1, 1))
+    axes.plot([0, 1], [1, 0], label="a")
+    axes.bar([0], [1])
+    axes.set_title("warm")
+    axes.legend()
+    with matplotlib.rc_context(STYLE):
+        figure.savefig(io.BytesIO(), format="svg")
+    plt.close("all")
+    _own_fonts()  # (steps are forked from the process that warmed up: it keeps no open font)
+
+
+warm_up()
