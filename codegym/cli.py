@@ -208,13 +208,16 @@ TASK_SETS = {
     "Verilog": "codegym-verilog, a folder in the VerilogEval v2 layout, or a JSON(L) file of records",
     "TestGeneration": "any PythonFunction task set (codegym-py, humaneval, an MBPP/HumanEval file)",
     "RepoRepair": "bundled (7 PyPI libraries), a task file from `codegym repo build`, or SWE-bench JSONL",
+    "SVGFromImage": "codegym-svg (48 pictures), generated, or a JSON(L) file of svg-stack rows (Filename, Svg)",
+    "ChartFromImage": "codegym-charts (48 charts), generated, or a JSON(L) file of ChartMimic rows",
+    "HTMLFromScreenshot": "codegym-pages (42 pages), generated, WebSight rows, or a Design2Code folder",
 }
 
 
 def _list() -> int:
     for env_id in sorted(i for i in gym.registry if i.startswith("codegym/")):
         family = env_id.removeprefix("codegym/").rsplit("-v", 1)[0]
-        print(f"{env_id:28} tasks: {TASK_SETS.get(family, 'see the env docstring')}")
+        print(f"{env_id:31} tasks: {TASK_SETS.get(family, 'see the env docstring')}")
     return 0
 
 

@@ -37,5 +37,6 @@ _ALIASES = {
     "rust": ("rs",),
     "verilog": ("systemverilog", "sv", "v"),
     "diff": ("patch", "udiff"),
+    "html": ("htm", "xhtml"),
     "svg": ("xml", "html"),
 }

@@ -14,3 +14,8 @@ register(
     entry_point="codegym.envs.visual.env:ChartFromImageEnv",
     kwargs={"tasks": "codegym-charts"},
 )
+register(
+    id="codegym/HTMLFromScreenshot-v0",
+    entry_point="codegym.envs.visual.env:HTMLFromScreenshotEnv",
+    kwargs={"tasks": "codegym-pages"},
+)

@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from codegym.envs.visual import grader, metrics, records, sandbox
+from codegym.envs.visual import browser as browser_page
+from codegym.envs.visual import grader, metrics, page_scores, records, sandbox
 from codegym.envs.visual.chart_gate import check_chart
 from codegym.envs.visual.gate import Violation, check_svg
-from codegym.envs.visual.tasks import load_chart_tasks, load_svg_tasks
+from codegym.envs.visual.tasks import load_chart_tasks, load_page_tasks, load_svg_tasks
 from gymnasium import spaces
 
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
-from codegym.error import InvalidTask
+from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
 from codegym.task import Quarantine, Task, TaskSet
@@ -31,6 +32,13 @@ RENDERER = "codegym.envs.visual.render"
 RENDER_LIMITS = Limits(cpu_s=5.0, wall_s=10.0, memory_bytes=512 << 20, processes=8, output_bytes=4 << 20)
 CHART_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=1 << 30, processes=8, output_bytes=4 << 20)
 CHART_SVG = "chart.svg"
+BROWSER = "codegym.envs.visual.browser"
+# Chromium: dozens of threads and a few processes, and a few hundred MiB.
+CHROMIUM_SLACK = 6 << 30
+PAGE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=2 << 30, processes=512, output_bytes=8 << 20)
+# The page reward: the picture's metrics and the browser's layout, about half each.
+PAGE_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.1, "edges": 0.1, "colour": 0.1, "block_match": 0.1,
+                                     "text": 0.1, "position": 0.2, "text_colour": 0.15, "structure": 0.05}  # fmt: skip
 # The chart reward: the picture's metrics and the figure's record, about half each.
 CHART_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.15, "edges": 0.1, "colour": 0.05,
                                       "text": 0.2, "chart_type": 0.15, "colour_f1": 0.15, "layout": 0.1}  # fmt: skip
@@ -385,3 +393,155 @@ class ChartFromImageEnv(VisualEnv):
 
     def reference_target(self, picture: np.ndarray, result: RunResult) -> metrics.Target:
         return ChartTarget(picture, records.read(result.files.get(CHART_SVG, b"").decode(errors="replace")))
+
+
+class PageTarget(metrics.Target):
+    """A page's target: its screenshot, and the browser's record of its layout."""
+
+    def __init__(self, image: np.ndarray, record: Mapping[str, Any]) -> None:
+        super().__init__(image)
+        self.record = record
+
+
+class HTMLFromScreenshotEnv(VisualEnv):
+    """Write the HTML page (with its CSS) that looks like a target screenshot.
+
+    ## Action space
+    `UnicodeText`: an HTML document, raw or in a fenced ```html block.
+
+    ## Observation space
+    As `SVGFromImageEnv`'s: the prompt and feedback, plus the ``target``, ``render`` and
+    ``difference`` pictures (``Box(300, 400, 3)`` by default).
+
+    ## Rewards
+    The similarity in [0, 1] (component ``similarity``): the weighted mean (`PAGE_WEIGHTS`;
+    ``reward_weights=`` changes it) of the picture metrics (``pixel``, ``ssim``, ``edges``,
+    ``colour``) and the Design2Code-style scores of the browser's layout (``block_match``,
+    ``text``, ``position``, ``text_colour``, ``structure``: `page_scores`), each in
+    ``info["grade"].metrics``. 0 when the browser cannot render it (``RE``), the render is blank
+    (``WA``), past its limits (``TLE``, ``MLE``), or when the page embeds a raster, links out
+    of itself or paints pixels (``HACK``).
+
+    ## Episode end
+    As `SVGFromImageEnv`'s (``solved_at``: 0.99).
+
+    ## Registered configurations
+    ``codegym/HTMLFromScreenshot-v0``: the bundled pages (``tasks="codegym-pages"``);
+    ``tasks="generated"``; WebSight rows or a Design2Code folder (`tasks.load_page_tasks`).
+
+    ## How it is judged
+    1. The gate (`page_scores.check_page`, on the host): ``data:`` URLs, links to other files
+       or hosts, frames and embeds, CSS pixel art, and (with ``javascript=True``) a canvas are
+       ``HACK`` with the construct and its line.
+    2. In the sandbox, Debian's Chromium, headless, its own sandbox off inside codegym's and
+       no network, opens the page (`browser`) with scripts off (``javascript=True`` runs them on
+       a virtual clock for one second); the step takes a screenshot and the browser's DOM
+       snapshot (every box and text run, with its colour).
+    3. The harness compares the pixels and the layout with the target's; a layout of hundreds
+       of tiny coloured boxes is ``HACK`` (pixels painted as elements).
+    """
+
+    family: ClassVar[str] = "HTMLFromScreenshot"
+    kind: ClassVar[str] = "page"
+    file: ClassVar[str] = browser_page.PAGE
+    preload: ClassVar[tuple[str, ...]] = (BROWSER,)
+    metric_names: ClassVar[tuple[str, ...]] = (*metrics.METRICS, *page_scores.PAGE_METRICS)
+
+    def __init__(
+        self,
+        tasks: str | Path | TaskSet | list[Mapping[str, Any]] = "codegym-pages",
+        *,
+        canvas: tuple[int, int] = (300, 400),
+        mode: Mode = "single",
+        limits: Limits = PAGE_LIMITS,
+        javascript: bool = False,
+        reward_weights: Mapping[str, float] | None = None,
+        similarity: Callable[[np.ndarray, np.ndarray], float] | None = None,
+        solved_at: float = SOLVED,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
+    ) -> None:
+        self.javascript = javascript
+        super().__init__(
+            tasks if isinstance(tasks, TaskSet) else load_page_tasks(tasks, canvas=canvas),
+            canvas=canvas,
+            mode=mode,
+            limits=limits,
+            reward_weights=PAGE_WEIGHTS if reward_weights is None else reward_weights,
+            similarity=similarity,
+            solved_at=solved_at,
+            executor=executor,
+            on_infra_error=on_infra_error,
+            render_mode=render_mode,
+            on_task_error=on_task_error,
+            quarantine=quarantine,
+        )
+        self.validate_on_load(validate)
+
+    def gate(self, code: str) -> Violation | None:
+        return page_scores.check_page(code, javascript=self.javascript)
+
+    def render_step(self, *, strict: bool) -> Step:
+        height, width = self.canvas
+        argv = (
+            "python",
+            "-m",
+            BROWSER,
+            str(width),
+            str(height),
+            secrets.token_hex(16),
+            "on" if self.javascript else "off",
+        )
+        # Chromium probes for sockets at start-up (there is no network to reach), and maps far more
+        # memory than it touches (thread stacks, V8's heaps): where rlimits stand in for a cgroup,
+        # that mapped memory is allowed for (the cgroup tiers count only what is used).
+        # Its profile goes in the step's own temp dir (the container tier's /tmp is the host's).
+        env = (("HOME", "$TMPDIR"), (browser_page.PROFILE_ENV, "$TMPDIR/chromium-profile"))
+        return Step(argv=argv, env=env, sockets="errno", memory_slack_bytes=CHROMIUM_SLACK)
+
+    def judge(self, target: metrics.Target, result: RunResult) -> Grade:
+        assert isinstance(target, PageTarget)
+        step = result.steps[-1]
+        height, width = self.canvas
+        decoded = grader.decode_page(step.stdout, step.argv[-2], width, height) if step.ok else None
+        if decoded is None:
+            return grader.grade(target, result, step.argv[-2], self.reward_weights, file=self.file)  # (its failure)
+        picture, record = decoded
+        violation = page_scores.painted(record)
+        if violation is not None:
+            return grader.refused(violation)
+        extra = page_scores.scores(target.record, record, self.canvas)
+        return grader.grade(target, result, step.argv[-2], self.reward_weights, self.similarity, file=self.file,
+                            extra=extra, picture=picture)  # fmt: skip
+
+    def check_task(self, task: Task) -> None:
+        if getattr(self.executor, "isolation", None) == "container":
+            raise SandboxError(
+                "HTMLFromScreenshot cannot run in the 'container' isolation tier: Chromium's processes read their own "
+                "/proc (/proc/self/fd), which that tier refuses to every process but a step's first; use the 'full' "
+                "or 'userns' tier (LocalExecutor(isolation=...), see `codegym doctor`)"
+            )
+        super().check_task(task)
+
+    def _render_reference(self, task: Task) -> metrics.Target:
+        job = self.render_job(task.reference or "", self.limits, strict=False)
+        step = self.executor.run(job).steps[-1]
+        height, width = self.canvas
+        decoded = grader.decode_page(step.stdout, step.argv[-2], width, height) if step.ok else None
+        if decoded is None:
+            said = step.stderr.decode(errors="replace").strip()[-500:]
+            raise InvalidTask(f"its reference does not render: {said or 'no picture'}")
+        picture, record = decoded
+        if metrics.is_blank(picture):
+            raise InvalidTask("its reference renders a blank page")
+        picture.setflags(write=False)
+        return PageTarget(picture, record)
+
+    def render_prompt(self, task: Task) -> str:
+        if not self.javascript:
+            return task.prompt
+        return task.prompt.replace("with scripts off", "with scripts on (their timers get one virtual second)", 1)

@@ -9,8 +9,11 @@ limit), one the renderer cannot read is ``CE``, a render of the wrong size or a 
 
 from __future__ import annotations
 
+import io
+import json
 import zlib
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from codegym.envs.visual import metrics
@@ -48,6 +51,33 @@ def decode(stdout: bytes, nonce: str, width: int, height: int) -> np.ndarray | N
     return np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3).copy()
 
 
+def decode_page(stdout: bytes, nonce: str, width: int, height: int) -> tuple[np.ndarray, dict[str, Any]] | None:
+    """The screenshot (decoded from its PNG) and the layout record in a page frame tagged
+    ``nonce`` (see `browser`), or None when there is none of that size."""
+    header = b"%s %s " % (FRAME, nonce.encode())
+    start = stdout.find(header)
+    end = stdout.find(b"\n", start)
+    fields = stdout[start + len(header) : end].split() if start >= 0 and end >= 0 else []
+    if len(fields) != 4 or not all(f.isdigit() for f in fields):
+        return None
+    w, h, png_length, record_length = (int(f) for f in fields)
+    png = stdout[end + 1 : end + 1 + png_length]
+    body = stdout[end + 1 + png_length : end + 1 + png_length + record_length]
+    if (w, h) != (width, height) or len(png) != png_length or len(body) != record_length:
+        return None
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(png)) as image:
+            if image.format != "PNG" or image.size != (width, height):
+                return None
+            picture = np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
+        record = json.loads(body)
+    except (OSError, ValueError):
+        return None
+    return (picture, record) if isinstance(record, dict) else None
+
+
 def refused(violation: Violation) -> Grade:
     """The grade of a submission the gate refused: nothing of it was rendered."""
     status = Status.HACK if violation.hack else Status.CE
@@ -65,6 +95,7 @@ def grade(
     *,
     file: str = "drawing.svg",
     extra: Mapping[str, float] | None = None,
+    picture: np.ndarray | None = None,
 ) -> Grade:
     """The grade of the render ``result`` against ``target``, under the reward mix ``weights``
     (plus ``similarity``, a user's learned metric, under the name ``learned``, and ``extra``
@@ -84,7 +115,7 @@ def grade(
     if failure is not None:
         status, message = failure
         return Grade(status, message=f"the render failed: {message}", metrics={"similarity": 0.0}, resources=resources)
-    picture = decode(step.stdout, nonce, width, height)
+    picture = decode(step.stdout, nonce, width, height) if picture is None else picture
     if picture is None:
         return Grade(
             Status.RE, message="the renderer wrote no picture", metrics={"similarity": 0.0}, resources=resources

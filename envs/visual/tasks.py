@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from codegym.envs.visual import charts, scenes
+from codegym.envs.visual import charts, pages, scenes
 
 from codegym.error import TaskFormatError
 from codegym.task import Task, TaskSet, as_rows, read_rows
@@ -25,6 +25,7 @@ from codegym.task import Task, TaskSet, as_rows, read_rows
 DATA = Path(__file__).parent / "data"
 BUNDLED = "codegym-svg"
 BUNDLED_CHARTS = "codegym-charts"
+BUNDLED_PAGES = "codegym-pages"
 GENERATED = "generated"
 EXPECTED = (
     'a JSON object with "id" and "svg" (and optionally "difficulty", "description"), or an svg-stack row '
@@ -206,6 +207,115 @@ def _chart_tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[in
     for where, row in rows:
         try:
             tasks.append(chart_task(row, canvas))
+        except TaskFormatError as e:
+            raise TaskFormatError(f"{where}: {e}") from None
+    return tasks
+
+
+# --- pages --------------------------------------------------------------------------------------------
+
+PAGE_EXPECTED = (
+    'a JSON object with "id" and "html" (optionally "difficulty", "description"), a WebSight row with "text" (the '
+    "HTML), or a Design2Code folder of N.html files (N.png beside them, kept as metadata)"
+)
+PAGE_PROMPT = """\
+Write an HTML page (one file, its CSS in a <style> element) that looks like the target screenshot (the observation's \
+`target`: a {width} x {height} pixel viewport, RGB).
+It is opened in Chromium at that size, with scripts {scripts} and no network: no images, fonts or stylesheets from \
+other files or hosts; data: URLs, frames and pixel art are refused.{about}
+Answer with the HTML only. It is scored by how alike the page is: its pixels, and where its texts are, what they \
+say, their colours, and its element tree."""
+
+
+def load_page_tasks(
+    source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (300, 400)
+) -> TaskSet:
+    """Page tasks from ``source``: ``"codegym-pages"`` (bundled), ``"generated"`` (1,000 from the
+    seeded generator), a file of rows (codegym's or WebSight's), a Design2Code folder, or rows."""
+    if source == BUNDLED_PAGES:
+        rows = read_rows(DATA / "page_tasks.jsonl", expected=PAGE_EXPECTED)
+        return TaskSet(_page_tasks(rows, canvas), name=BUNDLED_PAGES)
+    if source == GENERATED:
+        return generate_page_tasks(1000, canvas=canvas)
+    in_memory = as_rows(source)
+    if in_memory is not None:
+        return TaskSet(_page_tasks([(f"row {i}", r) for i, r in enumerate(in_memory)], canvas), name="rows")
+    path = Path(str(source))
+    if path.is_dir():
+        found = sorted(path.glob("*.html"), key=lambda p: (len(p.stem), p.stem))
+        if not found:
+            raise TaskFormatError(f"{path}: a Design2Code folder holds N.html files (and N.png); found none")
+        rows = [(str(f), {"id": f"design2code/{f.stem}", "html": f.read_text(errors="replace"),
+                          **({"image": str(f.with_suffix(".png"))} if f.with_suffix(".png").exists() else {})})
+                for f in found]  # fmt: skip
+        return TaskSet(_page_tasks(rows, canvas), name=path.name)
+    if not path.exists():
+        raise TaskFormatError(
+            f"no page task source {str(source)!r}: expected {BUNDLED_PAGES!r}, {GENERATED!r}, a JSONL or JSON file "
+            f"of rows or a Design2Code folder ({PAGE_EXPECTED}), or the rows themselves"
+        )
+    return TaskSet(_page_tasks(read_rows(path, expected=PAGE_EXPECTED), canvas), name=path.name)
+
+
+def generate_page_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
+                        canvas: tuple[int, int] = (300, 400)) -> TaskSet:  # fmt: skip
+    """``count`` pages from the seeded generator (`pages.generate`); the same arguments make the
+    same tasks."""
+    levels = [difficulty] if difficulty else list(pages.DIFFICULTIES)
+    if set(levels) - set(pages.DIFFICULTIES):
+        raise ValueError(f"difficulty must be one of {sorted(pages.DIFFICULTIES)}, got {difficulty!r}")
+    tasks = []
+    for index in range(count):
+        level = levels[index % len(levels)]
+        page = pages.generate(np.random.default_rng([seed, index]), level)
+        row = {"id": f"generated-page/{seed}-{index}", "html": page.html, "difficulty": level,
+               "description": page.description, "seed": [seed, index]}  # fmt: skip
+        tasks.append(page_task(row, canvas))
+    return TaskSet(tasks, name=f"generated-page/{seed}")
+
+
+def page_task(row: Mapping[str, Any], canvas: tuple[int, int], *, javascript: bool = False) -> Task:
+    """The task of one row (codegym's or WebSight's)."""
+    if "html" not in row and isinstance(row.get("text"), str):  # (WebSight: the HTML is "text")
+        import hashlib
+
+        name = str(row.get("id") or hashlib.sha256(row["text"].encode()).hexdigest()[:12])
+        row = {
+            **{k: v for k, v in row.items() if k not in ("text", "id")},
+            "id": f"websight/{name}",
+            "html": row["text"],
+        }
+    for field, kind in (("id", str), ("html", str)):
+        if not isinstance(row.get(field), kind):
+            raise TaskFormatError(f"expected {PAGE_EXPECTED}; field {field!r} is missing or not a string")
+    difficulty = row.get("difficulty")
+    if difficulty not in (None, "easy", "medium", "hard"):
+        raise TaskFormatError(f"difficulty must be easy, medium or hard, got {difficulty!r}")
+    height, width = canvas
+    about = str(row.get("description") or "")
+    return Task(
+        id=str(row["id"]),
+        family="HTMLFromScreenshot",
+        prompt=PAGE_PROMPT.format(
+            width=width,
+            height=height,
+            scripts="on" if javascript else "off",
+            about=f"\nThe page: {about}." if about else "",
+        ),
+        tests=(),
+        language="html",
+        difficulty=difficulty,
+        reference=str(row["html"]),
+        metadata={k: v for k, v in row.items() if k not in ("id", "html", "difficulty", "image")}
+        | ({"image": str(row["image"])} if row.get("image") else {}),
+    )
+
+
+def _page_tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int]) -> list[Task]:
+    tasks = []
+    for where, row in rows:
+        try:
+            tasks.append(page_task(row, canvas))
         except TaskFormatError as e:
             raise TaskFormatError(f"{where}: {e}") from None
     return tasks

@@ -22,6 +22,7 @@ SOLUTION = {
     "  assign y = sel ? b : a;\nendmodule\n",
     "codegym/RepoRepair-v1": "",  # (no change: the buggy tree is graded)
     "codegym/ChartFromImage-v0": "fig, ax = plt.subplots()\nax.bar(['a', 'b'], [1, 2])\n",
+    "codegym/HTMLFromScreenshot-v0": "<html><body><h1>Hello</h1></body></html>",
     "codegym/SVGFromImage-v0": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
     '<circle cx="128" cy="128" r="64" fill="#e63946"/></svg>',
     "codegym/TestGeneration-v1": "assert True\n",

@@ -1,0 +1,183 @@
+"""The page renderer's side of the sandbox: Debian's Chromium, headless, driven over CDP.
+
+A step ``python -m codegym.envs.visual.browser <width> <height> <nonce> <javascript>`` starts
+Chromium (its own sandbox off: it runs inside codegym's, with no network) with
+``--remote-debugging-pipe``, and speaks the DevTools protocol on that pipe (stdlib only): a
+fresh page of ``width`` x ``height`` CSS pixels opens ``page.html`` from the work dir; when it
+has loaded (with JavaScript on, once a virtual-time budget of a second has run out, so timers
+cannot make a render depend on the clock) the step takes a screenshot and a DOM snapshot, and
+writes one frame to stdout::
+
+    codegym-render <nonce> <width> <height> <png length> <record length>\\n<PNG><record JSON>
+
+The record is what the browser laid out: every element's tag, box and background colour, and
+every text run's text, box and colour (`records`-style, read by `page_records`). JavaScript is
+off unless the env turns it on (``--blink-settings=scriptEnabled=false``).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import json
+import os
+import select
+import sys
+import time
+from typing import Any
+
+CHROMIUM = "/usr/lib/chromium/chromium"  # (Debian's /usr/bin/chromium is a shell wrapper)
+PAGE = "page.html"
+FRAME = b"codegym-render"
+LOAD_TIMEOUT_S = 10.0
+PROFILE_ENV = "CODEGYM_CHROMIUM_PROFILE"  # where the step puts Chromium's profile (its own temp dir)
+STYLES = ("color", "background-color", "font-size", "visibility", "opacity")
+
+
+class BrowserError(Exception):
+    """Chromium did not answer as the protocol says (it crashed, or a limit stopped it)."""
+
+
+class Browser:
+    """A Chromium process and the DevTools protocol on its pipe."""
+
+    def __init__(self, width: int, height: int, javascript: bool) -> None:
+        argv = [
+            CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
+            "--mute-audio", "--hide-scrollbars", "--force-device-scale-factor=1", "--force-color-profile=srgb",
+            "--font-render-hinting=none", "--disable-lcd-text", f"--window-size={width},{height}",
+            f"--user-data-dir={os.environ.get(PROFILE_ENV, '/tmp/chromium-profile')}", "--remote-debugging-pipe",
+            "about:blank",
+        ]  # fmt: skip
+        if not javascript:
+            argv.insert(-1, "--blink-settings=scriptEnabled=false")
+        self._next = 0
+        self._buffer = b""
+        self._events: list[dict[str, Any]] = []
+        self.pid, self._send, self._receive = _spawn(argv)
+
+    def call(self, method: str, session: str | None = None, timeout: float = LOAD_TIMEOUT_S, **params: Any) -> Any:
+        """Send one command and return its result (events that arrive meanwhile are kept)."""
+        self._next += 1
+        message: dict[str, Any] = {"id": self._next, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._send, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise BrowserError(f"{method}: {reply['error'].get('message')}")
+                return reply.get("result", {})
+            self._events.append(reply)
+
+    def wait_for(self, method: str, timeout: float = LOAD_TIMEOUT_S) -> dict[str, Any]:
+        """The next event ``method`` (one that came already, or the next to come)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for index, event in enumerate(self._events):
+                if event.get("method") == method:
+                    return self._events.pop(index)
+            self._events.append(self._read(deadline))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._send, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._receive], [], [], left)[0]:
+                raise BrowserError("Chromium did not answer in time")
+            chunk = os.read(self._receive, 1 << 20)
+            if not chunk:
+                raise BrowserError("Chromium closed its pipe (it crashed or was stopped)")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+
+def _spawn(argv: list[str]) -> tuple[int, int, int]:
+    """Start ``argv`` with fd 3 reading our commands and fd 4 writing its replies."""
+    commands_r, commands_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            reading = fcntl.fcntl(commands_r, fcntl.F_DUPFD, 16)
+            writing = fcntl.fcntl(replies_w, fcntl.F_DUPFD, 16)
+            os.dup2(reading, 3)
+            os.dup2(writing, 4)
+            os.closerange(5, 4096)
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    os.close(commands_r)
+    os.close(replies_w)
+    return pid, commands_w, replies_r
+
+
+def render(width: int, height: int, javascript: bool) -> tuple[bytes, dict[str, Any]]:
+    """``page.html`` rendered on a ``width`` x ``height`` page: the PNG and the layout record."""
+    browser = Browser(width, height, javascript)
+    try:
+        target = browser.call("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        browser.call("Page.enable", session)
+        browser.call("Emulation.setDeviceMetricsOverride", session, width=width, height=height, deviceScaleFactor=1,
+                     mobile=False)  # fmt: skip
+        browser.call("Page.navigate", session, url=f"file://{os.path.abspath(PAGE)}")
+        browser.wait_for("Page.loadEventFired")
+        if javascript:  # (then timers run on a virtual clock, a second of it, and stop)
+            browser.call("Emulation.setVirtualTimePolicy", session, policy="advance", budget=1000)
+            browser.wait_for("Emulation.virtualTimeBudgetExpired")
+        shot = browser.call("Page.captureScreenshot", session, format="png")["data"]
+        snapshot = browser.call("DOMSnapshot.captureSnapshot", session, computedStyles=list(STYLES))
+        return base64.b64decode(shot), page_records(snapshot)
+    finally:
+        browser.close()
+
+
+def page_records(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What the browser laid out, from a ``DOMSnapshot.captureSnapshot``: ``tags`` (the
+    elements' names in document order), ``boxes`` ([tag, x, y, w, h, background colour]) and
+    ``texts`` ([text, x, y, w, h, colour])."""
+    strings = snapshot["strings"]
+    document = snapshot["documents"][0]
+    nodes, layout = document["nodes"], document["layout"]
+    names = [strings[i] for i in nodes["nodeName"]]
+    styles = {name: i for i, name in enumerate(STYLES)}
+    tags = [name.lower() for name in names if not name.startswith("#")]
+    boxes, texts = [], []
+    for node, bounds, style, text in zip(layout["nodeIndex"], layout["bounds"], layout["styles"], layout["text"],
+                                         strict=True):  # fmt: skip
+        if len(style) != len(STYLES):  # (the document itself)
+            continue
+        value = [strings[i] if i >= 0 else "" for i in style]
+        if value[styles["visibility"]] == "hidden":
+            continue
+        box = [round(float(v), 1) for v in bounds]
+        if text >= 0 and strings[text].strip():  # (a text run: its colour is its element's, inherited)
+            texts.append([" ".join(strings[text].split()), *box, value[styles["color"]]])
+        elif not names[node].startswith("#"):
+            boxes.append([names[node].lower(), *box, value[styles["background-color"]]])
+    return {"tags": tags, "boxes": boxes, "texts": texts}
+
+
+def main() -> None:
+    width, height, nonce, javascript = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "on"
+    try:
+        png, record = render(width, height, javascript)
+    except (BrowserError, OSError, KeyError, ValueError) as e:
+        sys.stderr.write(f"the browser failed: {e}\n")
+        sys.stderr.flush()
+        os._exit(2)
+    body = json.dumps(record, separators=(",", ":")).encode()
+    sys.stdout.buffer.write(b"%s %s %d %d %d %d\n" % (FRAME, nonce.encode(), width, height, len(png), len(body)))
+    sys.stdout.buffer.write(png + body)
+    sys.stdout.flush()
+    os._exit(0)
