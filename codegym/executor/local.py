@@ -25,7 +25,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, cast
 
-from codegym.error import SandboxError
+from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor import _cgroup
 from codegym.executor import isolation as _isolation
 from codegym.executor._forkserver import SANDBOX_UID
@@ -46,6 +46,22 @@ ETC_ALLOWLIST = (
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
 DEBUG_ENV = "CODEGYM_DEBUG"  # set: a worker that cannot start shows its traceback
+
+
+def site_directories(modules: Iterable[str], *, needed_by: str, install: str) -> list[str]:
+    """The directories ``modules`` are imported from (their site-packages), for an executor
+    whose workers need packages of the virtual environment, which a worker's view leaves out:
+    it binds them read-only and puts them on the workers' ``sys.path``. ``needed_by`` and
+    ``install`` (how to get a missing one) word the error."""
+    found = []
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise DependencyNotInstalled(f"{needed_by} needs {name!r}: {install}")
+        directory = os.path.dirname(os.path.dirname(os.path.realpath(spec.origin)))
+        if directory not in found:
+            found.append(directory)
+    return found
 
 
 def _package_paths(modules: Iterable[str]) -> dict[str, list[str]]:

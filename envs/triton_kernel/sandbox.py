@@ -10,13 +10,12 @@ and, on a GPU machine, the NVIDIA device nodes.
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 from collections.abc import Iterable
 from typing import Any
 
-from codegym.error import DependencyNotInstalled
 from codegym.executor.local import LocalExecutor
+from codegym.executor.local import site_directories as local_site_directories
 from codegym.executor.registry import PerProcess
 
 SITEPATH = "codegym.envs.triton_kernel.sitepath"
@@ -47,17 +46,8 @@ def gpu_devices() -> list[str]:
 
 def site_directories(modules: Iterable[str] = HEAVY) -> list[str]:
     """The directories ``modules`` are imported from (their site-packages)."""
-    found = []
-    for name in modules:
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.origin is None:
-            raise DependencyNotInstalled(
-                f"the TritonKernel family needs {name!r}: pip install 'codegym[triton]' (torch==2.13.0, triton, numpy)"
-            )
-        directory = os.path.dirname(os.path.dirname(os.path.realpath(spec.origin)))
-        if directory not in found:
-            found.append(directory)
-    return found
+    install = "pip install 'codegym[triton]' (torch==2.13.0, triton, numpy)"
+    return local_site_directories(modules, needed_by="the TritonKernel family", install=install)
 
 
 class TritonExecutor(LocalExecutor):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -53,35 +53,41 @@ class VisualEnv(CodeEnv):
     metric_names: ClassVar[tuple[str, ...]] = metrics.METRICS  # what ``reward_weights`` may name
     file: ClassVar[str] = ""  # the file the renderer reads
     preload: ClassVar[tuple[str, ...]] = (RENDERER,)
+    bundled: ClassVar[str] = ""  # the task set when ``tasks`` is not given
+    default_canvas: ClassVar[tuple[int, int]] = (256, 256)  # (height, width)
+    default_limits: ClassVar[Limits] = RENDER_LIMITS
+    default_weights: ClassVar[Mapping[str, float]] = metrics.DEFAULT_WEIGHTS
 
     def __init__(
         self,
-        tasks: TaskSet,
+        tasks: str | Path | TaskSet | list[Mapping[str, Any]] | None = None,
         *,
-        canvas: tuple[int, int],
-        mode: Mode,
-        limits: Limits,
-        reward_weights: Mapping[str, float] | None,
-        similarity: metrics.Similarity | None,
-        solved_at: float,
-        executor: Executor | str | None,
-        on_infra_error: InfraPolicy,
-        render_mode: str | None,
-        on_task_error: TaskPolicy,
-        quarantine: Quarantine | None,
+        canvas: tuple[int, int] | None = None,
+        mode: Mode = "single",
+        limits: Limits | None = None,
+        reward_weights: Mapping[str, float] | None = None,
+        similarity: metrics.Similarity | None = None,
+        solved_at: float = SOLVED,
+        executor: Executor | str | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        render_mode: str | None = None,
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        validate: bool | int = False,
     ) -> None:
         if mode == "agent":
             raise ValueError(f"{type(self).__name__} has no agent mode yet: use mode='single' or 'refine'")
-        height, width = canvas
+        height, width = canvas or self.default_canvas
         if not (16 <= width <= 1024 and 16 <= height <= 1024):
             raise ValueError(f"canvas must be (height, width) between 16 and 1024 pixels, got {canvas}")
-        weights = dict(metrics.DEFAULT_WEIGHTS if reward_weights is None else reward_weights)
+        weights = dict(self.default_weights if reward_weights is None else reward_weights)
         metrics.mixed(dict.fromkeys((*self.metric_names, "learned"), 0.0), weights)  # (refuses unknown names)
         if not 0 < solved_at <= 1:
             raise ValueError(f"solved_at must be in (0, 1], got {solved_at}")
+        source = self.bundled if tasks is None else tasks
         super().__init__(
-            tasks,
-            limits=limits,
+            source if isinstance(source, TaskSet) else self.load_tasks(source, (height, width)),
+            limits=limits or self.default_limits,
             mode=mode,
             executor=executor,
             on_infra_error=on_infra_error,
@@ -99,8 +105,13 @@ class VisualEnv(CodeEnv):
         )
         self._targets: dict[str, metrics.Target] = {}
         self._lock = threading.Lock()
+        self.validate_on_load(validate)
 
     # --- hooks ---------------------------------------------------------------------------------
+
+    def load_tasks(self, source: str | Path | list[Mapping[str, Any]], canvas: tuple[int, int]) -> TaskSet:
+        """The task set named or held by ``source`` (see `tasks`), posed on ``canvas``."""
+        raise NotImplementedError
 
     def gate(self, code: str) -> Violation | None:
         """Why ``code`` may not be rendered (`gate`), or None."""
@@ -167,24 +178,25 @@ class VisualEnv(CodeEnv):
             return self._targets[task.id]
 
     def _render_reference(self, task: Task) -> metrics.Target:
-        job = self.render_job(task.reference or "", self.limits, strict=False)
-        result = self.executor.run(job)
-        height, width = self.canvas
+        result = self.executor.run(self.render_job(task.reference or "", self.limits, strict=False))
         failed = next((step for step in result.steps if not step.ok), None)
-        step = result.steps[-1]
-        picture = grader.decode(step.stdout, job.steps[-1].argv[-2], width, height) if failed is None else None
-        if picture is None:
-            said = (failed or step).stderr.decode(errors="replace").strip()[-500:]
+        rendered = self.read_render(result) if failed is None else None
+        if rendered is None:
+            said = (failed or result.steps[-1]).stderr.decode(errors="replace").strip()[-500:]
             raise InvalidTask(f"its reference does not render: {said or 'no picture'}")
+        picture, record = rendered
         if metrics.is_blank(picture):
             raise InvalidTask("its reference renders a blank picture")
         picture.setflags(write=False)
-        return self.reference_target(picture, result)
+        return metrics.Target(picture, record)
 
-    def reference_target(self, picture: np.ndarray, result: RunResult) -> metrics.Target:
-        """The target made of the reference's render ``picture`` (and of what else its job
-        left, for a family that compares more than pixels)."""
-        return metrics.Target(picture)
+    def read_render(self, result: RunResult) -> tuple[np.ndarray, Any] | None:
+        """The picture a render job made, and the record of what was drawn where the family
+        compares one (None: no picture of the canvas's size)."""
+        height, width = self.canvas
+        step = result.steps[-1]
+        picture = grader.decode(step.stdout, step.argv[-2], width, height)
+        return None if picture is None else (picture, None)
 
     def _observation(self, grade: Grade | None) -> dict[str, Any]:
         observation = super()._observation(grade)
@@ -239,50 +251,13 @@ class SVGFromImageEnv(VisualEnv):
     family: ClassVar[str] = "SVGFromImage"
     kind: ClassVar[str] = "svg"
     file: ClassVar[str] = "drawing.svg"
+    bundled: ClassVar[str] = "codegym-svg"
 
-    def __init__(
-        self,
-        tasks: str | Path | TaskSet | list[Mapping[str, Any]] = "codegym-svg",
-        *,
-        canvas: tuple[int, int] = (256, 256),
-        mode: Mode = "single",
-        limits: Limits = RENDER_LIMITS,
-        reward_weights: Mapping[str, float] | None = None,
-        similarity: Callable[[np.ndarray, np.ndarray], float] | None = None,
-        solved_at: float = SOLVED,
-        executor: Executor | str | None = None,
-        on_infra_error: InfraPolicy = "raise",
-        render_mode: str | None = None,
-        on_task_error: TaskPolicy = "flag",
-        quarantine: Quarantine | None = None,
-        validate: bool | int = False,
-    ) -> None:
-        super().__init__(
-            tasks if isinstance(tasks, TaskSet) else load_svg_tasks(tasks, canvas=canvas),
-            canvas=canvas,
-            mode=mode,
-            limits=limits,
-            reward_weights=reward_weights,
-            similarity=similarity,
-            solved_at=solved_at,
-            executor=executor,
-            on_infra_error=on_infra_error,
-            render_mode=render_mode,
-            on_task_error=on_task_error,
-            quarantine=quarantine,
-        )
-        self.validate_on_load(validate)
+    def load_tasks(self, source: str | Path | list[Mapping[str, Any]], canvas: tuple[int, int]) -> TaskSet:
+        return load_svg_tasks(source, canvas=canvas)
 
     def gate(self, code: str) -> Violation | None:
         return check_svg(code)
-
-
-class ChartTarget(metrics.Target):
-    """A chart's target: its picture, and the `records.Record` of what its figure drew."""
-
-    def __init__(self, image: np.ndarray, record: records.Record) -> None:
-        super().__init__(image)
-        self.record = record
 
 
 class ChartFromImageEnv(VisualEnv):
@@ -331,39 +306,13 @@ class ChartFromImageEnv(VisualEnv):
     metric_names: ClassVar[tuple[str, ...]] = (*metrics.METRICS, *records.CHART_METRICS)
     file: ClassVar[str] = "chart.py"
     preload: ClassVar[tuple[str, ...]] = (sandbox.PLOTTING, RENDERER)
+    bundled: ClassVar[str] = "codegym-charts"
+    default_canvas: ClassVar[tuple[int, int]] = (300, 400)
+    default_limits: ClassVar[Limits] = CHART_LIMITS
+    default_weights: ClassVar[Mapping[str, float]] = CHART_WEIGHTS
 
-    def __init__(
-        self,
-        tasks: str | Path | TaskSet | list[Mapping[str, Any]] = "codegym-charts",
-        *,
-        canvas: tuple[int, int] = (300, 400),
-        mode: Mode = "single",
-        limits: Limits = CHART_LIMITS,
-        reward_weights: Mapping[str, float] | None = None,
-        similarity: Callable[[np.ndarray, np.ndarray], float] | None = None,
-        solved_at: float = SOLVED,
-        executor: Executor | str | None = None,
-        on_infra_error: InfraPolicy = "raise",
-        render_mode: str | None = None,
-        on_task_error: TaskPolicy = "flag",
-        quarantine: Quarantine | None = None,
-        validate: bool | int = False,
-    ) -> None:
-        super().__init__(
-            tasks if isinstance(tasks, TaskSet) else load_chart_tasks(tasks, canvas=canvas),
-            canvas=canvas,
-            mode=mode,
-            limits=limits,
-            reward_weights=CHART_WEIGHTS if reward_weights is None else reward_weights,
-            similarity=similarity,
-            solved_at=solved_at,
-            executor=executor,
-            on_infra_error=on_infra_error,
-            render_mode=render_mode,
-            on_task_error=on_task_error,
-            quarantine=quarantine,
-        )
-        self.validate_on_load(validate)
+    def load_tasks(self, source: str | Path | list[Mapping[str, Any]], canvas: tuple[int, int]) -> TaskSet:
+        return load_chart_tasks(source, canvas=canvas)
 
     def find_executor(self) -> Executor:
         choice = self._executor_choice
@@ -379,8 +328,7 @@ class ChartFromImageEnv(VisualEnv):
                    preload=self.preload, collect=(CHART_SVG,))  # fmt: skip
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
-        assert isinstance(target, ChartTarget)
-        figure = result.files.get(CHART_SVG, b"").decode(errors="replace")
+        figure = _figure(result)
         early = grader.program_failure(result.steps[0], file=self.file)
         if early is not None:
             return early
@@ -391,16 +339,14 @@ class ChartFromImageEnv(VisualEnv):
         nonce = result.steps[-1].argv[-2]
         return grader.grade(target, result, nonce, self.reward_weights, self.similarity, file=self.file, extra=extra)
 
-    def reference_target(self, picture: np.ndarray, result: RunResult) -> metrics.Target:
-        return ChartTarget(picture, records.read(result.files.get(CHART_SVG, b"").decode(errors="replace")))
+    def read_render(self, result: RunResult) -> tuple[np.ndarray, Any] | None:
+        rendered = super().read_render(result)
+        return None if rendered is None else (rendered[0], records.read(_figure(result)))
 
 
-class PageTarget(metrics.Target):
-    """A page's target: its screenshot, and the browser's record of its layout."""
-
-    def __init__(self, image: np.ndarray, record: Mapping[str, Any]) -> None:
-        super().__init__(image)
-        self.record = record
+def _figure(result: RunResult) -> str:
+    """The SVG the chart runner saved of a program's figure ("" when it saved none)."""
+    return result.files.get(CHART_SVG, b"").decode(errors="replace")
 
 
 class HTMLFromScreenshotEnv(VisualEnv):
@@ -447,40 +393,22 @@ class HTMLFromScreenshotEnv(VisualEnv):
     preload: ClassVar[tuple[str, ...]] = (BROWSER,)
     metric_names: ClassVar[tuple[str, ...]] = (*metrics.METRICS, *page_scores.PAGE_METRICS)
 
+    bundled: ClassVar[str] = "codegym-pages"
+    default_canvas: ClassVar[tuple[int, int]] = (300, 400)
+    default_limits: ClassVar[Limits] = PAGE_LIMITS
+    default_weights: ClassVar[Mapping[str, float]] = PAGE_WEIGHTS
+
     def __init__(
-        self,
-        tasks: str | Path | TaskSet | list[Mapping[str, Any]] = "codegym-pages",
-        *,
-        canvas: tuple[int, int] = (300, 400),
-        mode: Mode = "single",
-        limits: Limits = PAGE_LIMITS,
-        javascript: bool = False,
-        reward_weights: Mapping[str, float] | None = None,
-        similarity: Callable[[np.ndarray, np.ndarray], float] | None = None,
-        solved_at: float = SOLVED,
-        executor: Executor | str | None = None,
-        on_infra_error: InfraPolicy = "raise",
-        render_mode: str | None = None,
-        on_task_error: TaskPolicy = "flag",
-        quarantine: Quarantine | None = None,
-        validate: bool | int = False,
-    ) -> None:
+        self, tasks: str | Path | TaskSet | list[Mapping[str, Any]] | None = None, *, javascript: bool = False,
+        **options: Any,
+    ) -> None:  # fmt: skip
+        """``javascript``: run the page's scripts (on a one-second virtual clock); the other
+        options are every visual env's (`VisualEnv`)."""
         self.javascript = javascript
-        super().__init__(
-            tasks if isinstance(tasks, TaskSet) else load_page_tasks(tasks, canvas=canvas),
-            canvas=canvas,
-            mode=mode,
-            limits=limits,
-            reward_weights=PAGE_WEIGHTS if reward_weights is None else reward_weights,
-            similarity=similarity,
-            solved_at=solved_at,
-            executor=executor,
-            on_infra_error=on_infra_error,
-            render_mode=render_mode,
-            on_task_error=on_task_error,
-            quarantine=quarantine,
-        )
-        self.validate_on_load(validate)
+        super().__init__(tasks, **options)
+
+    def load_tasks(self, source: str | Path | list[Mapping[str, Any]], canvas: tuple[int, int]) -> TaskSet:
+        return load_page_tasks(source, canvas=canvas)
 
     def gate(self, code: str) -> Violation | None:
         return page_scores.check_page(code, javascript=self.javascript)
@@ -504,10 +432,8 @@ class HTMLFromScreenshotEnv(VisualEnv):
         return Step(argv=argv, env=env, sockets="errno", memory_slack_bytes=CHROMIUM_SLACK)
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
-        assert isinstance(target, PageTarget)
         step = result.steps[-1]
-        height, width = self.canvas
-        decoded = grader.decode_page(step.stdout, step.argv[-2], width, height) if step.ok else None
+        decoded = self.read_render(result) if step.ok else None
         if decoded is None:
             return grader.grade(target, result, step.argv[-2], self.reward_weights, file=self.file)  # (its failure)
         picture, record = decoded
@@ -527,19 +453,10 @@ class HTMLFromScreenshotEnv(VisualEnv):
             )
         super().check_task(task)
 
-    def _render_reference(self, task: Task) -> metrics.Target:
-        job = self.render_job(task.reference or "", self.limits, strict=False)
-        step = self.executor.run(job).steps[-1]
+    def read_render(self, result: RunResult) -> tuple[np.ndarray, Any] | None:
         height, width = self.canvas
-        decoded = grader.decode_page(step.stdout, step.argv[-2], width, height) if step.ok else None
-        if decoded is None:
-            said = step.stderr.decode(errors="replace").strip()[-500:]
-            raise InvalidTask(f"its reference does not render: {said or 'no picture'}")
-        picture, record = decoded
-        if metrics.is_blank(picture):
-            raise InvalidTask("its reference renders a blank page")
-        picture.setflags(write=False)
-        return PageTarget(picture, record)
+        step = result.steps[-1]
+        return grader.decode_page(step.stdout, step.argv[-2], width, height)
 
     def render_prompt(self, task: Task) -> str:
         if not self.javascript:

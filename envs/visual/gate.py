@@ -27,6 +27,7 @@ MAX_SUBPATHS = 2000  # moves in one path's data: more than this paints pixels to
 MAX_USES = 3000  # <use> of a defined mark (a scatter's markers): more than this paints pixels
 RASTER_ELEMENTS = {"image": "an embedded raster (<image>)", "feImage": "an embedded raster (<feImage>)",
                    "foreignObject": "foreign content (<foreignObject>)"}  # fmt: skip
+RASTER = re.compile(r"<\s*(?:[\w-]+:)?(image|feImage|foreignObject)\b")
 LINKS = re.compile(r"(?:href|src)\s*=\s*[\"']\s*(?!#)([^\"']*)", re.IGNORECASE)
 URL = re.compile(r"url\(\s*[\"']?\s*(?!#)([^)\"']*)", re.IGNORECASE)
 DATA = re.compile(r"data:[a-z]+/[a-z0-9.+-]+", re.IGNORECASE)
@@ -49,10 +50,19 @@ class Violation:
         return f"{where}{self.construct}"
 
 
-@functools.lru_cache(maxsize=256)
 def check_svg(source: str, *, chart: bool = False) -> Violation | None:
     """The first reason ``source`` (an SVG document) may not be rendered, or None. ``chart``:
-    the SVG matplotlib saved of a figure (larger, with many more elements, allowed)."""
+    the SVG matplotlib saved of a figure (larger, with many more elements, allowed; each is
+    new, so it is not cached as a submission, checked at every step of its grading, is)."""
+    return _check(source, chart=True) if chart else _check_submission(source)
+
+
+@functools.lru_cache(maxsize=64)
+def _check_submission(source: str) -> Violation | None:
+    return _check(source, chart=False)
+
+
+def _check(source: str, *, chart: bool) -> Violation | None:
     size = len(source.encode())
     limit = MAX_CHART_BYTES if chart else MAX_BYTES
     if size > limit:
@@ -69,10 +79,9 @@ def check_svg(source: str, *, chart: bool = False) -> Violation | None:
         if found:
             return Violation(f"a link to {found.group(1)[:60]!r} (only #fragments of the document are allowed)",
                              _line_of(source, found.start()))  # fmt: skip
-    for number, line in enumerate(source.splitlines(), 1):
-        for tag, what in RASTER_ELEMENTS.items():
-            if re.search(rf"<\s*(?:[\w-]+:)?{tag}\b", line):
-                return Violation(what, number)
+    found = RASTER.search(source)
+    if found:
+        return Violation(RASTER_ELEMENTS[found.group(1)], _line_of(source, found.start()))
     return _check_elements(source, MAX_CHART_ELEMENTS if chart else MAX_ELEMENTS)
 
 

@@ -20,6 +20,7 @@ as a callable the user brings.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -65,10 +66,12 @@ class _Features:
 
 class Target:
     """A target picture with what the metrics measure of it, and of the blank canvas against
-    it, measured once."""
+    it, measured once; and ``record``, what its renderer said was drawn where a family
+    compares that too (a chart's `records.Record`, a page's layout)."""
 
-    def __init__(self, image: Image) -> None:
+    def __init__(self, image: Image, record: Any = None) -> None:
         self.image = image
+        self.record = record
         self.features = _Features(image)
         blank = _Features(np.full_like(image, BACKGROUND))
         self.pixel_baseline = _rmse(self.features.small, blank.small)

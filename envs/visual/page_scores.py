@@ -51,7 +51,7 @@ TAG = re.compile(r"<\s*[a-zA-Z]")
 RGB = re.compile(r"rgba?\(\s*([\d.]+)[ ,]+([\d.]+)[ ,]+([\d.]+)(?:[ ,/]+([\d.]+))?")
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def check_page(source: str, *, javascript: bool = False) -> Violation | None:
     """The first reason ``source`` (an HTML page) may not be rendered, or None."""
     size = len(source.encode())

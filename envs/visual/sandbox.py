@@ -9,13 +9,10 @@ workers preload the chart runner and the renderer: a step forks a process that h
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections.abc import Iterable
 from typing import Any
 
-from codegym.error import DependencyNotInstalled
-from codegym.executor.local import LocalExecutor
+from codegym.executor.local import LocalExecutor, site_directories
 from codegym.executor.registry import PerProcess
 
 RENDERER = "codegym.envs.visual.render"
@@ -23,19 +20,6 @@ PLOTTING = "codegym.envs.visual.plotting"
 HEAVY = ("matplotlib", "numpy")
 
 _shared: PerProcess[str, PlottingExecutor] = PerProcess()
-
-
-def site_directories(modules: Iterable[str] = HEAVY) -> list[str]:
-    """The directories ``modules`` are imported from (their site-packages)."""
-    found = []
-    for name in modules:
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.origin is None:
-            raise DependencyNotInstalled(f"ChartFromImage needs {name!r}: pip install matplotlib numpy")
-        directory = os.path.dirname(os.path.dirname(os.path.realpath(spec.origin)))
-        if directory not in found:
-            found.append(directory)
-    return found
 
 
 class PlottingExecutor(LocalExecutor):
@@ -48,7 +32,7 @@ class PlottingExecutor(LocalExecutor):
     """
 
     def __init__(self, workers: int | None = None, *, preload: Iterable[str] = (), **kwargs: Any) -> None:
-        self._paths = site_directories()
+        self._paths = site_directories(HEAVY, needed_by="ChartFromImage", install="pip install 'codegym[visual]'")
         super().__init__(workers, preload=(PLOTTING, RENDERER, *preload), **kwargs)
 
     def _view(self) -> dict[str, Any]:

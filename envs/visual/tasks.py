@@ -1,18 +1,25 @@
-"""Where pictures to draw come from: the bundled set, the seeded generator, and public files.
+"""Where pictures to draw come from: the bundled sets, the seeded generators, and public files.
 
-An SVG task is a picture whose hidden reference is SVG code. Rows, in a JSONL file, a JSON
-array or in memory, are either codegym's own::
+A task is a picture whose hidden reference is code: SVG, a matplotlib program or an HTML page.
+Each env loads the same kinds of source (`load_svg_tasks`, `load_chart_tasks`,
+`load_page_tasks`): its bundled set by name, ``"generated"`` (1,000 from its seeded generator),
+a JSONL or JSON file of rows, or the rows themselves. codegym's own rows::
 
-    {"id": "codegym-svg/easy-003", "svg": "<svg ...>...</svg>", "difficulty": "easy",
+    {"id": "codegym-svg/easy-03", "svg": "<svg ...>...</svg>", "difficulty": "easy",
      "description": "3 shapes (circle, rect)"}
 
-or StarVector's svg-stack rows as the data set ships them (``Filename`` and ``Svg``; other
-columns are kept in the task's metadata). A reference of another size is scaled to the canvas.
+(``"code"`` for a chart, ``"html"`` for a page), and the public formats as their data sets ship
+them: StarVector's svg-stack rows (``Filename``, ``Svg``), ChartMimic rows (``instruction``,
+``code``, ``image``), WebSight rows (``text``: the HTML) and Design2Code folders (``N.html``
+beside ``N.png``). Other columns are kept in the task's metadata. A reference of another size
+is scaled to the canvas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,87 +46,6 @@ files and <foreignObject> are refused.{about}
 Answer with the SVG document only. It is scored by how alike the render is: pixels, structure, edges and colours."""
 
 
-def load_svg_tasks(
-    source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (256, 256)
-) -> TaskSet:
-    """SVG tasks from ``source``: ``"codegym-svg"`` (bundled), ``"generated"`` (1,000 from the
-    seeded generator), a file of rows, or the rows themselves."""
-    if source == BUNDLED:
-        return TaskSet(_tasks(read_rows(DATA / "svg_tasks.jsonl", expected=EXPECTED), canvas), name=BUNDLED)
-    if source == GENERATED:
-        return generate_svg_tasks(1000, canvas=canvas)
-    rows = as_rows(source)
-    if rows is not None:
-        return TaskSet(_tasks([(f"row {i}", row) for i, row in enumerate(rows)], canvas), name="rows")
-    path = Path(str(source))
-    if not path.exists():
-        raise TaskFormatError(
-            f"no SVG task source {str(source)!r}: expected {BUNDLED!r}, {GENERATED!r}, a JSONL or JSON file of rows "
-            f"({EXPECTED}), or the rows themselves"
-        )
-    return TaskSet(_tasks(read_rows(path, expected=EXPECTED), canvas), name=path.name)
-
-
-def generate_svg_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
-                       canvas: tuple[int, int] = (256, 256)) -> TaskSet:  # fmt: skip
-    """``count`` pictures from the seeded generator (`scenes.generate`): every difficulty in
-    turn, or only ``difficulty``. The same arguments make the same tasks."""
-    levels = [difficulty] if difficulty else list(scenes.DIFFICULTIES)
-    unknown = set(levels) - set(scenes.DIFFICULTIES)
-    if unknown:
-        raise ValueError(f"difficulty must be one of {sorted(scenes.DIFFICULTIES)}, got {difficulty!r}")
-    height, width = canvas
-    tasks = []
-    for index in range(count):
-        level = levels[index % len(levels)]
-        scene = scenes.generate(np.random.default_rng([seed, index]), level, width, height)
-        row = {"id": f"generated-svg/{seed}-{index}", "svg": scene.svg, "difficulty": level,
-               "description": scene.description, "seed": [seed, index]}  # fmt: skip
-        tasks.append(svg_task(row, canvas))
-    return TaskSet(tasks, name=f"generated-svg/{seed}")
-
-
-def svg_task(row: Mapping[str, Any], canvas: tuple[int, int]) -> Task:
-    """The task of one row (codegym's or svg-stack's)."""
-    if "Svg" in row and "svg" not in row:
-        name = str(row.get("Filename") or row.get("id") or "")
-        if not name:
-            raise TaskFormatError(f"an svg-stack row needs a Filename, got fields {sorted(row)}")
-        extra = {k: v for k, v in row.items() if k not in ("Svg", "Filename")}
-        row = {"id": f"svg-stack/{name}", "svg": row["Svg"], **extra}
-    for field, kind in (("id", str), ("svg", str)):
-        if not isinstance(row.get(field), kind):
-            raise TaskFormatError(f"expected {EXPECTED}; field {field!r} is missing or not a string")
-    difficulty = row.get("difficulty")
-    if difficulty not in (None, "easy", "medium", "hard"):
-        raise TaskFormatError(f"difficulty must be easy, medium or hard, got {difficulty!r}")
-    height, width = canvas
-    description = str(row.get("description") or "")
-    about = f"\nThe picture: {description}." if description else ""
-    return Task(
-        id=str(row["id"]),
-        family="SVGFromImage",
-        prompt=SVG_PROMPT.format(width=width, height=height, about=about),
-        tests=(),
-        language="svg",
-        difficulty=difficulty,
-        reference=str(row["svg"]),
-        metadata={k: v for k, v in row.items() if k not in ("id", "svg", "difficulty")},
-    )
-
-
-def _tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int]) -> list[Task]:
-    tasks = []
-    for where, row in rows:
-        try:
-            tasks.append(svg_task(row, canvas))
-        except TaskFormatError as e:
-            raise TaskFormatError(f"{where}: {e}") from None
-    return tasks
-
-
-# --- charts -------------------------------------------------------------------------------------------
-
 CHART_EXPECTED = (
     'a JSON object with "id" and "code" (a matplotlib program; optionally "difficulty", "description"), or a '
     'ChartMimic row with "code" and "instruction" (and "image", the picture\'s path, kept as metadata)'
@@ -135,85 +61,6 @@ Answer with the program only. It is scored by how alike the chart is: its pixels
 colours and layout."""
 
 
-def load_chart_tasks(
-    source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (300, 400)
-) -> TaskSet:
-    """Chart tasks from ``source``: ``"codegym-charts"`` (bundled), ``"generated"`` (1,000 from
-    the seeded generator), a file of rows (codegym's or ChartMimic's), or the rows themselves."""
-    if source == BUNDLED_CHARTS:
-        rows = read_rows(DATA / "chart_tasks.jsonl", expected=CHART_EXPECTED)
-        return TaskSet(_chart_tasks(rows, canvas), name=BUNDLED_CHARTS)
-    if source == GENERATED:
-        return generate_chart_tasks(1000, canvas=canvas)
-    rows_in_memory = as_rows(source)
-    if rows_in_memory is not None:
-        return TaskSet(_chart_tasks([(f"row {i}", r) for i, r in enumerate(rows_in_memory)], canvas), name="rows")
-    path = Path(str(source))
-    if not path.exists():
-        raise TaskFormatError(
-            f"no chart task source {str(source)!r}: expected {BUNDLED_CHARTS!r}, {GENERATED!r}, a JSONL or JSON file "
-            f"of rows ({CHART_EXPECTED}), or the rows themselves"
-        )
-    return TaskSet(_chart_tasks(read_rows(path, expected=CHART_EXPECTED), canvas), name=path.name)
-
-
-def generate_chart_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
-                         canvas: tuple[int, int] = (300, 400)) -> TaskSet:  # fmt: skip
-    """``count`` charts from the seeded generator (`charts.generate`), every difficulty in turn
-    or only ``difficulty``; the same arguments make the same tasks."""
-    levels = [difficulty] if difficulty else list(charts.DIFFICULTIES)
-    if set(levels) - set(charts.DIFFICULTIES):
-        raise ValueError(f"difficulty must be one of {sorted(charts.DIFFICULTIES)}, got {difficulty!r}")
-    tasks = []
-    for index in range(count):
-        level = levels[index % len(levels)]
-        chart = charts.generate(np.random.default_rng([seed, index]), level)
-        row = {"id": f"generated-chart/{seed}-{index}", "code": chart.code, "difficulty": level,
-               "description": chart.description, "seed": [seed, index]}  # fmt: skip
-        tasks.append(chart_task(row, canvas))
-    return TaskSet(tasks, name=f"generated-chart/{seed}")
-
-
-def chart_task(row: Mapping[str, Any], canvas: tuple[int, int]) -> Task:
-    """The task of one row (codegym's or ChartMimic's)."""
-    if "id" not in row and "code" in row:  # (ChartMimic: named by its picture, or its instruction's hash)
-        import hashlib
-
-        name = Path(str(row.get("image") or row.get("image_path") or "")).stem
-        name = name or hashlib.sha256(str(row["code"]).encode()).hexdigest()[:12]
-        row = {"id": f"chartmimic/{name}", **row}
-    for field, kind in (("id", str), ("code", str)):
-        if not isinstance(row.get(field), kind):
-            raise TaskFormatError(f"expected {CHART_EXPECTED}; field {field!r} is missing or not a string")
-    difficulty = row.get("difficulty")
-    if difficulty not in (None, "easy", "medium", "hard"):
-        raise TaskFormatError(f"difficulty must be easy, medium or hard, got {difficulty!r}")
-    height, width = canvas
-    about = str(row.get("description") or row.get("instruction") or "")
-    return Task(
-        id=str(row["id"]),
-        family="ChartFromImage",
-        prompt=CHART_PROMPT.format(width=width, height=height, about=f"\nThe chart: {about}" if about else ""),
-        tests=(),
-        language="python",
-        difficulty=difficulty,
-        reference=str(row["code"]),
-        metadata={k: v for k, v in row.items() if k not in ("id", "code", "difficulty")},
-    )
-
-
-def _chart_tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int]) -> list[Task]:
-    tasks = []
-    for where, row in rows:
-        try:
-            tasks.append(chart_task(row, canvas))
-        except TaskFormatError as e:
-            raise TaskFormatError(f"{where}: {e}") from None
-    return tasks
-
-
-# --- pages --------------------------------------------------------------------------------------------
-
 PAGE_EXPECTED = (
     'a JSON object with "id" and "html" (optionally "difficulty", "description"), a WebSight row with "text" (the '
     "HTML), or a Design2Code folder of N.html files (N.png beside them, kept as metadata)"
@@ -227,95 +74,219 @@ Answer with the HTML only. It is scored by how alike the page is: its pixels, an
 say, their colours, and its element tree."""
 
 
+def load_svg_tasks(
+    source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (256, 256)
+) -> TaskSet:
+    """SVG tasks from ``source``: ``"codegym-svg"``, ``"generated"``, a file of rows (codegym's
+    or svg-stack's), or the rows themselves."""
+    return _load(SVG, source, canvas)
+
+
+def load_chart_tasks(
+    source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (300, 400)
+) -> TaskSet:
+    """Chart tasks from ``source``: ``"codegym-charts"``, ``"generated"``, a file of rows
+    (codegym's or ChartMimic's), or the rows themselves."""
+    return _load(CHART, source, canvas)
+
+
 def load_page_tasks(
     source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (300, 400)
 ) -> TaskSet:
-    """Page tasks from ``source``: ``"codegym-pages"`` (bundled), ``"generated"`` (1,000 from the
-    seeded generator), a file of rows (codegym's or WebSight's), a Design2Code folder, or rows."""
-    if source == BUNDLED_PAGES:
-        rows = read_rows(DATA / "page_tasks.jsonl", expected=PAGE_EXPECTED)
-        return TaskSet(_page_tasks(rows, canvas), name=BUNDLED_PAGES)
-    if source == GENERATED:
-        return generate_page_tasks(1000, canvas=canvas)
-    in_memory = as_rows(source)
-    if in_memory is not None:
-        return TaskSet(_page_tasks([(f"row {i}", r) for i, r in enumerate(in_memory)], canvas), name="rows")
-    path = Path(str(source))
-    if path.is_dir():
-        found = sorted(path.glob("*.html"), key=lambda p: (len(p.stem), p.stem))
-        if not found:
-            raise TaskFormatError(f"{path}: a Design2Code folder holds N.html files (and N.png); found none")
-        rows = [(str(f), {"id": f"design2code/{f.stem}", "html": f.read_text(errors="replace"),
-                          **({"image": str(f.with_suffix(".png"))} if f.with_suffix(".png").exists() else {})})
-                for f in found]  # fmt: skip
-        return TaskSet(_page_tasks(rows, canvas), name=path.name)
-    if not path.exists():
-        raise TaskFormatError(
-            f"no page task source {str(source)!r}: expected {BUNDLED_PAGES!r}, {GENERATED!r}, a JSONL or JSON file "
-            f"of rows or a Design2Code folder ({PAGE_EXPECTED}), or the rows themselves"
-        )
-    return TaskSet(_page_tasks(read_rows(path, expected=PAGE_EXPECTED), canvas), name=path.name)
+    """Page tasks from ``source``: ``"codegym-pages"``, ``"generated"``, a file of rows
+    (codegym's or WebSight's), a Design2Code folder, or the rows themselves."""
+    return _load(PAGE, source, canvas)
+
+
+def generate_svg_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
+                       canvas: tuple[int, int] = (256, 256)) -> TaskSet:  # fmt: skip
+    """``count`` pictures from the seeded generator (`scenes.generate`), every difficulty in
+    turn or only ``difficulty``; the same arguments make the same tasks."""
+    return _generate(SVG, count, seed, difficulty, canvas)
+
+
+def generate_chart_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
+                         canvas: tuple[int, int] = (300, 400)) -> TaskSet:  # fmt: skip
+    """``count`` charts from the seeded generator (`charts.generate`), as `generate_svg_tasks`."""
+    return _generate(CHART, count, seed, difficulty, canvas)
 
 
 def generate_page_tasks(count: int, *, seed: int = 0, difficulty: str | None = None,
                         canvas: tuple[int, int] = (300, 400)) -> TaskSet:  # fmt: skip
-    """``count`` pages from the seeded generator (`pages.generate`); the same arguments make the
-    same tasks."""
-    levels = [difficulty] if difficulty else list(pages.DIFFICULTIES)
-    if set(levels) - set(pages.DIFFICULTIES):
-        raise ValueError(f"difficulty must be one of {sorted(pages.DIFFICULTIES)}, got {difficulty!r}")
-    tasks = []
-    for index in range(count):
-        level = levels[index % len(levels)]
-        page = pages.generate(np.random.default_rng([seed, index]), level)
-        row = {"id": f"generated-page/{seed}-{index}", "html": page.html, "difficulty": level,
-               "description": page.description, "seed": [seed, index]}  # fmt: skip
-        tasks.append(page_task(row, canvas))
-    return TaskSet(tasks, name=f"generated-page/{seed}")
+    """``count`` pages from the seeded generator (`pages.generate`), as `generate_svg_tasks`."""
+    return _generate(PAGE, count, seed, difficulty, canvas)
 
 
-def page_task(row: Mapping[str, Any], canvas: tuple[int, int], *, javascript: bool = False) -> Task:
-    """The task of one row (codegym's or WebSight's)."""
-    if "html" not in row and isinstance(row.get("text"), str):  # (WebSight: the HTML is "text")
-        import hashlib
+# --- what differs from one kind of picture to the next -----------------------------------------------
 
-        name = str(row.get("id") or hashlib.sha256(row["text"].encode()).hexdigest()[:12])
-        row = {
-            **{k: v for k, v in row.items() if k not in ("text", "id")},
-            "id": f"websight/{name}",
-            "html": row["text"],
-        }
-    for field, kind in (("id", str), ("html", str)):
-        if not isinstance(row.get(field), kind):
-            raise TaskFormatError(f"expected {PAGE_EXPECTED}; field {field!r} is missing or not a string")
-    difficulty = row.get("difficulty")
-    if difficulty not in (None, "easy", "medium", "hard"):
-        raise TaskFormatError(f"difficulty must be easy, medium or hard, got {difficulty!r}")
-    height, width = canvas
-    about = str(row.get("description") or "")
-    return Task(
-        id=str(row["id"]),
-        family="HTMLFromScreenshot",
-        prompt=PAGE_PROMPT.format(
-            width=width,
-            height=height,
-            scripts="on" if javascript else "off",
-            about=f"\nThe page: {about}." if about else "",
-        ),
-        tests=(),
-        language="html",
-        difficulty=difficulty,
-        reference=str(row["html"]),
-        metadata={k: v for k, v in row.items() if k not in ("id", "html", "difficulty", "image")}
-        | ({"image": str(row["image"])} if row.get("image") else {}),
+
+@dataclass(frozen=True)
+class _Kind:
+    family: str
+    noun: str  # what its tasks are called in errors
+    language: str
+    field: str  # the row's field holding the reference
+    bundled: str
+    generated: str  # the generated tasks' ids start with it
+    file: str  # the bundled set, in data/
+    expected: str  # what a row holds, for the errors
+    prompt: Callable[[Mapping[str, Any], tuple[int, int]], str]
+    public: Callable[[Mapping[str, Any]], Mapping[str, Any]]  # a public format's row as codegym's
+    difficulties: Collection[str]
+    draw: Callable[[np.random.Generator, str, tuple[int, int]], tuple[str, str]]  # (reference, description)
+
+
+def _svg_prompt(row: Mapping[str, Any], canvas: tuple[int, int]) -> str:
+    description = str(row.get("description") or "")
+    return SVG_PROMPT.format(
+        width=canvas[1], height=canvas[0], about=f"\nThe picture: {description}." if description else ""
     )
 
 
-def _page_tasks(rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int]) -> list[Task]:
+def _chart_prompt(row: Mapping[str, Any], canvas: tuple[int, int]) -> str:
+    about = str(row.get("description") or row.get("instruction") or "")
+    return CHART_PROMPT.format(width=canvas[1], height=canvas[0], about=f"\nThe chart: {about}" if about else "")
+
+
+def _page_prompt(row: Mapping[str, Any], canvas: tuple[int, int]) -> str:
+    about = str(row.get("description") or "")
+    return PAGE_PROMPT.format(width=canvas[1], height=canvas[0], scripts="off",
+                              about=f"\nThe page: {about}." if about else "")  # fmt: skip
+
+
+def _svg_stack(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "Svg" not in row or "svg" in row:
+        return row
+    name = str(row.get("Filename") or row.get("id") or "")
+    if not name:
+        raise TaskFormatError(f"an svg-stack row needs a Filename, got fields {sorted(row)}")
+    return {
+        "id": f"svg-stack/{name}",
+        "svg": row["Svg"],
+        **{k: v for k, v in row.items() if k not in ("Svg", "Filename")},
+    }
+
+
+def _chartmimic(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "id" in row or "code" not in row:
+        return row
+    name = Path(str(row.get("image") or row.get("image_path") or "")).stem  # (named by its picture, or its code)
+    return {"id": f"chartmimic/{name or _digest(str(row['code']))}", **row}
+
+
+def _websight(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "html" in row or not isinstance(row.get("text"), str):
+        return row
+    name = str(row.get("id") or _digest(row["text"]))
+    return {**{k: v for k, v in row.items() if k not in ("text", "id")}, "id": f"websight/{name}", "html": row["text"]}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _draw_scene(rng: np.random.Generator, level: str, canvas: tuple[int, int]) -> tuple[str, str]:
+    scene = scenes.generate(rng, level, canvas[1], canvas[0])
+    return scene.svg, scene.description
+
+
+def _draw_chart(rng: np.random.Generator, level: str, canvas: tuple[int, int]) -> tuple[str, str]:
+    chart = charts.generate(rng, level)
+    return chart.code, chart.description
+
+
+def _draw_page(rng: np.random.Generator, level: str, canvas: tuple[int, int]) -> tuple[str, str]:
+    page = pages.generate(rng, level)
+    return page.html, page.description
+
+
+SVG = _Kind(family="SVGFromImage", noun="SVG", language="svg", field="svg", bundled=BUNDLED, generated="generated-svg",
+            file="svg_tasks.jsonl", expected=EXPECTED, prompt=_svg_prompt, public=_svg_stack,
+            difficulties=scenes.DIFFICULTIES, draw=_draw_scene)  # fmt: skip
+CHART = _Kind(family="ChartFromImage", noun="chart", language="python", field="code", bundled=BUNDLED_CHARTS,
+              generated="generated-chart", file="chart_tasks.jsonl", expected=CHART_EXPECTED, prompt=_chart_prompt,
+              public=_chartmimic, difficulties=charts.DIFFICULTIES, draw=_draw_chart)  # fmt: skip
+PAGE = _Kind(family="HTMLFromScreenshot", noun="page", language="html", field="html", bundled=BUNDLED_PAGES,
+             generated="generated-page", file="page_tasks.jsonl", expected=PAGE_EXPECTED, prompt=_page_prompt,
+             public=_websight, difficulties=pages.DIFFICULTIES, draw=_draw_page)  # fmt: skip
+
+
+# --- one way of loading for every kind ---------------------------------------------------------------
+
+
+def _load(kind: _Kind, source: str | Path | Iterable[Mapping[str, Any]], canvas: tuple[int, int]) -> TaskSet:
+    if source == kind.bundled:
+        return TaskSet(_tasks(kind, read_rows(DATA / kind.file, expected=kind.expected), canvas), name=kind.bundled)
+    if source == GENERATED:
+        return _generate(kind, 1000, 0, None, canvas)
+    rows = as_rows(source)
+    if rows is not None:
+        return TaskSet(_tasks(kind, [(f"row {i}", row) for i, row in enumerate(rows)], canvas), name="rows")
+    path = Path(str(source))
+    if kind is PAGE and path.is_dir():
+        return TaskSet(_tasks(kind, _design2code(path), canvas), name=path.name)
+    if not path.exists():
+        raise TaskFormatError(
+            f"no {kind.noun} task source {str(source)!r}: expected {kind.bundled!r}, {GENERATED!r}, a JSONL or JSON "
+            f"file of rows ({kind.expected}), or the rows themselves"
+        )
+    return TaskSet(_tasks(kind, read_rows(path, expected=kind.expected), canvas), name=path.name)
+
+
+def _generate(kind: _Kind, count: int, seed: int, difficulty: str | None, canvas: tuple[int, int]) -> TaskSet:
+    levels = [difficulty] if difficulty else list(kind.difficulties)
+    if set(levels) - set(kind.difficulties):
+        raise ValueError(f"difficulty must be one of {sorted(kind.difficulties)}, got {difficulty!r}")
+    prefix = kind.generated
+    tasks = []
+    for index in range(count):
+        level = levels[index % len(levels)]
+        reference, description = kind.draw(np.random.default_rng([seed, index]), level, canvas)
+        row = {"id": f"{prefix}/{seed}-{index}", kind.field: reference, "difficulty": level, "description": description,
+               "seed": [seed, index]}  # fmt: skip
+        tasks.append(_task(kind, row, canvas))
+    return TaskSet(tasks, name=f"{prefix}/{seed}")
+
+
+def _tasks(kind: _Kind, rows: Iterable[tuple[str, Mapping[str, Any]]], canvas: tuple[int, int]) -> list[Task]:
     tasks = []
     for where, row in rows:
         try:
-            tasks.append(page_task(row, canvas))
+            tasks.append(_task(kind, row, canvas))
         except TaskFormatError as e:
             raise TaskFormatError(f"{where}: {e}") from None
     return tasks
+
+
+def _task(kind: _Kind, row: Mapping[str, Any], canvas: tuple[int, int]) -> Task:
+    """The task of one row, codegym's or a public format's."""
+    row = kind.public(row)
+    for field in ("id", kind.field):
+        if not isinstance(row.get(field), str):
+            raise TaskFormatError(f"expected {kind.expected}; field {field!r} is missing or not a string")
+    difficulty = row.get("difficulty")
+    if difficulty not in (None, "easy", "medium", "hard"):
+        raise TaskFormatError(f"difficulty must be easy, medium or hard, got {difficulty!r}")
+    return Task(
+        id=str(row["id"]),
+        family=kind.family,
+        prompt=kind.prompt(row, canvas),
+        tests=(),
+        language=kind.language,
+        difficulty=difficulty,
+        reference=str(row[kind.field]),
+        metadata={k: v for k, v in row.items() if k not in ("id", kind.field, "difficulty")},
+    )
+
+
+def _design2code(folder: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    """A Design2Code folder's pages (``N.html``, in N's order), each with its ``N.png``'s path."""
+    found = sorted(folder.glob("*.html"), key=lambda p: (len(p.stem), p.stem))
+    if not found:
+        raise TaskFormatError(f"{folder}: a Design2Code folder holds N.html files (and N.png); found none")
+    rows = []
+    for page in found:
+        picture = page.with_suffix(".png")
+        row = {"id": f"design2code/{page.stem}", "html": page.read_text(errors="replace")}
+        rows.append((str(page), {**row, "image": str(picture)} if picture.exists() else row))
+    return rows

@@ -19,7 +19,8 @@ import codegym
 from codegym.error import TaskFormatError
 from codegym.grade import Status
 
-ORDER = ("exact", "shifted", "wrong colours", "missing element", "wrong layout", "blank")
+from .ranking import ORDER, ranked
+
 PAGE = "codegym-pages/easy-00"
 HELLO = "<html><body style='margin:0'><h1 style='color:#c00'>Hello</h1><p>World</p></body></html>"
 
@@ -29,11 +30,6 @@ def env() -> Iterator[HTMLFromScreenshotEnv]:
     made = HTMLFromScreenshotEnv()
     yield made
     made.close()
-
-
-def spearman(x: list[float], y: list[float]) -> float:
-    rx, ry = np.argsort(np.argsort(x)), np.argsort(np.argsort(y))
-    return float(np.corrcoef(rx, ry)[0, 1])
 
 
 def test_variants_rank_from_exact_to_blank_on_twenty_pages() -> None:
@@ -52,7 +48,7 @@ def test_variants_rank_from_exact_to_blank_on_twenty_pages() -> None:
             rewards = [g.metrics.get("similarity", 0.0) if g.status is Status.OK else 0.0
                        for g in grades[start : start + len(ORDER)]]  # fmt: skip
             assert rewards[0] >= 0.99 and rewards[-1] == 0.0, (batch[start][0], rewards)
-            correlations.append(spearman([-i for i in range(len(ORDER))], rewards))
+            correlations.append(ranked(rewards))
         assert float(np.mean(correlations)) >= 0.9, correlations
     finally:
         env.close()

@@ -19,7 +19,8 @@ import codegym
 from codegym.error import TaskFormatError
 from codegym.grade import Status
 
-ORDER = ("exact", "shifted", "wrong colours", "missing element", "wrong layout", "blank")
+from .ranking import ORDER, ranked, similarity
+
 OPEN = '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
 HOUSE = "codegym-svg/icon-house"
 
@@ -29,16 +30,6 @@ def env() -> Iterator[SVGFromImageEnv]:
     made = SVGFromImageEnv()
     yield made
     made.close()
-
-
-def similarity(env: SVGFromImageEnv, task_id: str, code: str) -> tuple[Status, float]:
-    grade, _ = env.evaluate_task(env.tasks.get(task_id), code)
-    return grade.status, float(grade.metrics.get("similarity", 0.0)) if grade.status is Status.OK else 0.0
-
-
-def spearman(x: list[float], y: list[float]) -> float:
-    rx, ry = np.argsort(np.argsort(x)), np.argsort(np.argsort(y))
-    return float(np.corrcoef(rx, ry)[0, 1])
 
 
 # --- the reward --------------------------------------------------------------------------------
@@ -61,7 +52,7 @@ def test_variants_rank_from_exact_to_blank_on_twenty_tasks() -> None:
             rewards = [similarity(env, task.id, pictures[name].svg)[1] for name in ORDER]
             assert rewards[0] >= 0.99, (task.id, rewards)
             assert rewards[-1] == 0.0
-            correlations.append(spearman([-i for i in range(len(ORDER))], rewards))
+            correlations.append(ranked(rewards))
         assert float(np.mean(correlations)) >= 0.9, correlations
     finally:
         env.close()

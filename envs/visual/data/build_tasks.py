@@ -1,17 +1,23 @@
-"""Writes ``svg_tasks.jsonl``: the bundled SVGFromImage pictures. Eight icons drawn by hand and
-40 scenes from the seeded generator (`scenes.generate`, seeds 1000 + index). Run it again after
-changing either; the file is what the env loads.
+"""Writes the visual family's bundled task sets, what the envs load:
 
-    python -m codegym.envs.visual.data.build_svg_tasks
+- ``svg_tasks.jsonl``: eight icons drawn by hand and 40 scenes from `scenes.generate` (seeds
+  1000 + index);
+- ``chart_tasks.jsonl``: 48 charts from `charts.generate` (seeds 2000 + index, 16 a difficulty);
+- ``page_tasks.jsonl``: 42 pages from `pages.generate` (seeds 3000 + index, 14 a difficulty).
+
+Run it again after changing a generator or an icon:
+
+    python -m codegym.envs.visual.data.build_tasks
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from codegym.envs.visual import scenes
+from codegym.envs.visual import charts, pages, scenes
 
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256" viewBox="0 0 256 256">\n'
 ICONS = {
@@ -100,16 +106,18 @@ ICONS = {
 """,
     ),
 }
-GENERATED = {"easy": 14, "medium": 14, "hard": 12}
+SCENES = {"easy": 14, "medium": 14, "hard": 12}
+CHARTS_PER_LEVEL = 16
+PAGES_PER_LEVEL = 14
 
 
-def rows() -> list[dict[str, object]]:
+def svg_rows() -> list[dict[str, object]]:
     found: list[dict[str, object]] = []
     for name, (description, body) in ICONS.items():
         found.append({"id": f"codegym-svg/icon-{name}", "svg": HEAD + body + "</svg>\n", "difficulty": "medium",
                       "description": description})  # fmt: skip
     index = 0
-    for level, count in GENERATED.items():
+    for level, count in SCENES.items():
         for number in range(count):
             scene = scenes.generate(np.random.default_rng(1000 + index), level)
             found.append({"id": f"codegym-svg/{level}-{number:02d}", "svg": scene.svg, "difficulty": level,
@@ -118,10 +126,39 @@ def rows() -> list[dict[str, object]]:
     return found
 
 
+def generated_rows(name: str, field: str, seed: int, per_level: int,
+                   draw: Callable[[np.random.Generator, str], tuple[str, str]]) -> list[dict[str, object]]:  # fmt: skip
+    """``per_level`` rows of each difficulty, ``draw`` giving each its reference and description."""
+    found: list[dict[str, object]] = []
+    for offset, level in enumerate(("easy", "medium", "hard")):
+        for number in range(per_level):
+            reference, description = draw(np.random.default_rng(seed + offset * per_level + number), level)
+            found.append({"id": f"{name}/{level}-{number:02d}", field: reference, "difficulty": level,
+                          "description": description})  # fmt: skip
+    return found
+
+
+def chart_rows() -> list[dict[str, object]]:
+    def draw(rng: np.random.Generator, level: str) -> tuple[str, str]:
+        chart = charts.generate(rng, level)
+        return chart.code, chart.description
+
+    return generated_rows("codegym-charts", "code", 2000, CHARTS_PER_LEVEL, draw)
+
+
+def page_rows() -> list[dict[str, object]]:
+    def draw(rng: np.random.Generator, level: str) -> tuple[str, str]:
+        page = pages.generate(rng, level)
+        return page.html, page.description
+
+    return generated_rows("codegym-pages", "html", 3000, PAGES_PER_LEVEL, draw)
+
+
 def main() -> None:
-    out = Path(__file__).parent / "svg_tasks.jsonl"
-    out.write_text("".join(json.dumps(row) + "\n" for row in rows()))
-    print(f"wrote {out}")
+    for name, rows in (("svg_tasks", svg_rows()), ("chart_tasks", chart_rows()), ("page_tasks", page_rows())):
+        out = Path(__file__).parent / f"{name}.jsonl"
+        out.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":
