@@ -500,15 +500,16 @@ def socket_program(sockets: str) -> bytes:
 
 
 CLONE_THREAD = 0x00010000
-_EAGAIN = 11
 
 
 def no_processes_program(*, threads: bool) -> bytes:
-    """A filter that refuses new processes (``clone`` without ``CLONE_THREAD``, ``fork``,
-    ``vfork``) with EAGAIN, as a process limit would, and new threads too unless ``threads``.
+    """A filter that kills the process (SIGSYS) at its first try to start another
+    (``clone`` without ``CLONE_THREAD``, ``fork``, ``vfork``), or a thread unless ``threads``.
     For a metered run (`codegym.meter`): work done in a process or thread the meter does
-    not count must not pass for speed. It binds root as well (RLIMIT_NPROC does not)."""
-    refuse = (_RET_K, 0, 0, _RET_ERRNO | _EAGAIN)
+    not count must not pass for speed, and a program that ignores a refused ``fork`` (EAGAIN)
+    would pass or fail its tests by a race; a kill is the same every run. It binds root as
+    well (RLIMIT_NPROC does not)."""
+    refuse = (_RET_K, 0, 0, _RET_KILL_PROCESS)
     ops = _native_syscall_number()
     for name in ("fork", "vfork"):
         if name in _SYSCALLS:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -93,6 +94,12 @@ class Reading:
         return self.failure is None
 
 
+STARTED_ANOTHER = (
+    "the program was stopped (SIGSYS) when it tried to start another process or thread: a metered run "
+    "allows neither (for C and C++, threads are allowed), since work done there would not be counted"
+)
+
+
 def new_key() -> str:
     """A fresh key for one job's reports."""
     return secrets.token_hex(16)
@@ -132,6 +139,8 @@ def read(step: StepResult, key: str, kind: Kind, *, source_file: str, profile: b
     }
     if report.get("output_over"):
         return Reading(**base, failure="the output was over the meter's limit")
+    if report.get("signal") == signal.SIGSYS:
+        return Reading(**base, ended=_ended(report), failure=STARTED_ANOTHER)
     if kind.endswith("-wall"):  # (timed, not counted)
         ended = _ended(report)
         return Reading(**base, ended=ended, failure=None if ended == "exit 0" else f"the program ended with {ended}")
@@ -151,6 +160,8 @@ def _read_native(step: StepResult, source_file: str, profile: bytes | None, top:
     ended = f"signal {step.signal}" if step.signal is not None else f"exit {step.exit_code}"
     refs = _REFS.findall(step.stderr)
     first = re.match(rb"==(\d+)==", step.stderr)
+    if step.signal == signal.SIGSYS:
+        return Reading(**base, ended=ended, failure=STARTED_ANOTHER)
     if ended != "exit 0":
         return Reading(**base, ended=ended, failure=f"the program ended with {ended}")
     if not refs or first is None or refs[-1][0] != first.group(1) or not step.stderr.rstrip().endswith(refs[-1][1]):

@@ -8,11 +8,11 @@ One step runs one program on one input, counted. ``python -m codegym.meter.runne
   (hostile) with INPUT as its stdin and pipes as its stdout and report channel; then reads
   both, waits for it, and prints one JSON report on its own stdout, which only it writes.
   The program's output never reaches the harness, only its digest (`output_digest`), size
-  and head. The program process refuses itself any new process or thread (see
-  `codegym.executor._linux.no_processes_program`) and runs ``main.py`` under the bytecode
+  and head. The program process is killed by the kernel (SIGSYS) if it tries to start a
+  process or thread (see `codegym.executor._linux.no_processes_program`) and runs ``main.py`` under the bytecode
   meter (`codegym.meter._opcount`: the count is written to the report channel in C, signed
   with the key).
-- ``native``: the runner refuses new processes (threads stay: valgrind counts them), points
+- ``native``: the runner forbids new processes (threads stay: valgrind counts them), points
   stdin at INPUT and the program's stderr at /dev/null, and becomes valgrind's cachegrind on
   COMMAND, with valgrind's log on the step's stderr through a descriptor valgrind keeps out of
   the program's reach: the step's stdout is the program's output, its stderr valgrind's

@@ -118,6 +118,8 @@ def _bench_failure(index: int, step: StepResult, reading: Reading, wanted: Readi
     if step.limit is not None:
         status, what = LIMIT_STATUS[step.limit]
         return status, f"{what} on {where} (metered)"
+    if reading.failure == meter.STARTED_ANOTHER:
+        return Status.SEC, f"{reading.failure}, on {where}"
     if step.denied_syscall:
         return Status.SEC, f"a system call the sandbox denies, on {where}"
     if reading.failure is not None:

@@ -228,21 +228,32 @@ def test_a_cache_on_disk_does_not_survive_to_the_next_run(python_env: OptimizeEn
 
 
 def test_threads_and_processes_cannot_do_the_work_uncounted(python_env: OptimizeEnv) -> None:
-    for code in (
-        "import threading\nt = threading.Thread(target=lambda: None)\nt.start()\nt.join()\n" + FAST_PY,
-        "import os\nif os.fork() == 0:\n    os._exit(0)\n" + FAST_PY,
-        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'pass'])\n" + FAST_PY,
+    for code, stopped_on in (
+        ("import threading\nt = threading.Thread(target=lambda: None)\nt.start()\nt.join()\n" + FAST_PY, "benchmark"),
+        ("import os\nif os.fork() == 0:\n    os._exit(0)\n" + FAST_PY, "benchmark"),
+        ("import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'pass'], check=True)\n" + FAST_PY, "test_0"),
     ):
         reward, info = step(python_env, code)
         assert reward == 0.0, info["grade"].message
-        assert info["status"] in ("RE", "HACK")
+        assert stopped_on in info["grade"].message
+        if stopped_on == "benchmark":  # (the tests allow them; the metered run does not)
+            assert info["status"] == "SEC" and "another process or thread" in info["grade"].message
 
 
 def test_a_c_program_cannot_fork_the_work_away(c_env: OptimizeEnv) -> None:
-    forking = FAST_C.replace("int main(void) {", "#include <unistd.h>\nint main(void) {\n    if (fork() > 0) return 0;")
-    reward, info = step(c_env, forking)
-    assert reward == 0.0
-    assert info["status"] != "OK"
+    # The first passes its tests or not by a race (is the child's output read?); the second
+    # always passes them. A metered run stops both at the fork: the same verdict every run.
+    handed_over = "    if (fork() > 0) return 0;"
+    harmless = "    if (fork() == 0) _exit(0);\n    wait(NULL);"
+    for forking in (handed_over, harmless):
+        code = FAST_C.replace(
+            "int main(void) {", f"#include <unistd.h>\n#include <sys/wait.h>\nint main(void) {{\n{forking}"
+        )
+        for _ in range(2):
+            reward, info = step(c_env, code)
+            assert reward == 0.0
+            assert info["status"] in ("WA", "SEC")
+    assert info["status"] == "SEC" and "another process" in info["grade"].message
 
 
 def test_printing_early_and_exiting_is_no_speed(python_env: OptimizeEnv) -> None:
