@@ -4,7 +4,9 @@
 `AgentSetup` (the statement, public tests, a script that runs them, and the stub of the file
 that will be graded) becomes the layer of a fresh workspace (`codegym.executor.workspace`),
 and the env offers four tools, declared as OpenAI function schemas (`codegym.tools.schemas`):
-``bash``, ``str_replace_editor``, ``search`` and ``submit``. Each ``step`` takes the model's raw
+``bash``, ``str_replace_editor``, ``search`` and ``submit``, plus any the family runs itself
+(`FamilyTool`: a visual task's ``render``, which compares with a target the workspace never
+holds). Each ``step`` takes the model's raw
 text (or parsed calls; see `codegym.tools.calls`) and runs its calls in order, each as a fresh
 confined process tree in the workspace, killed whole when it returns. ``submit`` reads the
 submission file from the workspace and grades it exactly as a single-shot step would, in a
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -70,6 +72,35 @@ class AgentSetup:
     env: tuple[tuple[str, str], ...] = ()
     graded: str = ""
     listed: int = 60
+
+
+@dataclass(frozen=True)
+class FamilyTool:
+    """A tool a family runs on the harness's side (`CodeEnv.agent_tools`), for what needs
+    something the workspace must not hold: a visual task's ``render`` compares the
+    workspace's file with a target picture that never enters it.
+
+    Attributes:
+        name: The tool's name (not one of the four every agent env offers).
+        description: What it does, for the model.
+        run: The tool: given the episode (to read the workspace's files) and the call's
+            arguments, what the model reads and the call's exit status (0: did its job).
+        properties: The JSON schemas of its arguments, by name.
+        required: The arguments a call must give.
+    """
+
+    name: str
+    description: str
+    run: Callable[[AgentEpisode, Mapping[str, Any]], tuple[str, int]]
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+
+    def schema(self) -> dict[str, Any]:
+        """The tool's OpenAI function schema."""
+        parameters = {"type": "object", "properties": dict(self.properties), "required": list(self.required),
+                      "additionalProperties": False}  # fmt: skip
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": parameters}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -141,9 +172,12 @@ class ToolResult:
 class AgentEpisode:
     """One episode's workspace and budgets: runs tool calls, reads the submission."""
 
-    def __init__(self, executor: Executor, setup: AgentSetup, limits: AgentLimits) -> None:
+    def __init__(
+        self, executor: Executor, setup: AgentSetup, limits: AgentLimits, tools: Sequence[FamilyTool] = ()
+    ) -> None:
         self.setup = setup
         self.limits = limits
+        self.family_tools = {tool.name: tool for tool in tools}
         layer = Layer(setup.files, setup.executables)
         self.workspace: Workspace = executor.open_workspace(
             layer, disk_bytes=limits.disk_bytes, idle_timeout_s=limits.idle_timeout_s, preload=TOOL_MODULES
@@ -162,11 +196,16 @@ class AgentEpisode:
         return None
 
     def call(self, call: ToolCall) -> ToolResult:
-        """Run a bash, str_replace_editor or search call (raises `SandboxError` when the
-        sandbox fails, `WorkspaceLost` when the workspace is gone)."""
+        """Run a bash, str_replace_editor, search or family call (raises `SandboxError` when
+        the sandbox fails, `WorkspaceLost` when the workspace is gone)."""
         self.calls += 1
         started = time.monotonic()
         arguments = dict(call.arguments)
+        if call.name in self.family_tools:
+            content, exit_code = self.family_tools[call.name].run(self, arguments)
+            elapsed = time.monotonic() - started
+            self.elapsed_s += elapsed
+            return ToolResult(call.id, call.name, content.strip("\n"), exit_code, False, round(elapsed, 6))
         limits = self.limits.command
         if call.name == "bash":
             timeout = min(float(arguments.get("timeout_s") or self.limits.timeout_s), self.limits.max_timeout_s)
@@ -228,9 +267,15 @@ def _tool_result(call: ToolCall, result: RunResult, elapsed: float) -> ToolResul
 _LIMIT_WORDS = {"cpu": "CPU time", "wall": "time", "memory": "memory", "output": "output", "processes": "process"}
 
 
-def tools_for(limits: AgentLimits) -> list[dict[str, Any]]:
-    """The tool schemas of an agent env with ``limits``."""
-    return tool_schemas(max_timeout_s=limits.max_timeout_s)
+def tools_for(limits: AgentLimits, family: Sequence[FamilyTool] = ()) -> list[dict[str, Any]]:
+    """The tool schemas of an agent env with ``limits`` and the ``family``'s own tools
+    (listed before ``submit``)."""
+    *common, submit = tool_schemas(max_timeout_s=limits.max_timeout_s)
+    taken = [schema["function"]["name"] for schema in (*common, submit)]
+    clashing = [tool.name for tool in family if tool.name in taken]
+    if clashing:
+        raise ValueError(f"a family tool may not take the name of a common tool ({', '.join(taken)}): {clashing}")
+    return [*common, *(tool.schema() for tool in family), submit]
 
 
 def agent_prompt(statement: str, setup: AgentSetup) -> str:

@@ -19,7 +19,16 @@ from typing import Any, ClassVar, Literal
 import gymnasium as gym
 import numpy as np
 
-from codegym.agent import TOOL_MODULES, AgentEpisode, AgentLimits, AgentSetup, ToolResult, agent_prompt, tools_for
+from codegym.agent import (
+    TOOL_MODULES,
+    AgentEpisode,
+    AgentLimits,
+    AgentSetup,
+    FamilyTool,
+    ToolResult,
+    agent_prompt,
+    tools_for,
+)
 from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError, UngradableSubmission
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
@@ -134,7 +143,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self._done = True
         self.agent_limits = agent or AgentLimits()
         # The tools an agent calls: OpenAI function schemas (also in reset's info["tools"]).
-        self.tools: list[dict[str, Any]] = tools_for(self.agent_limits) if mode == "agent" else []
+        self.tools: list[dict[str, Any]] = tools_for(self.agent_limits, self.agent_tools()) if mode == "agent" else []
         self._episode: AgentEpisode | None = None
 
     # --- hooks ---------------------------------------------------------------------------
@@ -162,6 +171,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         """What ``task``'s workspace holds in ``mode="agent"``: the statement, public tests, a
         script that runs them, and the stub of the file graded at ``submit``."""
         raise NotImplementedError(f"the {self.family} family has no agent mode")
+
+    def agent_tools(self) -> tuple[FamilyTool, ...]:
+        """Tools the family runs on the harness's side in ``mode="agent"``, offered next to
+        the common four (a visual family's ``render``, which needs the hidden target)."""
+        return ()
 
     def agent_submission(self, task: Task, episode: AgentEpisode) -> str:
         """What ``submit`` grades, read from the episode's workspace: the submission file's
@@ -275,7 +289,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def _open_episode(self, task: Task) -> None:
         self._close_episode()
-        self._episode = AgentEpisode(self.executor_for(task), self.agent_setup(task), self.agent_limits)
+        self._episode = AgentEpisode(
+            self.executor_for(task), self.agent_setup(task), self.agent_limits, self.agent_tools()
+        )
 
     def _close_episode(self) -> None:
         if self._episode is not None:

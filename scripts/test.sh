@@ -5,4 +5,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/pyright --pythonpath .venv/bin/python
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest --durations=30 "$@"

@@ -8,6 +8,7 @@ its gate.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from codegym.envs.visual.gate import Violation, check_svg
 from codegym.envs.visual.tasks import load_chart_tasks, load_page_tasks, load_svg_tasks
 from gymnasium import spaces
 
+from codegym.agent import AgentEpisode, AgentSetup, FamilyTool
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
@@ -75,8 +77,6 @@ class VisualEnv(CodeEnv):
         quarantine: Quarantine | None = None,
         validate: bool | int = False,
     ) -> None:
-        if mode == "agent":
-            raise ValueError(f"{type(self).__name__} has no agent mode yet: use mode='single' or 'refine'")
         height, width = canvas or self.default_canvas
         if not (16 <= width <= 1024 and 16 <= height <= 1024):
             raise ValueError(f"canvas must be (height, width) between 16 and 1024 pixels, got {canvas}")
@@ -105,6 +105,7 @@ class VisualEnv(CodeEnv):
         )
         self._targets: dict[str, metrics.Target] = {}
         self._lock = threading.Lock()
+        self._preview: Grade | None = None  # the last ``render`` of an agent episode
         self.validate_on_load(validate)
 
     # --- hooks ---------------------------------------------------------------------------------
@@ -152,6 +153,57 @@ class VisualEnv(CodeEnv):
 
     def solved(self, grade: Grade) -> bool:
         return grade.status is Status.OK and grade.metrics.get("similarity", 0.0) >= self.solved_at
+
+    # --- agent mode ------------------------------------------------------------------------------
+
+    def agent_stub(self) -> str:
+        """The file an agent's workspace starts with: a submission that draws nothing."""
+        raise NotImplementedError
+
+    def render_prompt(self, task: Task) -> str:
+        if self.mode != "agent":
+            return task.prompt
+        return re.sub(r"Answer with the [^.]* only\. ", f"Write it in {self.file}. ", task.prompt, count=1)
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        statement = (
+            f"{self.render_prompt(task)}\n\n"
+            "The target picture is in your observation (`target`); it is not in this workspace.\n"
+        )
+        instructions = (
+            f"Write the answer in {self.file}. The `render` tool renders {self.file} as the grader does and says how "
+            "alike it is to the target: the similarity the reward would be, each metric, and where the pictures "
+            "differ (the observation's `render` and `difference` show it). It never shows the target. Call "
+            f"`submit` when it is as close as you can make it: {self.file} is graded as it is then."
+        )
+        files = {"TASK.md": statement.encode(), self.file: self.agent_stub().encode()}
+        return AgentSetup(files=files, submission=self.file, instructions=instructions)
+
+    def agent_tools(self) -> tuple[FamilyTool, ...]:
+        description = (
+            f"Render {self.file} of the workspace as the grader does and compare it with the target: prints the "
+            "similarity (what submit would score now), each metric, and a map of where the pictures differ. The "
+            "observation's `render` and `difference` pictures show the render. Does not end the episode."
+        )
+        return (FamilyTool("render", description, self._render_tool),)
+
+    def _render_tool(self, episode: AgentEpisode, arguments: Mapping[str, Any]) -> tuple[str, int]:
+        """The ``render`` tool: the grade ``submit`` would give now, without its reward."""
+        assert self.task is not None
+        grade, problem = self.evaluate_task(self.task, episode.read_submission())
+        if "infra_error" in problem:
+            raise SandboxError(problem["infra_error"])
+        self._preview = grade
+        text = grade.feedback()
+        if "difference" in grade.artifacts:
+            text += "\n" + grader.difference_text(grade.artifacts["difference"])
+        return text, 0 if grade.status is Status.OK else 1
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        self._preview = None
+        return super().reset(seed=seed, options=options)
 
     # --- the parts -------------------------------------------------------------------------------
 
@@ -202,7 +254,8 @@ class VisualEnv(CodeEnv):
         observation = super()._observation(grade)
         assert self.task is not None
         empty = np.zeros((*self.canvas, 3), dtype=np.uint8)
-        artifacts = grade.artifacts if grade is not None else {}
+        shown = grade or self._preview
+        artifacts = shown.artifacts if shown is not None else {}
         observation["target"] = self.target(self.task).image.copy()
         observation["render"] = artifacts.get("render", empty)
         observation["difference"] = artifacts.get("difference", empty)
@@ -258,6 +311,13 @@ class SVGFromImageEnv(VisualEnv):
 
     def gate(self, code: str) -> Violation | None:
         return check_svg(code)
+
+    def agent_stub(self) -> str:
+        height, width = self.canvas
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}">\n</svg>\n'
+        )
 
 
 class ChartFromImageEnv(VisualEnv):
@@ -320,6 +380,9 @@ class ChartFromImageEnv(VisualEnv):
 
     def gate(self, code: str) -> Violation | None:
         return check_chart(code)
+
+    def agent_stub(self) -> str:
+        return "# plt, np and matplotlib are imported already: draw on the current figure.\n"
 
     def render_job(self, code: str, limits: Limits, *, strict: bool) -> Job:
         height, width = self.canvas
@@ -413,6 +476,9 @@ class HTMLFromScreenshotEnv(VisualEnv):
     def gate(self, code: str) -> Violation | None:
         return page_scores.check_page(code, javascript=self.javascript)
 
+    def agent_stub(self) -> str:
+        return "<!DOCTYPE html>\n<html>\n<head>\n<style>\n</style>\n</head>\n<body>\n</body>\n</html>\n"
+
     def render_step(self, *, strict: bool) -> Step:
         height, width = self.canvas
         argv = (
@@ -459,6 +525,7 @@ class HTMLFromScreenshotEnv(VisualEnv):
         return grader.decode_page(step.stdout, step.argv[-2], width, height)
 
     def render_prompt(self, task: Task) -> str:
+        prompt = super().render_prompt(task)
         if not self.javascript:
-            return task.prompt
-        return task.prompt.replace("with scripts off", "with scripts on (their timers get one virtual second)", 1)
+            return prompt
+        return prompt.replace("with scripts off", "with scripts on (their timers get one virtual second)", 1)

@@ -170,3 +170,15 @@ def difference_map(target: np.ndarray, render: np.ndarray) -> np.ndarray:
     grown = np.repeat(np.repeat(cells, height // cells.shape[0], axis=0), width // cells.shape[1], axis=1)
     grown = np.pad(grown, ((0, height - grown.shape[0]), (0, width - grown.shape[1])), mode="edge")
     return np.repeat(grown[:, :, None], 3, axis=2)
+
+
+def difference_text(difference: np.ndarray, cells: int = 8) -> str:
+    """A `difference_map` as text a model can read: ``cells`` x ``cells`` regions, each a
+    digit from 0 (the same) to 9 (as far apart as colours go), rows from the top."""
+    grey = difference[..., 0].astype(np.float32)
+    levels = np.minimum(9, np.rint(metrics.area_down(grey, cells) / 255 * 9)).astype(int)
+    rows = ["".join(str(level) for level in row) for row in levels]
+    return (
+        f"Where they differ ({cells} x {cells} regions, rows from the top; 0: the same, 9: far apart):\n"
+        + "\n".join(rows)
+    )
