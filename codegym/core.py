@@ -199,6 +199,19 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         without counting another twice."""
         return {"correct": 1.0 if grade.status is Status.OK else 0.0}
 
+    def reward_of(self, grade: Grade) -> float:
+        """The reward ``step`` gives ``grade``: the sum of its `reward_components` (0.0 for an
+        ``IE`` grade, which is never a score). Trainer adapters score with it, so a family's
+        own terms (a speedup, a similarity) reach every trainer as they reach ``step``."""
+        if grade.status is Status.IE:
+            return 0.0
+        return float(sum(self.reward_components(grade).values()))
+
+    def prompt_images(self, task: Task) -> tuple[np.ndarray, ...]:
+        """Pictures the prompt refers to, as uint8 ``(H, W, 3)`` arrays (a visual task's
+        target); trainer adapters put them in their datasets' ``images`` column."""
+        return ()
+
     def validate_on_load(self, validate: bool | int) -> None:
         """With ``validate`` (True: one run; an int: that many), grade every task's reference
         (see `codegym.validation`) and keep only the valid tasks; the others are logged with

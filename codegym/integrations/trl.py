@@ -21,19 +21,23 @@ Multi-turn agents train through TRL's ``environment_factory`` on ``mode="agent"`
                           train_dataset=agent_dataset("codegym/PythonFunction-v0"), ...)
 
 Each rollout gets a `CodegymAgentEnvironment`: TRL offers its ``bash``, ``str_replace_editor``,
-``search`` and ``submit`` methods to the model as tools, runs the calls the model writes, and
+``search`` and ``submit`` methods (and the family's own tools, such as a visual env's
+``render``) to the model as tools, runs the calls the model writes, and
 scores the rollout with its ``get_reward``.
 """
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import json
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import gymnasium as gym
 
+from codegym.agent import FamilyTool
 from codegym.batch import Scorer
 from codegym.core import CodeEnv
 from codegym.error import DependencyNotInstalled, SandboxError
@@ -45,22 +49,31 @@ logger = logging.getLogger(__name__)
 RewardFunc = Callable[..., list[float | None]]
 
 
-def _correct(grade: Grade) -> float:
+def _reward(grade: Grade, env: CodeEnv) -> float:
+    return env.reward_of(grade)
+
+
+def _correct(grade: Grade, env: CodeEnv) -> float:
     return 1.0 if grade.status is Status.OK else 0.0
 
 
-def _pass_rate(grade: Grade) -> float:
+def _pass_rate(grade: Grade, env: CodeEnv) -> float:
     if grade.status in (Status.HACK, Status.SEC):
         return 0.0
     hidden = [t for t in grade.tests if t.hidden] or list(grade.tests)
     return sum(t.passed for t in hidden) / len(hidden) if hidden else 0.0
 
 
-def _compile(grade: Grade) -> float:
+def _compile(grade: Grade, env: CodeEnv) -> float:
     return -1.0 if grade.status is Status.CE else 0.0
 
 
-COMPONENTS: dict[str, Callable[[Grade], float]] = {"correct": _correct, "pass_rate": _pass_rate, "compile": _compile}
+COMPONENTS: dict[str, Callable[[Grade, CodeEnv], float]] = {
+    "reward": _reward,
+    "correct": _correct,
+    "pass_rate": _pass_rate,
+    "compile": _compile,
+}
 
 
 def completion_text(completion: Any) -> str:
@@ -80,13 +93,15 @@ def _is_assistant(message: Any) -> bool:
 
 def reward_functions(
     env: str | gym.Env,
-    components: Sequence[str] = ("correct",),
+    components: Sequence[str] = ("reward",),
     *,
     task_column: str = "task_id",
     on_infra_error: str = "raise",
     **env_kwargs: Any,
 ) -> list[RewardFunc]:
-    """One TRL reward function per component (``correct``, ``pass_rate``, ``compile``).
+    """One TRL reward function per component: ``reward`` (the env's own reward, as ``step``
+    gives it: a family's speedup or similarity included), ``correct``, ``pass_rate``,
+    ``compile``.
 
     Args:
         env: A codegym env or a registered id.
@@ -108,7 +123,7 @@ def reward_functions(
     return [_reward_function(scorer, name, task_column, on_infra_error) for name in components]
 
 
-def reward_function(env: str | gym.Env, component: str = "correct", **kwargs: Any) -> RewardFunc:
+def reward_function(env: str | gym.Env, component: str = "reward", **kwargs: Any) -> RewardFunc:
     """A single TRL reward function (see `reward_functions`)."""
     return reward_functions(env, (component,), **kwargs)[0]
 
@@ -129,7 +144,7 @@ def _reward_function(scorer: Scorer, component: str, task_column: str, on_infra_
                     raise
                 out.append(None)
                 continue
-            out.append(None if grade.status is Status.IE else term(grade))  # (IE: never a score)
+            out.append(None if grade.status is Status.IE else term(grade, scorer.env))  # (IE: never a score)
         return out
 
     reward.__name__ = reward.__qualname__ = f"codegym_{component}"
@@ -137,7 +152,9 @@ def _reward_function(scorer: Scorer, component: str, task_column: str, on_infra_
 
 
 def prompt_dataset(env: str | gym.Env, *, chat: bool = False, system: str | None = None, **env_kwargs: Any) -> Any:
-    """A ``datasets.Dataset`` of the env's tasks: columns ``prompt`` and ``task_id``.
+    """A ``datasets.Dataset`` of the env's tasks: columns ``prompt`` and ``task_id``, and
+    ``images`` (PIL images, for a vision-language model) where prompts refer to pictures (a
+    visual task's target: `CodeEnv.prompt_images`).
 
     ``chat=True`` makes each prompt a list of messages (with ``system`` first if given);
     otherwise a plain string. Hidden tests and references never enter the dataset.
@@ -149,10 +166,20 @@ def prompt_dataset(env: str | gym.Env, *, chat: bool = False, system: str | None
         text = core.render_prompt(task)
         if chat:
             messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": text}]
-            rows.append({"prompt": messages, "task_id": task.id})
+            rows.append({"prompt": messages, "task_id": task.id, **_images(core, task)})
         else:
-            rows.append({"prompt": text, "task_id": task.id})
+            rows.append({"prompt": text, "task_id": task.id, **_images(core, task)})
     return datasets.Dataset.from_list(rows)
+
+
+def _images(core: CodeEnv, task: Any) -> dict[str, list[Any]]:
+    """``{"images": [...]}`` of a task whose prompt refers to pictures, as PIL images; else {}."""
+    pictures = core.prompt_images(task)
+    if not pictures:
+        return {}
+    from PIL import Image
+
+    return {"images": [Image.fromarray(picture) for picture in pictures]}
 
 
 def _datasets(caller: str) -> Any:
@@ -328,6 +355,51 @@ def _tool_text(observation: dict[str, Any], info: dict[str, Any]) -> str:
     return text
 
 
+_CLASSES: dict[str, type[CodegymAgentEnvironment]] = {}
+_JSON_TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
+
+
+def with_family_tools(tools: Sequence[FamilyTool]) -> type[CodegymAgentEnvironment]:
+    """`CodegymAgentEnvironment` with a method for each of a family's own tools (a visual
+    env's ``render``): TRL lists an environment's tools on its class. `environment_factory`
+    picks the class for the env it makes."""
+    if not tools:
+        return CodegymAgentEnvironment
+    key = json.dumps([tool.schema() for tool in tools], sort_keys=True)
+    if key not in _CLASSES:
+        methods = {tool.name: _tool_method(tool) for tool in tools}
+        names = "".join(tool.name.title().replace("_", "") for tool in tools)
+        _CLASSES[key] = type(f"CodegymAgentEnvironmentWith{names}", (CodegymAgentEnvironment,), methods)
+    return _CLASSES[key]
+
+
+def _tool_method(tool: FamilyTool) -> Callable[..., str]:
+    """A method that runs ``tool`` through the env's ``step``, with the signature and
+    docstring TRL reads its schema from."""
+
+    def method(self: CodegymAgentEnvironment, **arguments: Any) -> str:
+        return self._call(tool.name, **arguments)
+
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations: dict[str, Any] = {"return": str}
+    lines = []
+    for name, spec in tool.properties.items():
+        kind: Any = _JSON_TYPES.get(spec.get("type", "string"), str)
+        if name not in tool.required:
+            kind = kind | None
+        default = inspect.Parameter.empty if name in tool.required else None
+        parameters.append(
+            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=kind)
+        )
+        annotations[name] = kind
+        lines.append(f"    {name}: {spec.get('description', name)}")
+    method.__name__ = method.__qualname__ = tool.name
+    method.__doc__ = tool.description + ("\n\nArgs:\n" + "\n".join(lines) if lines else "")
+    method.__signature__ = inspect.Signature(parameters, return_annotation=str)  # type: ignore[attr-defined]
+    method.__annotations__ = annotations
+    return method
+
+
 def _ending_text(info: dict[str, Any]) -> str:
     if "infra_error" in info:
         return f"[episode over] the sandbox failed (not your fault): {info['infra_error']}"
@@ -368,7 +440,9 @@ def environment_factory(
     numbers = itertools.count()
 
     def factory() -> CodegymAgentEnvironment:
-        return CodegymAgentEnvironment(make(), seed=None if seed is None else seed + next(numbers))
+        made = make()
+        tools = made.unwrapped.agent_tools() if isinstance(made.unwrapped, CodeEnv) else ()
+        return with_family_tools(tools)(made, seed=None if seed is None else seed + next(numbers))
 
     return factory
 
@@ -388,5 +462,8 @@ def agent_dataset(env: str | gym.Env, *, system: str | None = None, **env_kwargs
     datasets = _datasets("agent_dataset")
     core = _code_env(env, env_kwargs, "agent_dataset")
     head = [{"role": "system", "content": system}] if system else []
-    rows = [{"prompt": [*head, {"role": "user", "content": ""}], "task_id": task.id} for task in core.tasks]
+    rows = [
+        {"prompt": [*head, {"role": "user", "content": ""}], "task_id": task.id, **_images(core, task)}
+        for task in core.tasks
+    ]
     return datasets.Dataset.from_list(rows)

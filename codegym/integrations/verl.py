@@ -12,7 +12,9 @@ Write the data, then point verl at it and at this function::
 
 Each row's ``data_source`` is the env id, ``reward_model.ground_truth`` the task id, and
 ``extra_info`` the env's keyword arguments (``tasks``...), so ``compute_score`` knows how to
-grade without any other configuration.
+grade without any other configuration. A task whose prompt refers to pictures (a visual
+task's target) has them as verl's vision-language datasets hold them: an ``<image>`` in the
+prompt per picture, and PNG bytes in ``images``.
 
 Multi-turn agents train through verl's agent loops: rows made with ``agent_name`` run as
 episodes of the env's ``mode="agent"`` (`codegym.integrations.verl_agent.CodegymAgentLoop`,
@@ -31,6 +33,7 @@ This module never imports verl: only the agent loop needs it.
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from collections.abc import Mapping, Sequence
@@ -60,7 +63,9 @@ def _scorer(data_source: str, extra_info: dict[str, Any] | None) -> Scorer:
 def compute_score(
     data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any] | None = None
 ) -> float:
-    """1.0 when the completion passes every test of task ``ground_truth``, else 0.0.
+    """The env's reward for the completion on task ``ground_truth``, as ``step`` gives it
+    (`CodeEnv.reward_of`): 1.0 or 0.0 for a pass/fail family, a family's own terms (a
+    speedup, a mutation score, a picture's similarity) where it has them.
 
     ``data_source`` is a codegym env id; ``extra_info["env_kwargs"]`` (JSON) its arguments.
     An infrastructure failure raises `codegym.error.SandboxError`: it is never a score. A
@@ -68,8 +73,8 @@ def compute_score(
     for every completion, which leaves its GRPO group without advantage, and the rest of the
     batch is scored (verl has no way to leave one rollout out).
     """
-    grade = _scorer(data_source, extra_info).submit(ground_truth, solution_str).result()
-    return 1.0 if grade.passed else 0.0
+    scorer = _scorer(data_source, extra_info)
+    return scorer.env.reward_of(scorer.submit(ground_truth, solution_str).result())
 
 
 def compute_score_batch(
@@ -79,11 +84,10 @@ def compute_score_batch(
     extra_infos: Sequence[dict[str, Any] | None],
 ) -> list[float]:
     """The batched form (verl's batch reward manager): every worker busy at once."""
-    futures = [
-        _scorer(source, info).submit(truth, solution)
-        for source, solution, truth, info in zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True)
-    ]
-    return [1.0 if f.result().passed else 0.0 for f in futures]
+    scorers = [_scorer(source, info) for source, info in zip(data_sources, extra_infos, strict=True)]
+    answers = zip(scorers, ground_truths, solution_strs, strict=True)
+    futures = [scorer.submit(truth, solution) for scorer, truth, solution in answers]
+    return [scorer.env.reward_of(future.result()) for scorer, future in zip(scorers, futures, strict=True)]
 
 
 def rows(env: str, *, agent_name: str | None = None, **env_kwargs: Any) -> list[dict[str, Any]]:
@@ -107,17 +111,28 @@ def rows(env: str, *, agent_name: str | None = None, **env_kwargs: Any) -> list[
         prompt = core.render_prompt(task)
         if agent_name is not None:
             prompt = agent_prompt(prompt, core.agent_setup(task))
+        pictures = core.prompt_images(task)
         row = {
             "data_source": env,
-            "prompt": [{"role": "user", "content": prompt}],
+            "prompt": [{"role": "user", "content": "<image>\n" * len(pictures) + prompt}],
             "ability": "coding",
             "reward_model": {"style": "rule", "ground_truth": task.id},
             "extra_info": {"index": index, "task_id": task.id, "env_kwargs": extra},
         }
+        if pictures:  # (verl's vision-language datasets: an <image> per picture, PNG bytes)
+            row["images"] = [{"bytes": _png(picture)} for picture in pictures]
         if agent_name is not None:
             row["agent_name"] = agent_name
         out.append(row)
     return out
+
+
+def _png(picture: Any) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(picture).save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
 def write_parquet(env: str, path: str | Path, *, agent_name: str | None = None, **env_kwargs: Any) -> Path:

@@ -1,18 +1,23 @@
 """The page renderer's side of the sandbox: Debian's Chromium, headless, driven over CDP.
 
-A step ``python -m codegym.envs.visual.browser <width> <height> <nonce> <javascript>`` starts
-Chromium (its own sandbox off: it runs inside codegym's, with no network) with
-``--remote-debugging-pipe``, and speaks the DevTools protocol on that pipe (stdlib only): a
-fresh page of ``width`` x ``height`` CSS pixels opens ``page.html`` from the work dir; when it
-has loaded (with JavaScript on, once a virtual-time budget of a second has run out, so timers
-cannot make a render depend on the clock) the step takes a screenshot and a DOM snapshot, and
-writes one frame to stdout::
+A step ``python -m codegym.envs.visual.browser <width> <height> <nonce> <javascript>`` forks
+a **client** and becomes Chromium itself, headless, with ``--remote-debugging-pipe`` and its
+own sandbox off (it runs inside codegym's, with no network). With scripts off (the default)
+it is one process (``--single-process``: no zygote, no renderer or GPU process), which, being
+the step's own, may read its own /proc, as the `container` tier allows a step's first process
+alone; with scripts on, a renderer process too (see `chromium_argv`). The client speaks the
+DevTools protocol on the pipe (stdlib only): a fresh page of ``width`` x ``height`` CSS pixels
+opens ``page.html`` from the work dir; when it has loaded (with JavaScript on, once a
+virtual-time budget of a second has run out, so timers cannot make a render depend on the
+clock) the step takes a screenshot and a DOM snapshot, and writes one frame to stdout::
 
     codegym-render <nonce> <width> <height> <png length> <record length>\\n<PNG><record JSON>
 
 The record is what the browser laid out: every element's tag, box and background colour, and
 every text run's text, box and colour (`records`-style, read by `page_records`). JavaScript is
-off unless the env turns it on (``--blink-settings=scriptEnabled=false``).
+off unless the env turns it on (``--blink-settings=scriptEnabled=false``). Once the frame is
+written the client closes the browser, and the step ends with Chromium's exit. A client that
+fails says why on stderr (``the browser failed: ...``) and kills Chromium.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import fcntl
 import json
 import os
 import select
+import signal
 import sys
 import time
 from typing import Any
@@ -31,6 +37,7 @@ CHROMIUM = "/usr/lib/chromium/chromium"  # (Debian's /usr/bin/chromium is a shel
 PAGE = "page.html"
 FRAME = b"codegym-render"
 LOAD_TIMEOUT_S = 10.0
+FAILED = "the browser failed: "  # (the client's word on stderr when it could not render)
 PROFILE_ENV = "CODEGYM_CHROMIUM_PROFILE"  # where the step puts Chromium's profile (its own temp dir)
 STYLES = ("color", "background-color", "font-size", "visibility", "opacity")
 
@@ -39,25 +46,33 @@ class BrowserError(Exception):
     """Chromium did not answer as the protocol says (it crashed, or a limit stopped it)."""
 
 
-class Browser:
-    """A Chromium process and the DevTools protocol on its pipe."""
+def chromium_argv(width: int, height: int, javascript: bool) -> list[str]:
+    """Chromium's command line: headless, the DevTools protocol on fds 3 and 4; one process
+    with scripts off. With scripts on, a renderer process of its own: one process's virtual
+    clock is not exact (timers fire a few more or fewer times from run to run), a renderer's is."""
+    processes = [] if javascript else ["--single-process", "--no-zygote"]
+    argv = [
+        CHROMIUM, "--headless", "--no-sandbox", *processes, "--disable-gpu", "--in-process-gpu",
+        "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
+        "--disable-extensions", "--disable-background-networking", "--disable-sync", "--mute-audio",
+        "--hide-scrollbars", "--force-device-scale-factor=1", "--force-color-profile=srgb",
+        "--font-render-hinting=none", "--disable-lcd-text", f"--window-size={width},{height}",
+        f"--user-data-dir={os.environ.get(PROFILE_ENV, '/tmp/chromium-profile')}", "--remote-debugging-pipe",
+    ]  # fmt: skip
+    if not javascript:
+        argv.append("--blink-settings=scriptEnabled=false")
+    return [*argv, "about:blank"]
 
-    def __init__(self, width: int, height: int, javascript: bool) -> None:
-        argv = [
-            CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
-            "--mute-audio", "--hide-scrollbars", "--force-device-scale-factor=1", "--force-color-profile=srgb",
-            "--font-render-hinting=none", "--disable-lcd-text", f"--window-size={width},{height}",
-            f"--user-data-dir={os.environ.get(PROFILE_ENV, '/tmp/chromium-profile')}", "--remote-debugging-pipe",
-            "about:blank",
-        ]  # fmt: skip
-        if not javascript:
-            argv.insert(-1, "--blink-settings=scriptEnabled=false")
+
+class Browser:
+    """The DevTools protocol on a Chromium's pipe: ``send`` carries our commands (its fd 3),
+    ``receive`` its replies and events (its fd 4)."""
+
+    def __init__(self, send: int, receive: int) -> None:
+        self._send, self._receive = send, receive
         self._next = 0
         self._buffer = b""
         self._events: list[dict[str, Any]] = []
-        self.pid, self._send, self._receive = _spawn(argv)
 
     def call(self, method: str, session: str | None = None, timeout: float = LOAD_TIMEOUT_S, **params: Any) -> Any:
         """Send one command and return its result (events that arrive meanwhile are kept)."""
@@ -101,45 +116,21 @@ class Browser:
         return json.loads(message)
 
 
-def _spawn(argv: list[str]) -> tuple[int, int, int]:
-    """Start ``argv`` with fd 3 reading our commands and fd 4 writing its replies."""
-    commands_r, commands_w = os.pipe()
-    replies_r, replies_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            reading = fcntl.fcntl(commands_r, fcntl.F_DUPFD, 16)
-            writing = fcntl.fcntl(replies_w, fcntl.F_DUPFD, 16)
-            os.dup2(reading, 3)
-            os.dup2(writing, 4)
-            os.closerange(5, 4096)
-            os.execv(argv[0], argv)
-        finally:
-            os._exit(127)
-    os.close(commands_r)
-    os.close(replies_w)
-    return pid, commands_w, replies_r
-
-
-def render(width: int, height: int, javascript: bool) -> tuple[bytes, dict[str, Any]]:
+def render(browser: Browser, width: int, height: int, javascript: bool) -> tuple[bytes, dict[str, Any]]:
     """``page.html`` rendered on a ``width`` x ``height`` page: the PNG and the layout record."""
-    browser = Browser(width, height, javascript)
-    try:
-        target = browser.call("Target.createTarget", url="about:blank")["targetId"]
-        session = browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        browser.call("Page.enable", session)
-        browser.call("Emulation.setDeviceMetricsOverride", session, width=width, height=height, deviceScaleFactor=1,
-                     mobile=False)  # fmt: skip
-        browser.call("Page.navigate", session, url=f"file://{os.path.abspath(PAGE)}")
-        browser.wait_for("Page.loadEventFired")
-        if javascript:  # (then timers run on a virtual clock, a second of it, and stop)
-            browser.call("Emulation.setVirtualTimePolicy", session, policy="advance", budget=1000)
-            browser.wait_for("Emulation.virtualTimeBudgetExpired")
-        shot = browser.call("Page.captureScreenshot", session, format="png")["data"]
-        snapshot = browser.call("DOMSnapshot.captureSnapshot", session, computedStyles=list(STYLES))
-        return base64.b64decode(shot), page_records(snapshot)
-    finally:
-        browser.close()
+    target = browser.call("Target.createTarget", url="about:blank")["targetId"]
+    session = browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+    browser.call("Page.enable", session)
+    browser.call("Emulation.setDeviceMetricsOverride", session, width=width, height=height, deviceScaleFactor=1,
+                 mobile=False)  # fmt: skip
+    browser.call("Page.navigate", session, url=f"file://{os.path.abspath(PAGE)}")
+    browser.wait_for("Page.loadEventFired")
+    if javascript:  # (then timers run on a virtual clock, a second of it, and stop)
+        browser.call("Emulation.setVirtualTimePolicy", session, policy="advance", budget=1000)
+        browser.wait_for("Emulation.virtualTimeBudgetExpired")
+    shot = browser.call("Page.captureScreenshot", session, format="png")["data"]
+    snapshot = browser.call("DOMSnapshot.captureSnapshot", session, computedStyles=list(STYLES))
+    return base64.b64decode(shot), page_records(snapshot)
 
 
 def page_records(snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -169,15 +160,49 @@ def page_records(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
+    """The step: fork the client, become Chromium."""
     width, height, nonce, javascript = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "on"
+    commands_r, commands_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    chromium = os.getpid()
+    if os.fork() == 0:
+        os.close(commands_r)
+        os.close(replies_w)
+        _client(Browser(commands_w, replies_r), chromium, width, height, nonce, javascript)
+    os.close(commands_w)
+    os.close(replies_r)
+    # Chromium reads our commands on fd 3 and writes on fd 4 (moved clear of them first).
+    reading = fcntl.fcntl(commands_r, fcntl.F_DUPFD, 16)
+    writing = fcntl.fcntl(replies_w, fcntl.F_DUPFD, 16)
+    os.dup2(reading, 3)
+    os.dup2(writing, 4)
+    os.closerange(5, 4096)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)  # (only the client writes the step's stdout)
     try:
-        png, record = render(width, height, javascript)
+        os.execv(CHROMIUM, chromium_argv(width, height, javascript))
+    finally:
+        os._exit(127)
+
+
+def _client(browser: Browser, chromium: int, width: int, height: int, nonce: str, javascript: bool) -> None:
+    """Render, write the frame, close the browser; never returns."""
+    try:
+        png, record = render(browser, width, height, javascript)
+        body = json.dumps(record, separators=(",", ":")).encode()
+        os.write(1, b"%s %s %d %d %d %d\n" % (FRAME, nonce.encode(), width, height, len(png), len(body)))
+        _write_all(png + body)
     except (BrowserError, OSError, KeyError, ValueError) as e:
-        sys.stderr.write(f"the browser failed: {e}\n")
-        sys.stderr.flush()
+        with contextlib.suppress(OSError):
+            os.write(2, f"{FAILED}{e}\n".encode())
+        with contextlib.suppress(OSError):
+            os.kill(chromium, signal.SIGKILL)
         os._exit(2)
-    body = json.dumps(record, separators=(",", ":")).encode()
-    sys.stdout.buffer.write(b"%s %s %d %d %d %d\n" % (FRAME, nonce.encode(), width, height, len(png), len(body)))
-    sys.stdout.buffer.write(png + body)
-    sys.stdout.flush()
+    browser.close()
     os._exit(0)
+
+
+def _write_all(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view) :]

@@ -37,7 +37,9 @@ CHART_SVG = "chart.svg"
 BROWSER = "codegym.envs.visual.browser"
 # Chromium: dozens of threads and a few processes, and a few hundred MiB.
 CHROMIUM_SLACK = 6 << 30
-PAGE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=2 << 30, processes=512, output_bytes=8 << 20)
+# (Chromium sizes its shared-memory files, in the step's temp dir, far past what it writes.)
+PAGE_LIMITS = Limits(cpu_s=20.0, wall_s=30.0, memory_bytes=2 << 30, processes=512, output_bytes=8 << 20,
+                     file_size_bytes=1 << 30)  # fmt: skip
 # The page reward: the picture's metrics and the browser's layout, about half each.
 PAGE_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.1, "edges": 0.1, "colour": 0.1, "block_match": 0.1,
                                      "text": 0.1, "position": 0.2, "text_colour": 0.15, "structure": 0.05}  # fmt: skip
@@ -142,6 +144,9 @@ class VisualEnv(CodeEnv):
 
     def check_task(self, task: Task) -> None:
         self.target(task)  # (its reference renders once, here)
+
+    def prompt_images(self, task: Task) -> tuple[np.ndarray, ...]:
+        return (self.target(task).image,)
 
     def check_solutions(self, task: Task) -> str | None:
         grade, _ = self.evaluate(task, task.reference or "")
@@ -500,6 +505,10 @@ class HTMLFromScreenshotEnv(VisualEnv):
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
         step = result.steps[-1]
         decoded = self.read_render(result) if step.ok else None
+        said = step.stderr.decode(errors="replace")
+        if decoded is None and step.limit is None and browser_page.FAILED in said:  # (the client's word)
+            why = said[said.rindex(browser_page.FAILED) :].splitlines()[0]
+            return Grade(Status.RE, message=why, metrics={"similarity": 0.0})
         if decoded is None:
             return grader.grade(target, result, step.argv[-2], self.reward_weights, file=self.file)  # (its failure)
         picture, record = decoded
@@ -511,11 +520,12 @@ class HTMLFromScreenshotEnv(VisualEnv):
                             extra=extra, picture=picture)  # fmt: skip
 
     def check_task(self, task: Task) -> None:
-        if getattr(self.executor, "isolation", None) == "container":
+        if self.javascript and getattr(self.executor, "isolation", None) == "container":
             raise SandboxError(
-                "HTMLFromScreenshot cannot run in the 'container' isolation tier: Chromium's processes read their own "
-                "/proc (/proc/self/fd), which that tier refuses to every process but a step's first; use the 'full' "
-                "or 'userns' tier (LocalExecutor(isolation=...), see `codegym doctor`)"
+                "HTMLFromScreenshot(javascript=True) cannot run in the 'container' isolation tier: with scripts on, "
+                "Chromium runs a renderer process, which reads its own /proc (/proc/self/fd), and that tier allows it "
+                "a step's first process alone; use the 'full' or 'userns' tier (LocalExecutor(isolation=...), see "
+                "`codegym doctor`), or scripts off"
             )
         super().check_task(task)
 
