@@ -1,23 +1,36 @@
 """Visual step time against the bare renderer, per env, in one run.
 
-    python benchmarks/visual_step.py [--steps 60]
+    python benchmarks/visual_step.py [--steps 60] [--only svg,chart,page]
 
-SVGFromImage: `env.step` on the bundled pictures' references (each with a distinct trailing
-comment, so no cache answers), against a fresh ``rsvg-convert`` writing the same picture as a
-PNG: the cold renderer a script would call. Steps and baseline runs are interleaved. Prints
-the medians, p95s and the ratio (the goal of issue 33: at most 0.5x the cold renderer).
+Each env's ``env.step`` on its bundled references (each with a distinct trailing comment, so
+no cache answers), interleaved with the bare renderer on the same code (issue 33's goals):
+
+- SVGFromImage against a fresh ``rsvg-convert`` writing the picture as a PNG, the cold
+  renderer a script would call (goal: at most 0.5x);
+- ChartFromImage against a fresh ``python chart.py`` that imports matplotlib, draws and saves
+  a PNG (goal: at most 0.5x);
+- HTMLFromScreenshot against one screenshot by a warm Chromium, started once before the clock
+  and driven over the same DevTools pipe: a new tab, the page, the screenshot (goal: at most
+  1.3x).
+
+Prints the medians, p95s and the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import fcntl
+import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import gymnasium as gym
+from codegym.envs.visual import browser
 
 import codegym  # noqa: F401
 
@@ -48,6 +61,88 @@ def rsvg_convert(folder: Path, source: str) -> float:
 
 def svg(steps: int) -> None:
     env = gym.make("codegym/SVGFromImage-v0")
+    stepped, bare = _interleaved(env, steps, rsvg_convert, "<!-- {index} -->\n")
+    env.close()
+    report("SVGFromImage", "rsvg-convert (cold)", stepped, bare, goal=0.5)
+
+
+def chart_script(folder: Path, source: str) -> float:
+    script = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nimport numpy as np\n"
+              f"{source}\nplt.gcf().set_size_inches(4, 3)\nplt.savefig('out.png', dpi=100)\n")  # fmt: skip
+    (folder / "chart.py").write_text(script)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "chart.py"], cwd=folder, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def chart(steps: int) -> None:
+    env = gym.make("codegym/ChartFromImage-v0")
+    stepped, bare = _interleaved(env, steps, chart_script, "# {index}\n")
+    env.close()
+    report("ChartFromImage", "python chart.py (cold)", stepped, bare, goal=0.5)
+
+
+class WarmChromium:
+    """One Chromium, started once, that screenshots a page per call (a new tab each time)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        commands_r, commands_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        argv = [a for a in browser.chromium_argv(width, height, False) if a not in ("--single-process", "--no-zygote")]
+        self.process = subprocess.Popen(
+            argv, pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: _pipe_fds(commands_r, replies_w),  # noqa: PLW1509 (no thread of ours runs yet)
+        )  # fmt: skip
+        os.close(commands_r)
+        os.close(replies_w)
+        self.browser = browser.Browser(commands_w, replies_r)
+        self.width, self.height = width, height
+
+    def screenshot(self, path: Path) -> bytes:
+        target = self.browser.call("Target.createTarget", url="about:blank")["targetId"]
+        session = self.browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.browser.call("Page.enable", session)
+        self.browser.call("Emulation.setDeviceMetricsOverride", session, width=self.width, height=self.height,
+                          deviceScaleFactor=1, mobile=False)  # fmt: skip
+        self.browser.call("Page.navigate", session, url=f"file://{path}")
+        self.browser.wait_for("Page.loadEventFired")
+        shot = self.browser.call("Page.captureScreenshot", session, format="png")["data"]
+        self.browser.call("Target.closeTarget", targetId=target)
+        return base64.b64decode(shot)
+
+    def close(self) -> None:
+        self.browser.close()
+        self.process.wait(timeout=10)
+
+
+def _pipe_fds(reading: int, writing: int) -> None:
+    moved = fcntl.fcntl(reading, fcntl.F_DUPFD, 16), fcntl.fcntl(writing, fcntl.F_DUPFD, 16)
+    os.dup2(moved[0], 3)
+    os.dup2(moved[1], 4)
+
+
+def page(steps: int) -> None:
+    env = gym.make("codegym/HTMLFromScreenshot-v0")
+    height, width = env.unwrapped.canvas  # type: ignore[attr-defined]
+    warm = WarmChromium(width, height)
+    try:
+        warm.screenshot(Path(__file__).resolve())  # (the first tab, before the clock)
+
+        def screenshot(folder: Path, source: str) -> float:
+            (folder / "page.html").write_text(source)
+            started = time.perf_counter()
+            assert warm.screenshot(folder / "page.html").startswith(b"\x89PNG")
+            return time.perf_counter() - started
+
+        stepped, bare = _interleaved(env, steps, screenshot, "<!-- {index} -->\n")
+    finally:
+        warm.close()
+        env.close()
+    report("HTMLFromScreenshot", "a warm Chromium's screenshot", stepped, bare, goal=1.3)
+
+
+def _interleaved(env: gym.Env, steps: int, baseline, comment: str) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+    """``steps`` env steps on the bundled references, each followed by ``baseline`` on the same code."""
     tasks = list(env.unwrapped.tasks)  # type: ignore[attr-defined]
     for task in tasks:  # (each target renders once, before the clock starts)
         env.reset(options={"task_id": task.id})
@@ -55,15 +150,14 @@ def svg(steps: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for index in range(steps):
             task = tasks[index % len(tasks)]
-            source = f"{task.reference}<!-- {index} -->\n"
+            source = f"{task.reference}{comment.format(index=index)}"
             env.reset(options={"task_id": task.id})
             started = time.perf_counter()
             _, reward, *_ = env.step(source)
             stepped.append(time.perf_counter() - started)
             assert reward >= 0.99, (task.id, reward)
-            bare.append(rsvg_convert(Path(folder), source))
-    env.close()
-    report("SVGFromImage", "rsvg-convert (cold)", stepped, bare, goal=0.5)
+            bare.append(baseline(Path(folder), source))
+    return stepped, bare
 
 
 def report(name: str, baseline: str, stepped: list[float], bare: list[float], goal: float) -> None:
@@ -78,8 +172,11 @@ def report(name: str, baseline: str, stepped: list[float], bare: list[float], go
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--only", default="svg,chart,page", help="which envs, comma-separated")
     args = parser.parse_args()
-    svg(args.steps)
+    runs = {"svg": svg, "chart": chart, "page": page}
+    for name in args.only.split(","):
+        runs[name](args.steps)
 
 
 if __name__ == "__main__":
