@@ -164,12 +164,14 @@ def difference_map(target: np.ndarray, render: np.ndarray) -> np.ndarray:
     `DIFFERENCE_CELLS` regions grey from black (the same) to white (as far apart as colours go;
     twice the mean difference of a channel, capped)."""
     height, width = target.shape[:2]
-    channels = np.abs(target.astype(np.int16) - render.astype(np.int16))
-    error = (channels[..., 0] + channels[..., 1] + channels[..., 2]) / np.float32(3)
-    cells = np.minimum(255, np.rint(metrics.area_down(error, DIFFERENCE_CELLS) * 2)).astype(np.uint8)
-    grown = np.repeat(np.repeat(cells, height // cells.shape[0], axis=0), width // cells.shape[1], axis=1)
-    grown = np.pad(grown, ((0, height - grown.shape[0]), (0, width - grown.shape[1])), mode="edge")
-    return np.repeat(grown[:, :, None], 3, axis=2)
+    channels = np.maximum(target, render) - np.minimum(target, render)  # (|target - render|, in uint8)
+    error = metrics.area_down(channels, DIFFERENCE_CELLS).mean(axis=2)
+    cells = np.minimum(255, np.rint(error * 2)).astype(np.uint8)
+    (h, w), fy, fx = cells.shape, height // cells.shape[0], width // cells.shape[1]
+    grown = np.broadcast_to(cells[:, None, :, None, None], (h, fy, w, fx, 3)).reshape(h * fy, w * fx, 3)
+    if grown.shape[:2] != (height, width):  # (a canvas the cells do not divide: its last rows and columns)
+        grown = np.pad(grown, ((0, height - h * fy), (0, width - w * fx), (0, 0)), mode="edge")
+    return grown
 
 
 def difference_text(difference: np.ndarray, cells: int = 8) -> str:
