@@ -60,10 +60,7 @@ def rsvg_convert(folder: Path, source: str) -> float:
 
 
 def svg(steps: int) -> None:
-    env = gym.make("codegym/SVGFromImage-v0")
-    stepped, bare = _interleaved(env, steps, rsvg_convert, "<!-- {index} -->\n")
-    env.close()
-    report("SVGFromImage", "rsvg-convert (cold)", stepped, bare, goal=0.5)
+    against_cold("SVGFromImage", steps, rsvg_convert, "<!-- {index} -->\n", "rsvg-convert (cold)")
 
 
 def chart_script(folder: Path, source: str) -> float:
@@ -76,10 +73,17 @@ def chart_script(folder: Path, source: str) -> float:
 
 
 def chart(steps: int) -> None:
-    env = gym.make("codegym/ChartFromImage-v0")
-    stepped, bare = _interleaved(env, steps, chart_script, "# {index}\n")
-    env.close()
-    report("ChartFromImage", "python chart.py (cold)", stepped, bare, goal=0.5)
+    against_cold("ChartFromImage", steps, chart_script, "# {index}\n", "python chart.py (cold)")
+
+
+def against_cold(family: str, steps: int, baseline, comment: str, label: str) -> None:  # type: ignore[no-untyped-def]
+    """``family``'s steps against a cold renderer (goal: at most half its time)."""
+    env = gym.make(f"codegym/{family}-v0")
+    try:
+        stepped, bare = _interleaved(env, steps, baseline, comment)
+    finally:
+        env.close()
+    report(family, label, stepped, bare, goal=0.5)
 
 
 class WarmChromium:
