@@ -43,12 +43,12 @@ def decode(stdout: bytes, nonce: str, width: int, height: int) -> np.ndarray | N
     if (w, h) != (width, height) or len(body) != length:
         return None
     try:
-        rgb = zlib.decompress(body, bufsize=width * height * 3)
+        bgra = zlib.decompress(body, bufsize=width * height * 4)
     except zlib.error:
         return None
-    if len(rgb) != width * height * 3:
+    if len(bgra) != width * height * 4:
         return None
-    return np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3).copy()
+    return np.frombuffer(bgra, dtype=np.uint8).reshape(-1, 4)[:, [2, 1, 0]].reshape(height, width, 3)
 
 
 def decode_page(stdout: bytes, nonce: str, width: int, height: int) -> tuple[np.ndarray, dict[str, Any]] | None:

@@ -5,7 +5,7 @@ worker that imported this module (and so loaded librsvg and cairo) once; the ste
 the submission from the work dir, renders it on a white ``width`` x ``height`` canvas, and
 writes one frame to stdout::
 
-    codegym-render <nonce> <width> <height> <length>\\n<zlib of the RGB bytes, row by row>
+    codegym-render <nonce> <width> <height> <length>\\n<zlib of cairo's B G R A bytes, row by row>
 
 Whatever else appears on stdout, and any frame without the step's nonce, is ignored by the
 grader (`codegym.envs.visual.grader`). Exit status 2 means the submission could not be read
@@ -21,10 +21,12 @@ Kinds:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import sys
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 FRAME = b"codegym-render"
@@ -99,13 +101,15 @@ def libraries() -> _Libraries:
     return _libraries
 
 
-def render_svg(source: bytes, width: int, height: int, strict: bool = True) -> bytes:
-    """``source`` rendered on a white ``width`` x ``height`` canvas: RGB bytes, row by row.
+@contextlib.contextmanager
+def rendered(source: bytes, width: int, height: int, strict: bool = True) -> Iterator[memoryview]:
+    """``source`` rendered on a white ``width`` x ``height`` canvas: cairo's own pixel rows
+    (B G R A bytes, alpha 255 everywhere), seen in place for as long as the block runs.
 
     Raises `RenderError` when librsvg cannot read or draw it, and (``strict``) `WrongSize`
     when it declares a size in pixels other than ``width`` x ``height``; a picture that
     declares none, only a ``viewBox``, and any picture when not ``strict``, is scaled to fit
-    the canvas."""
+    the canvas. (In place: each copy of the pixels would cost a forked step its pages.)"""
     lib = libraries()
     error = ctypes.POINTER(_GError)()
     handle = lib.rsvg.rsvg_handle_new_from_data(source, len(source), ctypes.byref(error))
@@ -125,25 +129,17 @@ def render_svg(source: bytes, width: int, height: int, strict: bool = True) -> b
         if not lib.rsvg.rsvg_handle_render_document(handle, context, ctypes.byref(viewport), ctypes.byref(error)):
             raise RenderError(_message(lib, error, "librsvg could not draw the SVG"))
         lib.cairo.cairo_surface_flush(surface)
-        stride = lib.cairo.cairo_image_surface_get_stride(surface)
-        pixels = ctypes.string_at(lib.cairo.cairo_image_surface_get_data(surface), stride * height)
-        return _bgra_to_rgb(pixels, width, height, stride)
+        if lib.cairo.cairo_image_surface_get_stride(surface) != 4 * width:  # (cairo pads no 32-bit row)
+            raise RenderError(f"cairo laid out the {width}-pixel rows with padding")
+        data = lib.cairo.cairo_image_surface_get_data(surface)
+        with memoryview((ctypes.c_ubyte * (4 * width * height)).from_address(ctypes.addressof(data.contents))) as view:
+            yield view
     finally:
         if context:
             lib.cairo.cairo_destroy(context)
         if surface:
             lib.cairo.cairo_surface_destroy(surface)
         lib.gobject.g_object_unref(handle)
-
-
-def _bgra_to_rgb(pixels: bytes, width: int, height: int, stride: int) -> bytes:
-    """cairo's B G R A rows (``stride`` bytes each) as R G B rows (painted on opaque white, so
-    alpha is 255 everywhere). Plain bytes: the sandbox's interpreter has no numpy."""
-    if stride != 4 * width:
-        pixels = b"".join(pixels[row * stride : row * stride + 4 * width] for row in range(height))
-    rgb = bytearray(3 * width * height)
-    rgb[0::3], rgb[1::3], rgb[2::3] = pixels[2::4], pixels[1::4], pixels[0::4]
-    return bytes(rgb)
 
 
 def _message(lib: _Libraries, error: Any, default: str) -> str:
@@ -154,22 +150,22 @@ def _message(lib: _Libraries, error: Any, default: str) -> str:
     return text or default
 
 
-def frame(nonce: str, width: int, height: int, rgb: bytes) -> bytes:
-    """The frame a render step writes: its header line, then the zlib of ``rgb``."""
-    body = zlib.compress(rgb, 1)
+def frame(nonce: str, width: int, height: int, bgra: bytes | memoryview) -> bytes:
+    """The frame a render step writes: its header line, then the zlib of ``bgra``."""
+    body = zlib.compress(bgra, 1)
     return b"%s %s %d %d %d\n" % (FRAME, nonce.encode(), width, height, len(body)) + body
 
 
-RENDERERS = {"svg": (SVG_FILE, render_svg), "chart": (CHART_FILE, render_svg)}
+RENDERERS = {"svg": SVG_FILE, "chart": CHART_FILE}  # kind -> the file librsvg renders
 
 
 def main() -> None:
     kind, width, height, nonce, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-    name, render = RENDERERS[kind]
     try:
-        with open(name, "rb") as handle:
+        with open(RENDERERS[kind], "rb") as handle:
             source = handle.read()
-        rgb = render(source, width, height, mode == "strict")
+        with rendered(source, width, height, mode == "strict") as bgra:
+            out = frame(nonce, width, height, bgra)
     except WrongSize as e:
         sys.stderr.write(f"{e}\n")
         sys.stderr.flush()
@@ -178,7 +174,7 @@ def main() -> None:
         sys.stderr.write(f"{e}\n")
         sys.stderr.flush()
         os._exit(2)
-    sys.stdout.buffer.write(frame(nonce, width, height, rgb))
+    sys.stdout.buffer.write(out)
     sys.stdout.flush()
 
 
@@ -190,7 +186,8 @@ WARM_SVG = (
 
 def warm_up() -> None:
     """Load the libraries and draw once (fonts included), so that a step only renders."""
-    render_svg(WARM_SVG, 8, 8)
+    with rendered(WARM_SVG, 8, 8) as bgra:
+        frame("warm", 8, 8, bgra)
 
 
 warm_up()  # (at import: a worker that preloads this module has them, and its fonts, before its first fork)
