@@ -95,8 +95,8 @@ class Reading:
 
 
 STARTED_ANOTHER = (
-    "the program was stopped (SIGSYS) when it tried to start another process or thread: a metered run "
-    "allows neither (for C and C++, threads are allowed), since work done there would not be counted"
+    "the program was stopped (SIGSYS) at a system call the sandbox denies; a metered run denies starting another "
+    "process or thread (for C and C++, threads are allowed), since work done there would not be counted"
 )
 
 

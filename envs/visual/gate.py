@@ -73,15 +73,15 @@ def _check(source: str, *, chart: bool) -> Violation | None:
     for pattern, what in refused:
         found = pattern.search(source)
         if found:
-            return Violation(what, _line_of(source, found.start()))
+            return Violation(what, line_of(source, found.start()))
     for pattern in (LINKS, URL):
         found = pattern.search(source)
         if found:
             return Violation(f"a link to {found.group(1)[:60]!r} (only #fragments of the document are allowed)",
-                             _line_of(source, found.start()))  # fmt: skip
+                             line_of(source, found.start()))  # fmt: skip
     found = RASTER.search(source)
     if found:
-        return Violation(RASTER_ELEMENTS[found.group(1)], _line_of(source, found.start()))
+        return Violation(RASTER_ELEMENTS[found.group(1)], line_of(source, found.start()))
     return _check_elements(source, MAX_CHART_ELEMENTS if chart else MAX_ELEMENTS)
 
 
@@ -126,5 +126,6 @@ def _number(text: str | None) -> float | None:
     return float(found.group()) if found else None
 
 
-def _line_of(source: str, offset: int) -> int:
+def line_of(source: str, offset: int) -> int:
+    """The line (from 1) of ``source`` at ``offset``."""
     return source.count("\n", 0, offset) + 1

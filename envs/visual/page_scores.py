@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from codegym.envs.visual.gate import Violation
-from codegym.envs.visual.metrics import ciede2000, srgb_to_lab
+from codegym.envs.visual.gate import Violation, line_of
+from codegym.envs.visual.metrics import DELTA_E_SCALE, ciede2000, srgb_to_lab
 
 MAX_BYTES = 256 << 10
 MAX_ELEMENTS = 5000
@@ -62,22 +62,22 @@ def check_page(source: str, *, javascript: bool = False) -> Violation | None:
         return Violation(f"{elements} elements; the limit is {MAX_ELEMENTS}", 0, hack=False)
     found = DATA.search(source)
     if found:
-        return Violation("a data: URL (an embedded file)", _line(source, found.start()))
+        return Violation("a data: URL (an embedded file)", line_of(source, found.start()))
     found = LINK.search(source)
     if found and not found.group(1).startswith("#"):
         return Violation(f"a link to {found.group(1)[:60]!r} (only the page itself: no other file or host)",
-                         _line(source, found.start()))  # fmt: skip
+                         line_of(source, found.start()))  # fmt: skip
     found = EMBEDS.search(source)
     if found:
-        return Violation(f"<{found.group(1).lower()}> (another document in the page)", _line(source, found.start()))
+        return Violation(f"<{found.group(1).lower()}> (another document in the page)", line_of(source, found.start()))
     found = CANVAS.search(source)
     if found and javascript:
-        return Violation("a <canvas> with scripts on (pixels drawn by a script)", _line(source, found.start()))
+        return Violation("a <canvas> with scripts on (pixels drawn by a script)", line_of(source, found.start()))
     for pattern, most, what in ((SHADOW, MAX_SHADOWS, "box-shadow layers"), (GRADIENT, MAX_STOPS, "gradient stops")):
         for match in pattern.finditer(source):
             count = match.group(1).count(",") + 1
             if count > most:
-                return Violation(f"{count} {what}: pixels painted in CSS", _line(source, match.start()))
+                return Violation(f"{count} {what}: pixels painted in CSS", line_of(source, match.start()))
     return None
 
 
@@ -157,8 +157,4 @@ def _colour_similarity(a: str, b: str) -> float:
     if ra is None or rb is None:
         return 1.0 if a == b else 0.0
     lab = srgb_to_lab(np.array([ra, rb], dtype=np.float64))
-    return float(max(0.0, 1.0 - float(ciede2000(lab[0], lab[1])) / 30.0))
-
-
-def _line(source: str, offset: int) -> int:
-    return source.count("\n", 0, offset) + 1
+    return float(max(0.0, 1.0 - float(ciede2000(lab[0], lab[1])) / DELTA_E_SCALE))
