@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codegym.envs import (  # noqa: F401
+    dafny,
     optimize,
     output_prediction,
     python_function,

@@ -42,7 +42,7 @@ WORKER_SCRIPT = str(Path(__file__).with_name("_worker.py"))
 # Files of the host's /etc that toolchains read; nothing else of /etc is visible.
 ETC_ALLOWLIST = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
-    "java-17-openjdk", "ssl", "R", "fonts",
+    "java-17-openjdk", "ssl", "R", "fonts", "mono",
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
 DEBUG_ENV = "CODEGYM_DEBUG"  # set: a worker that cannot start shows its traceback

@@ -15,6 +15,7 @@ import codegym  # noqa: F401
 ENV_IDS = sorted(i for i in gym.registry if i.startswith("codegym/"))
 SOLUTION = {
     "codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n",
+    "codegym/Dafny-v0": "method Helper() returns (r: int)\n  ensures r == 1\n{\n  r := 1;\n}\n",
     "codegym/Optimize-v0": "print(0)\n",  # (right for no task; a C or C++ task finds it does not compile)
     "codegym/OutputPrediction-v1": "0",  # (a literal: right for some generated programs, wrong for most)
     "codegym/StdioProgram-v0": "print(input())\n",

@@ -1,0 +1,100 @@
+"""Dafny as a `codegym.verifier.Verifier`: Debian's ``dafny`` (2.3, on Mono, with Z3).
+
+One step runs ``dafny /compile:0 /trace`` on the file: it verifies and compiles nothing.
+``/trace`` makes Dafny name each procedure as it verifies it and say its outcome::
+
+    Verifying Impl$$_module.__default.Sum ...
+      [0.086 s, 16 proof obligations]  verified
+
+Errors follow the procedure they belong to, as ``file(line,column): Error ...: text`` (Dafny
+counts columns from 0; a `Message` from 1). The run is ``complete`` only when Dafny's last
+line (``Dafny program verifier finished with ...``) is there and agrees with the outcomes
+read; Z3 4.8's complaints about an option Dafny 2.3 sets (``model_compress``) are noise and
+are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from codegym.executor import Job, Limits, RunResult, Step
+from codegym.grade import step_failure
+from codegym.verifier import Message, Outcome, Procedure, VerifierReport
+
+DAFNY = "dafny"
+LIMITS = Limits(cpu_s=60.0, wall_s=60.0, memory_bytes=2 << 30, processes=64, output_bytes=4 << 20)
+_VERSION = re.compile(r"^Dafny (\d[\d.]*)", re.MULTILINE)
+_VERIFYING = re.compile(r"^Verifying (\w+)\$\$(\S+) \.\.\.$")
+_OUTCOME = re.compile(r"^\s+\[[\d.]+ s, (\d+) proof obligations?\]\s+(.+?)\s*$")
+_MESSAGE = re.compile(r"^(?P<file>[^\s()]+)\((?P<line>\d+),(?P<column>\d+)\): (?P<kind>Error|Warning|Related location)"
+                      r"(?: (?P<code>[A-Z]+\d+))?:?\s?(?P<text>.*)$")  # fmt: skip
+_FINISHED = re.compile(r"^Dafny program verifier finished with (\d+) verified, (\d+) errors?"
+                       r"(?:, (\d+) time outs?)?(?:, (\d+) out of resource)?", re.MULTILINE)  # fmt: skip
+_SYNTAX = re.compile(r"^\d+ (?:parse|resolution/type) errors? detected in ", re.MULTILINE)
+_OUTCOMES: Mapping[str, Outcome] = {
+    "verified": "verified", "error": "failed", "errors": "failed",
+    "timed out": "timeout", "out of resource": "timeout", "out of memory": "timeout",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Dafny:
+    """Dafny 2.3 from Debian.
+
+    Args:
+        time_limit_s: Z3's time per procedure (``/timeLimit``); a procedure past it is a
+            ``timeout``, never verified.
+    """
+
+    time_limit_s: int = 20
+    name: str = "Dafny"
+
+    def job(self, files: Mapping[str, str], limits: Limits = LIMITS) -> Job:
+        first = next(iter(files))
+        argv = (DAFNY, "/compile:0", "/trace", f"/timeLimit:{self.time_limit_s}", "/vcsCores:1", first)
+        step = Step(argv=argv, env=(("HOME", "$TMPDIR"),), sockets="errno")
+        return Job(steps=(step,), files={k: v.encode() for k, v in files.items()}, limits=limits)
+
+    def read(self, result: RunResult) -> VerifierReport:
+        step = result.steps[0]
+        text = (step.stdout + step.stderr).decode("utf-8", "replace")
+        version = _VERSION.search(text)
+        verifier = f"Dafny {version.group(1)}" if version else "Dafny"
+        procedures, messages = _procedures(text)
+        failure = step_failure(step)
+        if step.limit is not None:
+            return VerifierReport(verifier, "timeout", procedures, messages, failure[1] if failure else "stopped")
+        if _SYNTAX.search(text):
+            return VerifierReport(verifier, "syntax", (), messages, _SYNTAX.search(text).group(0).strip())  # type: ignore[union-attr]
+        finished = _FINISHED.search(text)
+        if finished is None or step.exit_code not in (0, 4):
+            why = failure[1] if failure else "Dafny ended without its summary line"
+            return VerifierReport(verifier, "crashed", procedures, messages, why)
+        verified = sum(p.outcome == "verified" for p in procedures)
+        if int(finished.group(1)) != verified or (int(finished.group(2)) > 0) != any(
+            p.outcome == "failed" for p in procedures
+        ):  # (its summary and its trace disagree: read nothing into it)
+            return VerifierReport(verifier, "crashed", procedures, messages,
+                                  f"Dafny's summary ({finished.group(0)}) disagrees with its trace")  # fmt: skip
+        return VerifierReport(verifier, "complete", procedures, messages)
+
+
+def _procedures(text: str) -> tuple[tuple[Procedure, ...], tuple[Message, ...]]:
+    procedures: list[Procedure] = []
+    messages: list[Message] = []
+    current: tuple[str, str] | None = None
+    for line in text.splitlines():
+        if found := _VERIFYING.match(line):
+            current = (found.group(1), found.group(2).rsplit(".", 1)[-1])
+        elif (found := _OUTCOME.match(line)) and current is not None:
+            outcome = _OUTCOMES.get(found.group(2), "inconclusive")
+            procedures.append(Procedure(current[1], current[0], outcome, int(found.group(1))))
+        elif found := _MESSAGE.match(line):
+            kind = found.group("kind")
+            severity = {"Error": "error", "Warning": "warning"}.get(kind, "note")
+            words = found.group("text") or ("related location" if severity == "note" else "")
+            messages.append(Message(found.group("file"), int(found.group("line")), int(found.group("column")) + 1,
+                                    severity, words, current[1] if current else ""))  # fmt: skip
+    return tuple(procedures), tuple(messages)

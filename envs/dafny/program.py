@@ -1,0 +1,391 @@
+"""A Dafny program as the env handles it: top-level declarations, each callable's header
+(signature and specification clauses) and body (pure, stdlib only).
+
+The env never verifies the agent's copy of a specification. It assembles the file it
+verifies (`assemble`) from the task's trusted text, taking from the agent only what the task
+opens: the bodies of its open methods and lemmas, their ``decreases`` clauses, and new
+declarations of the agent's own (helpers). Everything else (every signature, ``requires``,
+``ensures``, ``modifies``, ``reads``, every function and predicate the specification uses,
+types and constants) is the trusted text's, whatever the agent's copy says.
+
+Top-level declarations only: a class or a datatype is one closed declaration (its members
+cannot be opened).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from codegym.envs.dafny.lexer import Token, tokens
+
+# Words that start a top-level declaration, and the modifiers that may come before one.
+MODIFIERS = frozenset({"ghost", "static", "abstract", "protected", "inductive", "twostate", "least", "greatest",
+                       "opaque"})  # fmt: skip
+STARTS = frozenset({"method", "lemma", "function", "predicate", "constructor", "datatype", "codatatype", "type",
+                    "newtype", "class", "trait", "const", "iterator", "copredicate", "colemma", "module", "import",
+                    "include", "var"}) | MODIFIERS  # fmt: skip
+CALLABLES = frozenset({"method", "lemma", "function", "predicate", "copredicate", "colemma", "constructor"})
+OPENABLE = frozenset({"method", "lemma"})  # (a function's or predicate's body is specification)
+CLAUSES = frozenset({"requires", "ensures", "modifies", "reads", "decreases", "invariant", "yield"})
+# Tokens after which a ``{`` opens a set display, not a block.
+_EXPRESSION_WORDS = frozenset({
+    "requires", "ensures", "reads", "modifies", "decreases", "invariant", "in", "then", "else", "multiset", "iset",
+    "return", "returns", "assert", "assume", "var", "yield",
+})  # fmt: skip
+_BLOCK_AFTER = frozenset({")", "]", "}", ">", "|", "?"})
+_OPEN, _CLOSE = frozenset({"(", "[", "{", "{:"}), frozenset({")", "]", "}"})
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One specification clause of a header: its keyword and its text."""
+
+    keyword: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One top-level declaration.
+
+    Attributes:
+        kind: ``method``, ``lemma``, ``function``, ``predicate``, ``datatype``, ...
+        name: Its name ("" for an ``include`` or ``import``).
+        start, end: Its offsets in the source.
+        line, column: Where it starts.
+        signature: Callables: the text before the first clause (modifiers, name, parameters,
+            results).
+        clauses: Callables: the specification clauses, in order.
+        body: Callables: the body with its braces; None for a bodiless one.
+        body_line, body_column: Where the body starts.
+    """
+
+    kind: str
+    name: str
+    start: int
+    end: int
+    line: int
+    column: int
+    signature: str = ""
+    clauses: tuple[Clause, ...] = ()
+    body: str | None = None
+    body_line: int = 0
+    body_column: int = 0
+
+    @property
+    def callable(self) -> bool:
+        return self.kind in CALLABLES
+
+    def header(self, clauses: Iterable[Clause] | None = None) -> str:
+        """The signature and ``clauses`` (its own by default), one clause a line."""
+        chosen = self.clauses if clauses is None else tuple(clauses)
+        return "\n".join([self.signature, *(f"  {c.text}" for c in chosen)])
+
+
+def declarations(source: str) -> list[Declaration]:
+    """The top-level declarations of ``source``, in order (raises `lexer.LexError`)."""
+    found = tokens(source)
+    return [_declaration(source, found[a:b]) for a, b in _spans(found)]
+
+
+def _spans(found: Sequence[Token]) -> list[tuple[int, int]]:
+    """Token index ranges of the top-level declarations."""
+    starts: list[int] = []
+    depth = 0
+    for index, token in enumerate(found):
+        if depth == 0 and token.text in STARTS and token.kind == "name":
+            previous = found[index - 1].text if index else ""
+            if not (previous in MODIFIERS or (previous in ("function", "predicate") and token.text == "method")):
+                starts.append(index)
+        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
+    if not found:
+        return []
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    return list(zip(starts, [*starts[1:], len(found)], strict=True))
+
+
+def _declaration(source: str, span: Sequence[Token]) -> Declaration:
+    words = [t.text for t in span if t.kind == "name"]
+    kind = next((w for w in words if w in STARTS - MODIFIERS), words[0] if words else "?")
+    name = _name_after(span, kind)
+    first, last = span[0], span[-1]
+    base = Declaration(kind, name, first.start, last.end, first.line, first.column)
+    if kind not in CALLABLES:
+        return base
+    body_at = _body_brace(span)
+    header = span[:body_at] if body_at is not None else span
+    clause_at = [i for i, t in enumerate(header) if t.text in CLAUSES and _depth_at(header, i) == 0]
+    signature_end = clause_at[0] if clause_at else len(header)
+    signature = source[first.start : header[signature_end - 1].end] if signature_end else ""
+    bounds = [*clause_at, len(header)]
+    clauses = tuple(
+        Clause(header[a].text, source[header[a].start : header[b - 1].end]) for a, b in itertools.pairwise(bounds)
+    )
+    if body_at is None:
+        return Declaration(kind, name, first.start, last.end, first.line, first.column, signature, clauses)
+    brace = span[body_at]
+    close = _matching(span, body_at)
+    body = source[brace.start : span[close].end]
+    return Declaration(kind, name, first.start, span[close].end, first.line, first.column, signature, clauses,
+                       body, brace.line, brace.column)  # fmt: skip
+
+
+def _name_after(span: Sequence[Token], kind: str) -> str:
+    seen = False
+    depth = 0
+    for token in span:
+        if seen and depth == 0 and token.kind == "name":
+            return token.text
+        if token.text == kind:
+            seen = True
+        elif token.text == "method" and kind in ("function", "predicate"):
+            continue
+        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
+    return ""
+
+
+def _depth_at(span: Sequence[Token], index: int) -> int:
+    depth = 0
+    for token in span[:index]:
+        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
+    return depth
+
+
+def opens_block(previous: Token | None) -> bool:
+    """Whether a ``{`` after ``previous`` opens a block (a body), not a set display."""
+    if previous is None:
+        return True
+    if previous.kind in ("name", "number", "string", "char"):
+        return previous.text not in _EXPRESSION_WORDS
+    return previous.text in _BLOCK_AFTER
+
+
+def _body_brace(span: Sequence[Token]) -> int | None:
+    """The index of the body's opening brace: the first depth-0 ``{`` that opens a block."""
+    depth = 0
+    for index, token in enumerate(span):
+        if depth == 0 and token.text == "{" and index and opens_block(span[index - 1]):
+            return index
+        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
+    return None
+
+
+def _matching(span: Sequence[Token], open_at: int) -> int:
+    depth = 0
+    for index in range(open_at, len(span)):
+        text = span[index].text
+        depth += (text in _OPEN) - (text in _CLOSE)
+        if depth == 0:
+            return index
+    return len(span) - 1
+
+
+# --- hints -----------------------------------------------------------------------------------
+
+
+def strip_hints(source: str, names: Iterable[str] | None = None) -> str:
+    """``source`` with the proof hints of its open callables (``names``, or every method and
+    lemma) removed: loop ``invariant`` and ``decreases`` clauses, ``assert`` statements (with
+    their ``by`` blocks), and the ``decreases`` clauses of their headers. A line left empty
+    by a removal goes too."""
+    chosen = set(names) if names is not None else None
+    spans: list[tuple[int, int]] = []
+    for declaration in declarations(source):
+        if declaration.kind not in OPENABLE or (chosen is not None and declaration.name not in chosen):
+            continue
+        inner = [t for t in tokens(source) if declaration.start <= t.start < declaration.end]
+        spans += _hint_spans(inner)
+    return _without(source, spans)
+
+
+def _hint_spans(span: Sequence[Token]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(span):
+        token = span[index]
+        if token.text in ("invariant", "decreases") and token.kind == "name":
+            end = _clause_end(span, index)
+            spans.append((token.start, span[end - 1].end))
+            index = end
+        elif token.text == "assert" and token.kind == "name":
+            end = _statement_end(span, index)
+            spans.append((token.start, span[end].end))
+            index = end + 1
+        else:
+            index += 1
+    return spans
+
+
+def _clause_end(span: Sequence[Token], at: int) -> int:
+    """The index just past the clause that starts at ``at``."""
+    depth = 0
+    for index in range(at + 1, len(span)):
+        token = span[index]
+        if depth == 0 and (token.text in CLAUSES or (token.text == "{" and opens_block(span[index - 1]))):
+            return index
+        if depth == 0 and token.text in _CLOSE:
+            return index
+        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
+    return len(span)
+
+
+def _statement_end(span: Sequence[Token], at: int) -> int:
+    """The index of the last token of the ``assert`` statement at ``at``."""
+    depth = 0
+    for index in range(at + 1, len(span)):
+        text = span[index].text
+        if depth == 0 and text == ";":
+            return index
+        if depth == 0 and text == "by":
+            opening = next((i for i in range(index + 1, len(span)) if span[i].text == "{"), len(span) - 1)
+            return _matching(span, opening)
+        depth = max(0, depth + (text in _OPEN) - (text in _CLOSE))
+    return len(span) - 1
+
+
+def _without(source: str, spans: Sequence[tuple[int, int]]) -> str:
+    kept, at = [], 0
+    touched: set[int] = set()
+    for start, end in sorted(spans):
+        if start < at:
+            continue
+        kept.append(source[at:start])
+        touched.update(range(source.count("\n", 0, start), source.count("\n", 0, end) + 1))
+        at = end
+    kept.append(source[at:])
+    lines = "".join(kept).split("\n")
+    original = source.split("\n")
+    # (a removal never adds lines, so line numbers before the first multi-line removal agree)
+    result = [line for number, line in enumerate(lines) if line.strip() or number not in touched
+              or (number < len(original) and not original[number].strip())]  # fmt: skip
+    return "\n".join(result)
+
+
+def empty_bodies(source: str, names: Iterable[str] | None = None) -> str:
+    """``source`` with the bodies of its open callables (``names``, or every method and
+    lemma) emptied: what an ``impl`` task shows."""
+    chosen = set(names) if names is not None else None
+    parts, at = [], 0
+    for declaration in declarations(source):
+        if declaration.kind not in OPENABLE or declaration.body is None:
+            continue
+        if chosen is not None and declaration.name not in chosen:
+            continue
+        body_start = declaration.end - len(declaration.body)
+        parts += [source[at:body_start], "{\n}"]
+        at = declaration.end
+    parts.append(source[at:])
+    return "".join(parts)
+
+
+# --- assembly ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Lines of the assembled file that come from the agent's answer: ``lines`` of them from
+    assembled line ``at``, which was line ``agent_line`` of the answer."""
+
+    at: int
+    agent_line: int
+    lines: int
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """The file the verifier checks, and where its lines came from.
+
+    Attributes:
+        text: The file.
+        segments: The lines that are the agent's (everything else is trusted text).
+        kept: Names the agent redefined whose trusted definitions were kept.
+        missing: Open names the agent's answer lacks (their given bodies were used).
+        canary: The name of the appended lemma ``ensures false``, which must not verify (no
+            underscore: Dafny doubles those in the names it reports).
+    """
+
+    text: str
+    segments: tuple[Segment, ...] = ()
+    kept: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    canary: str = ""
+
+    def agent_line(self, line: int) -> int | None:
+        """The answer's line of assembled line ``line``, or None for a trusted line."""
+        for segment in self.segments:
+            if segment.at <= line < segment.at + segment.lines:
+                return segment.agent_line + line - segment.at
+        return None
+
+
+def _words(text: str) -> list[str]:
+    return [t.text for t in tokens(text)]
+
+
+@dataclass
+class _Builder:
+    parts: list[str] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+    line: int = 1
+
+    def trusted(self, text: str) -> None:
+        self.parts.append(text)
+        self.line += text.count("\n")
+
+    def agent(self, text: str, line: int, column: int) -> None:
+        """The agent's ``text`` (which began at ``line``, ``column`` of the answer) on a line
+        of its own, indented as it was, so its lines and columns map one to one."""
+        self.trusted("\n" + " " * (column - 1))
+        self.segments.append(Segment(self.line, line, text.count("\n") + 1))
+        self.trusted(text)
+
+
+def assemble(trusted: str, given: str, answer: str, open_names: Iterable[str]) -> Assembly:
+    """The file to verify: ``trusted`` (the full specification: every declaration, with the
+    task's reference bodies) with each open callable's body and header ``decreases`` taken from
+    ``answer`` (else from ``given``, what the task showed), then the answer's own new
+    declarations, then the canary. Raises `lexer.LexError` for an answer that does not lex."""
+    opened = set(open_names)
+    ours = declarations(trusted)
+    shown = {d.name: d for d in declarations(given) if d.callable}
+    theirs = declarations(answer)
+    by_name = {d.name: d for d in theirs if d.callable}
+    known = {d.name for d in ours if d.name}
+    build = _Builder()
+    at = 0
+    for declaration in ours:
+        if declaration.name not in opened or not declaration.callable:
+            continue
+        replacement = by_name.get(declaration.name)
+        source = (
+            replacement if replacement is not None and replacement.body is not None else shown.get(declaration.name)
+        )
+        if source is None or source.body is None:
+            continue
+        build.trusted(trusted[at : declaration.start])
+        clauses = [c for c in declaration.clauses if c.keyword != "decreases"]
+        clauses += [c for c in source.clauses if c.keyword == "decreases"]
+        build.trusted(declaration.header(clauses))
+        if source is replacement:
+            build.agent(source.body, source.body_line, source.body_column)
+        else:
+            build.trusted("\n" + source.body)
+        at = declaration.end
+    build.trusted(trusted[at:])
+    texts = {d.name: _words(trusted[d.start : d.end]) for d in ours}
+    kept = tuple(d.name for d in theirs if d.name in texts and d.name not in opened
+                 and _words(answer[d.start : d.end]) != texts[d.name])  # fmt: skip
+    for declaration in theirs:
+        if declaration.name in known or declaration.kind in ("include", "import", "module"):
+            continue
+        build.trusted("\n")
+        build.agent(answer[declaration.start : declaration.end], declaration.line, declaration.column)
+    missing = tuple(sorted(n for n in opened if n not in by_name or by_name[n].body is None))
+    text = "".join(build.parts)
+    canary = "CodegymCanary" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    build.trusted(f"\n\nlemma {canary}()\n  ensures false\n{{\n}}\n")
+    return Assembly("".join(build.parts), tuple(build.segments), kept, missing, canary)

@@ -1,0 +1,194 @@
+"""Dafny tasks: the bundled programs, DafnyBench's layout, the vericoding benchmark's files, and
+rows in memory.
+
+A task's ``metadata``:
+
+- ``kind``: ``hints`` (the program with its proof hints removed; the agent puts them back) or
+  ``impl`` (the specification with empty bodies; the agent writes them);
+- ``trusted``: the full program the env assembles every answer into (`program.assemble`);
+- ``given``: what the agent is shown;
+- ``open``: the methods and lemmas whose bodies (and header ``decreases``) are the agent's;
+- ``description``: what the program does, in words (the comment block a bundled file starts
+  with);
+- ``hints``: how many hints were removed (``hints`` tasks), a difficulty for curricula.
+
+``Task.reference`` is the full program where there is one (a vericoding file has none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from codegym.envs.dafny.lexer import LexError
+from codegym.envs.dafny.program import OPENABLE, declarations, empty_bodies, strip_hints
+
+from codegym.error import TaskFormatError
+from codegym.task import Task, TaskSet, as_rows
+
+Kind = Literal["hints", "impl"]
+KINDS: tuple[str, ...] = ("hints", "impl")
+DATA = Path(__file__).with_name("data")
+BUNDLED = "codegym-dafny"
+VERSION_NOTE = (
+    "The verifier is Dafny 2.3 (with Z3): write `function method` for a function that code calls, "
+    "use `while` loops (there is no `for` loop), and `returns (r: T)` for a method's results."
+)
+_SECTION = re.compile(r"^[ \t]*//[ \t]*<(/?)vc-(preamble|helpers|spec|code|description)>[ \t]*$", re.MULTILINE)
+
+
+def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]], kind: Kind = "hints") -> TaskSet:
+    """Tasks of ``kind`` from ``source``: ``"codegym-dafny"`` (bundled), a folder (DafnyBench's
+    ``ground_truth``/``hints_removed`` layout, vericoding ``.dfy`` files, or plain verified
+    ``.dfy`` programs), or rows (``id``, ``program``, optional ``hints_removed`` and
+    ``description``)."""
+    if kind not in KINDS:
+        raise ValueError(f"task_kind must be one of {KINDS}, got {kind!r}")
+    if isinstance(source, TaskSet):
+        return source
+    if isinstance(source, str) and source == BUNDLED:
+        return TaskSet(_from_folder(DATA / BUNDLED, kind, prefix=BUNDLED), name=f"{BUNDLED}-{kind}")
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if not path.is_dir():
+            raise TaskFormatError(f"{path}: expected {BUNDLED!r}, a folder of .dfy files (DafnyBench's ground_truth/ "
+                                  "and hints_removed/, vericoding files, or verified programs) or rows")  # fmt: skip
+        if (path / "ground_truth").is_dir():
+            return TaskSet(load_dafnybench(path, kind), name=path.name)
+        return TaskSet(_from_folder(path, kind, prefix=path.name), name=path.name)
+    rows = as_rows(source)
+    if rows is None:
+        raise TaskFormatError(f"expected a task source (a name, a folder or rows), got {type(source).__name__}")
+    return TaskSet([_from_row(row, kind, index) for index, row in enumerate(rows)], name="rows")
+
+
+def program_task(task_id: str, program: str, kind: Kind, *, description: str = "", given: str | None = None,
+                 open_names: Iterable[str] | None = None, reference: bool = True) -> Task:  # fmt: skip
+    """A task from a verified ``program``: its open callables (``open_names``, or every method
+    and lemma with a body), and what the agent sees (``given``, or the program with their
+    hints removed or bodies emptied)."""
+    try:
+        parts = declarations(program)
+    except LexError as e:
+        raise TaskFormatError(f"{task_id}: the program does not lex: {e}") from None
+    names = list(open_names) if open_names is not None else [
+        d.name for d in parts if d.kind in OPENABLE and d.body is not None]  # fmt: skip
+    if not names:
+        raise TaskFormatError(f"{task_id}: no method or lemma with a body to open")
+    if given is None:
+        given = strip_hints(program, names) if kind == "hints" else empty_bodies(program, names)
+    hints = _hint_count(program) - _hint_count(given)
+    prompt = _prompt(kind, given, description, names)
+    size = max(hints, len(program.splitlines()) // 10)
+    metadata = {"kind": kind, "trusted": program, "given": given, "open": tuple(names), "description": description,
+                "hints": hints, "size": size}  # fmt: skip
+    difficulty = "easy" if size <= 3 else "medium" if size <= 6 else "hard"
+    return Task(id=task_id, family="Dafny", prompt=prompt, tests=(), language="dafny", difficulty=difficulty,
+                reference=program if reference else None, metadata=metadata)  # fmt: skip
+
+
+def _prompt(kind: Kind, given: str, description: str, names: list[str]) -> str:
+    opened = ", ".join(f"`{n}`" for n in names)
+    if kind == "hints":
+        ask = (f"This Dafny program is correct, but its proof hints (loop invariants, assertions, `decreases` clauses) "
+               f"were removed, so it does not verify. Add hints to {opened} so that it verifies. Signatures, "
+               "requires/ensures/modifies/reads clauses and the functions and predicates the specification uses "
+               "are fixed: the verifier checks the task's own copy of them.")  # fmt: skip
+    else:
+        ask = (f"Write the bodies of {opened} so that this Dafny program verifies. You may add helper functions, "
+               "predicates and lemmas. Signatures, requires/ensures/modifies/reads clauses and the functions and "
+               "predicates the specification uses are fixed: the verifier checks the task's own copy.")  # fmt: skip
+    about = f"{description.strip()}\n\n" if description.strip() else ""
+    rules = "`assume`, `{:axiom}`, `{:verify false}`, bodiless lemmas and the like are refused."
+    return f"{about}{ask}\n{VERSION_NOTE} {rules}\n\n```dafny\n{given.strip()}\n```\n\nAnswer with the whole program."
+
+
+def _hint_count(program: str) -> int:
+    return len(re.findall(r"\b(?:invariant|decreases|assert)\b", _code_only(program)))
+
+
+def _code_only(program: str) -> str:
+    return re.sub(r"//[^\n]*", "", program)
+
+
+def _from_folder(folder: Path, kind: Kind, *, prefix: str) -> list[Task]:
+    files = sorted(folder.glob("*.dfy"))
+    if not files:
+        raise TaskFormatError(f"{folder}: no .dfy files")
+    return [_from_file(path, kind, prefix) for path in files]
+
+
+def _from_file(path: Path, kind: Kind, prefix: str) -> Task:
+    text = path.read_text(encoding="utf-8")
+    if _SECTION.search(text):
+        return vericoding_task(f"{prefix}/{path.stem}", text)
+    return program_task(f"{prefix}/{path.stem}", text, kind, description=_leading_comment(text))
+
+
+def _leading_comment(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("//"):
+            break
+        lines.append(line[2:].strip())
+    return " ".join(lines).strip()
+
+
+def load_dafnybench(folder: str | Path, kind: Kind = "hints") -> list[Task]:
+    """DafnyBench's layout: ``ground_truth/<stem>.dfy`` (the verified program) and, for
+    ``hints`` tasks, ``hints_removed/<stem>.dfy`` (what the agent is shown); a stem without
+    its hints-removed file gets the hints stripped here."""
+    root = Path(folder)
+    truths = sorted((root / "ground_truth").glob("*.dfy"))
+    if not truths:
+        raise TaskFormatError(f"{root / 'ground_truth'}: no .dfy files")
+    tasks = []
+    for truth in truths:
+        removed = root / "hints_removed" / truth.name
+        given = removed.read_text(encoding="utf-8") if kind == "hints" and removed.exists() else None
+        tasks.append(program_task(f"{root.name}/{truth.stem}", truth.read_text(encoding="utf-8"), kind, given=given))
+    return tasks
+
+
+def vericoding_task(task_id: str, text: str) -> Task:
+    """An ``impl`` task from a vericoding benchmark file: its ``vc-preamble`` and ``vc-spec``
+    sections are fixed; ``vc-helpers`` and ``vc-code`` are the agent's (the file's own code
+    section is a placeholder, so there is no reference)."""
+    sections = _sections(text, task_id)
+    spec = sections.get("spec", "").rstrip()
+    if not spec:
+        raise TaskFormatError(f"{task_id}: no vc-spec section")
+    program = f"{sections.get('preamble', '').rstrip()}\n\n{spec}\n{{\n}}\n"
+    try:
+        names = [d.name for d in declarations(spec) if d.kind in OPENABLE]
+    except LexError as e:
+        raise TaskFormatError(f"{task_id}: the spec does not lex: {e}") from None
+    return program_task(task_id, program, "impl", description=sections.get("description", "").strip(" /\n"),
+                        given=program, open_names=names, reference=False)  # fmt: skip
+
+
+def _sections(text: str, task_id: str) -> dict[str, str]:
+    sections: dict[str, str] = {}
+    opened: tuple[str, int] | None = None
+    for match in _SECTION.finditer(text):
+        closing, name = match.group(1) == "/", match.group(2)
+        if not closing:
+            opened = (name, match.end())
+        elif opened is not None and opened[0] == name:
+            sections[name] = text[opened[1] : match.start()].strip("\n")
+            opened = None
+        else:
+            raise TaskFormatError(f"{task_id}: </vc-{name}> closes no open section")
+    return sections
+
+
+def _from_row(row: Mapping[str, Any], kind: Kind, index: int) -> Task:
+    program = row.get("program")
+    if not isinstance(program, str):
+        raise TaskFormatError(f"row {index}: expected a 'program' (the verified Dafny program, a string)")
+    task_id = str(row.get("id", f"row-{index}"))
+    given = row.get("hints_removed") if kind == "hints" else None
+    return program_task(task_id, program, kind, description=str(row.get("description", "")),
+                        given=given if isinstance(given, str) else None)  # fmt: skip
