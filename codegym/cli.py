@@ -211,6 +211,7 @@ TASK_SETS = {
     "SVGFromImage": "codegym-svg (48 pictures), generated, or a JSON(L) file of svg-stack rows (Filename, Svg)",
     "ChartFromImage": "codegym-charts (48 charts), generated, or a JSON(L) file of ChartMimic rows",
     "HTMLFromScreenshot": "codegym-pages (42 pages), generated, WebSight rows, or a Design2Code folder",
+    "Dafny": "codegym-dafny (task_kind='hints' or 'impl'), a DafnyBench or vericoding folder, or rows",
 }
 
 
