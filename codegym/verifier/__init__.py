@@ -18,6 +18,7 @@ from codegym.executor import Executor, Job, Limits, RunResult
 
 Outcome = Literal["verified", "failed", "timeout", "inconclusive"]
 Ended = Literal["complete", "syntax", "timeout", "crashed"]
+_WORST_FIRST: tuple[Outcome, ...] = ("timeout", "inconclusive", "failed")
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class VerifierReport:
         outcomes = [p.outcome for p in self.procedures if p.name == name]
         if not outcomes:
             return None
-        return next((o for o in ("timeout", "inconclusive", "failed") if o in outcomes), "verified")  # type: ignore[return-value]
+        return next((o for o in _WORST_FIRST if o in outcomes), "verified")
 
 
 class Verifier(Protocol):

@@ -66,8 +66,8 @@ class Dafny:
         failure = step_failure(step)
         if step.limit is not None:
             return VerifierReport(verifier, "timeout", procedures, messages, failure[1] if failure else "stopped")
-        if _SYNTAX.search(text):
-            return VerifierReport(verifier, "syntax", (), messages, _SYNTAX.search(text).group(0).strip())  # type: ignore[union-attr]
+        if syntax := _SYNTAX.search(text):
+            return VerifierReport(verifier, "syntax", (), messages, syntax.group(0).strip())
         finished = _FINISHED.search(text)
         if finished is None or step.exit_code not in (0, 4):
             why = failure[1] if failure else "Dafny ended without its summary line"

@@ -111,11 +111,10 @@ class DafnyEnv(CodeEnv):
         return self.verifier.job({grader.PROGRAM: assembly.text}, limits or self.limits)
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:
-        report = gates.check(code)
         assembly = self.assembly(task, code)
         if assembly is None:
-            return grader.grade(report, None, None)
-        return grader.grade(report, assembly, self.verifier.read(result))
+            return grader.grade(gates.check(code), None, None)
+        return grader.grade(gates.check(code), assembly, self.verifier.read(result))
 
     def reward_components(self, grade: Grade) -> dict[str, float]:
         verified = 1.0 if grade.status is Status.OK else 0.0

@@ -21,6 +21,7 @@ inconsistent.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -68,8 +69,10 @@ class GateReport:
         return not self.violations and self.unreadable is None
 
 
+@functools.lru_cache(maxsize=256)
 def check(answer: str) -> GateReport:
-    """Every banned construct in ``answer``."""
+    """Every banned construct in ``answer`` (cached: a step asks for it when it builds the
+    job and again when it grades it)."""
     try:
         found = tokens(answer)
         parts = declarations(answer)
@@ -119,14 +122,13 @@ def _statement_position(found: Sequence[Token], index: int) -> bool:
 def _has_block(found: Sequence[Token], index: int) -> bool:
     """Whether the statement at ``index`` reaches a block before it ends (a quantifier,
     with its ``::``, is an expression: it counts as having one)."""
-    depth = 0
+    level = found[index].depth
     for at in range(index + 1, len(found)):
         text = found[at].text
-        if depth == 0 and text == "::":
+        if found[at].depth != level:
+            continue
+        if text == "::" or (text == "{" and opens_block(found[at - 1])):
             return True
-        if depth == 0 and text == "{" and opens_block(found[at - 1]):
-            return True
-        if depth == 0 and text in (";", "}"):
+        if text in (";", "}"):
             return False
-        depth = max(0, depth + (text in ("(", "[", "{", "{:")) - (text in (")", "]", "}")))
     return False

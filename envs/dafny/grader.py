@@ -22,11 +22,12 @@ from __future__ import annotations
 from codegym.envs.dafny.gate import GateReport
 from codegym.envs.dafny.program import OPENABLE, Assembly, declarations
 
-from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
+from codegym.grade import Diagnostic, Grade, Severity, Status, TestOutcome, pass_metrics
 from codegym.verifier import Message, VerifierReport
 
 PROGRAM = "program.dfy"
 MAX_DIAGNOSTICS = 20
+_SEVERITY: dict[str, Severity] = {"error": "error", "warning": "warning", "note": "note"}
 
 
 def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | None) -> Grade:
@@ -115,14 +116,14 @@ def _diagnostics(report: VerifierReport, assembly: Assembly) -> list[Diagnostic]
 def _mapped(message: Message, assembly: Assembly, lines: list[str]) -> Diagnostic | None:
     if message.file != PROGRAM or message.line < 1:
         return None
-    severity = "note" if message.severity == "note" else "warning" if message.severity == "warning" else "error"
+    severity = _SEVERITY.get(message.severity, "error")
     source = lines[message.line - 1].strip() if message.line <= len(lines) else ""
     text = message.text + (f" (procedure {message.procedure})" if message.procedure else "")
     line = assembly.agent_line(message.line)
     if line is not None:
         return Diagnostic(f"{text}: `{source}`" if source else text, file="answer", line=line,
-                          column=message.column, severity=severity)  # type: ignore[arg-type]  # fmt: skip
-    return Diagnostic(f"{text}: in the task's specification: `{source}`", file="spec", severity=severity)  # type: ignore[arg-type]
+                          column=message.column, severity=severity)  # fmt: skip
+    return Diagnostic(f"{text}: in the task's specification: `{source}`", file="spec", severity=severity)
 
 
 def _tests(report: VerifierReport, assembly: Assembly) -> tuple[TestOutcome, ...]:

@@ -2,7 +2,8 @@
 
 Comments (``//`` to the end of the line, ``/* */`` nested as Dafny nests them) are dropped;
 strings (``"..."`` with escapes, verbatim ``@"..."``) and character literals become one
-token each, so that nothing inside them is read as a keyword. Identifiers keep Dafny's extra
+token each, so that nothing inside them is read as a keyword. Each token carries its bracket
+depth (``(``, ``[``, ``{`` and an attribute's ``{:`` open; ``)``, ``]`` and ``}`` close). Identifiers keep Dafny's extra
 characters: ``x'`` and ``array?`` are one identifier each, and a quote that follows an
 identifier character is part of it, not the start of a character literal.
 """
@@ -20,6 +21,8 @@ SYMBOLS = (
 )  # fmt: skip
 _NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_PART = _NAME_START | set("0123456789'?")
+OPENING = frozenset({"(", "[", "{", "{:"})
+CLOSING = frozenset({")", "]", "}"})
 
 
 class LexError(ValueError):
@@ -32,8 +35,9 @@ class LexError(ValueError):
 
 @dataclass(frozen=True)
 class Token:
-    """One token: its kind, its text, where it starts (1-based line and column) and its
-    offsets in the source (``source[start:end] == text``)."""
+    """One token: its kind, its text, where it starts (1-based line and column), its
+    offsets in the source (``source[start:end] == text``) and how many brackets are open
+    before it (a closing bracket's depth is that of its contents)."""
 
     kind: Kind
     text: str
@@ -41,14 +45,17 @@ class Token:
     column: int
     start: int
     end: int
+    depth: int
 
 
 def tokens(source: str) -> list[Token]:
     """The tokens of ``source``, comments left out."""
     found: list[Token] = []
     scanner = _Scanner(source)
-    while (token := scanner.next()) is not None:
+    depth = 0
+    while (token := scanner.next(depth)) is not None:
         found.append(token)
+        depth = max(0, depth + (token.text in OPENING) - (token.text in CLOSING))
     return found
 
 
@@ -59,7 +66,7 @@ class _Scanner:
         self.line = 1
         self.line_start = 0
 
-    def next(self) -> Token | None:
+    def next(self, depth: int) -> Token | None:
         self._skip_space_and_comments()
         if self.at >= len(self.source):
             return None
@@ -80,7 +87,7 @@ class _Scanner:
         else:
             kind = "symbol"
             self.at += next((len(s) for s in SYMBOLS if self.source.startswith(s, start)), 1)
-        return Token(kind, self.source[start : self.at], line, column, start, self.at)
+        return Token(kind, self.source[start : self.at], line, column, start, self.at, depth)
 
     def _advance_while(self, allowed: set[str]) -> None:
         while self.at < len(self.source) and self.source[self.at] in allowed:

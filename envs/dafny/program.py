@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from codegym.envs.dafny.lexer import Token, tokens
+from codegym.envs.dafny.lexer import CLOSING, Token, tokens
 
 # Words that start a top-level declaration, and the modifiers that may come before one.
 MODIFIERS = frozenset({"ghost", "static", "abstract", "protected", "inductive", "twostate", "least", "greatest",
@@ -36,7 +36,6 @@ _EXPRESSION_WORDS = frozenset({
     "return", "returns", "assert", "assume", "var", "yield",
 })  # fmt: skip
 _BLOCK_AFTER = frozenset({")", "]", "}", ">", "|", "?"})
-_OPEN, _CLOSE = frozenset({"(", "[", "{", "{:"}), frozenset({")", "]", "}"})
 
 
 @dataclass(frozen=True)
@@ -94,13 +93,11 @@ def declarations(source: str) -> list[Declaration]:
 def _spans(found: Sequence[Token]) -> list[tuple[int, int]]:
     """Token index ranges of the top-level declarations."""
     starts: list[int] = []
-    depth = 0
     for index, token in enumerate(found):
-        if depth == 0 and token.text in STARTS and token.kind == "name":
+        if token.depth == 0 and token.text in STARTS and token.kind == "name":
             previous = found[index - 1].text if index else ""
             if not (previous in MODIFIERS or (previous in ("function", "predicate") and token.text == "method")):
                 starts.append(index)
-        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
     if not found:
         return []
     if not starts or starts[0] != 0:
@@ -118,7 +115,7 @@ def _declaration(source: str, span: Sequence[Token]) -> Declaration:
         return base
     body_at = _body_brace(span)
     header = span[:body_at] if body_at is not None else span
-    clause_at = [i for i, t in enumerate(header) if t.text in CLAUSES and _depth_at(header, i) == 0]
+    clause_at = [i for i, t in enumerate(header) if t.text in CLAUSES and t.depth == 0]
     signature_end = clause_at[0] if clause_at else len(header)
     signature = source[first.start : header[signature_end - 1].end] if signature_end else ""
     bounds = [*clause_at, len(header)]
@@ -135,24 +132,10 @@ def _declaration(source: str, span: Sequence[Token]) -> Declaration:
 
 
 def _name_after(span: Sequence[Token], kind: str) -> str:
-    seen = False
-    depth = 0
-    for token in span:
-        if seen and depth == 0 and token.kind == "name":
-            return token.text
-        if token.text == kind:
-            seen = True
-        elif token.text == "method" and kind in ("function", "predicate"):
-            continue
-        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
-    return ""
-
-
-def _depth_at(span: Sequence[Token], index: int) -> int:
-    depth = 0
-    for token in span[:index]:
-        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
-    return depth
+    """The first name after the ``kind`` word, outside attributes (``function method F``: F)."""
+    after = next((i + 1 for i, t in enumerate(span) if t.text == kind), len(span))
+    names = (t.text for t in span[after:] if t.depth == 0 and t.kind == "name" and t.text != "method")
+    return next(names, "")
 
 
 def opens_block(previous: Token | None) -> bool:
@@ -166,22 +149,15 @@ def opens_block(previous: Token | None) -> bool:
 
 def _body_brace(span: Sequence[Token]) -> int | None:
     """The index of the body's opening brace: the first depth-0 ``{`` that opens a block."""
-    depth = 0
-    for index, token in enumerate(span):
-        if depth == 0 and token.text == "{" and index and opens_block(span[index - 1]):
-            return index
-        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
-    return None
+    found = (i for i in range(1, len(span)) if span[i].depth == 0 and span[i].text == "{" and opens_block(span[i - 1]))
+    return next(found, None)
 
 
 def _matching(span: Sequence[Token], open_at: int) -> int:
-    depth = 0
-    for index in range(open_at, len(span)):
-        text = span[index].text
-        depth += (text in _OPEN) - (text in _CLOSE)
-        if depth == 0:
-            return index
-    return len(span) - 1
+    """The index of the bracket that closes the one at ``open_at`` (the last token if none does)."""
+    inside = span[open_at].depth + 1
+    found = (i for i in range(open_at + 1, len(span)) if span[i].depth == inside and span[i].text in CLOSING)
+    return next(found, len(span) - 1)
 
 
 # --- hints -----------------------------------------------------------------------------------
@@ -193,12 +169,12 @@ def strip_hints(source: str, names: Iterable[str] | None = None) -> str:
     their ``by`` blocks), and the ``decreases`` clauses of their headers. A line left empty
     by a removal goes too."""
     chosen = set(names) if names is not None else None
+    found = tokens(source)
     spans: list[tuple[int, int]] = []
     for declaration in declarations(source):
         if declaration.kind not in OPENABLE or (chosen is not None and declaration.name not in chosen):
             continue
-        inner = [t for t in tokens(source) if declaration.start <= t.start < declaration.end]
-        spans += _hint_spans(inner)
+        spans += _hint_spans([t for t in found if declaration.start <= t.start < declaration.end])
     return _without(source, spans)
 
 
@@ -221,48 +197,52 @@ def _hint_spans(span: Sequence[Token]) -> list[tuple[int, int]]:
 
 
 def _clause_end(span: Sequence[Token], at: int) -> int:
-    """The index just past the clause that starts at ``at``."""
-    depth = 0
+    """The index just past the clause that starts at ``at``: the next clause, the block it
+    belongs to, or the bracket that closes around it."""
+    level = span[at].depth
     for index in range(at + 1, len(span)):
         token = span[index]
-        if depth == 0 and (token.text in CLAUSES or (token.text == "{" and opens_block(span[index - 1]))):
+        if token.depth != level:
+            continue
+        if token.text in CLAUSES or token.text in CLOSING or (token.text == "{" and opens_block(span[index - 1])):
             return index
-        if depth == 0 and token.text in _CLOSE:
-            return index
-        depth = max(0, depth + (token.text in _OPEN) - (token.text in _CLOSE))
     return len(span)
 
 
 def _statement_end(span: Sequence[Token], at: int) -> int:
-    """The index of the last token of the ``assert`` statement at ``at``."""
-    depth = 0
+    """The index of the last token of the ``assert`` statement at ``at``: its ``;``, or the
+    end of its ``by`` block."""
+    level = span[at].depth
     for index in range(at + 1, len(span)):
-        text = span[index].text
-        if depth == 0 and text == ";":
+        if span[index].depth != level:
+            continue
+        if span[index].text == ";":
             return index
-        if depth == 0 and text == "by":
+        if span[index].text == "by":
             opening = next((i for i in range(index + 1, len(span)) if span[i].text == "{"), len(span) - 1)
             return _matching(span, opening)
-        depth = max(0, depth + (text in _OPEN) - (text in _CLOSE))
     return len(span) - 1
 
 
 def _without(source: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``source`` without ``spans``; a span alone on its lines takes those lines with it."""
     kept, at = [], 0
-    touched: set[int] = set()
-    for start, end in sorted(spans):
-        if start < at:
-            continue
-        kept.append(source[at:start])
-        touched.update(range(source.count("\n", 0, start), source.count("\n", 0, end) + 1))
-        at = end
+    for start, end in sorted(_whole_lines(source, s, e) for s, e in spans):
+        if start >= at:
+            kept.append(source[at:start])
+            at = end
     kept.append(source[at:])
-    lines = "".join(kept).split("\n")
-    original = source.split("\n")
-    # (a removal never adds lines, so line numbers before the first multi-line removal agree)
-    result = [line for number, line in enumerate(lines) if line.strip() or number not in touched
-              or (number < len(original) and not original[number].strip())]  # fmt: skip
-    return "\n".join(result)
+    return "".join(kept)
+
+
+def _whole_lines(source: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` grown to whole lines when only blanks stand beside it on them."""
+    line_start = source.rfind("\n", 0, start) + 1
+    line_end = source.find("\n", end)
+    line_end = len(source) if line_end < 0 else line_end
+    if source[line_start:start].strip() or source[end:line_end].strip():
+        return start, end
+    return line_start, min(line_end + 1, len(source))
 
 
 def empty_bodies(source: str, names: Iterable[str] | None = None) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from codegym.envs.dafny.lexer import LexError
+from codegym.envs.dafny.lexer import LexError, tokens
 from codegym.envs.dafny.program import OPENABLE, declarations, empty_bodies, strip_hints
 
 from codegym.error import TaskFormatError
@@ -36,6 +36,7 @@ VERSION_NOTE = (
     "The verifier is Dafny 2.3 (with Z3): write `function method` for a function that code calls, "
     "use `while` loops (there is no `for` loop), and `returns (r: T)` for a method's results."
 )
+HINT_WORDS = frozenset({"invariant", "decreases", "assert"})
 _SECTION = re.compile(r"^[ \t]*//[ \t]*<(/?)vc-(preamble|helpers|spec|code|description)>[ \t]*$", re.MULTILINE)
 
 
@@ -106,11 +107,7 @@ def _prompt(kind: Kind, given: str, description: str, names: list[str]) -> str:
 
 
 def _hint_count(program: str) -> int:
-    return len(re.findall(r"\b(?:invariant|decreases|assert)\b", _code_only(program)))
-
-
-def _code_only(program: str) -> str:
-    return re.sub(r"//[^\n]*", "", program)
+    return sum(t.kind == "name" and t.text in HINT_WORDS for t in tokens(program))
 
 
 def _from_folder(folder: Path, kind: Kind, *, prefix: str) -> list[Task]:

@@ -17,6 +17,7 @@ from codegym.batch import Scorer
 from codegym.executor import Limits
 from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
+from codegym.verifier import check
 from codegym.verifier.dafny import LIMITS
 
 SUM = "codegym-dafny/sum-array"
@@ -61,7 +62,7 @@ def test_a_bodiless_lemma_the_gate_let_through_is_still_caught(executor: LocalEx
     given = str(task.metadata["given"])
     smuggled = "lemma Bogus()\n  ensures false\n\n" + given.replace("  s := 0;", "  Bogus();\n  s := 0;")
     assembly = assemble(str(task.metadata["trusted"]), given, smuggled, task.metadata["open"])
-    report = env.verifier.read(executor.run(env.verifier.job({grader.PROGRAM: assembly.text}, LIMITS)))
+    report = check(env.verifier, {grader.PROGRAM: assembly.text}, executor, LIMITS)
     assert report.outcome_of("Sum") == "verified"  # (the smuggled axiom proves anything...)
     verdict = grader.grade(GateReport(), assembly, report)  # (...as if the gate had missed it)
     assert verdict.status is Status.HACK and verdict.message.startswith("Bogus: a method or lemma whose body")
