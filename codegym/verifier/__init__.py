@@ -92,7 +92,8 @@ class VerifierReport:
         outcomes = [p.outcome for p in self.procedures if p.name == name]
         if not outcomes:
             return None
-        return next((o for o in _WORST_FIRST if o in outcomes), "verified")
+        worst: Outcome = next((o for o in _WORST_FIRST if o in outcomes), "verified")
+        return worst
 
 
 class Verifier(Protocol):
