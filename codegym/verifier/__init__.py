@@ -92,8 +92,10 @@ class VerifierReport:
         outcomes = [p.outcome for p in self.procedures if p.name == name]
         if not outcomes:
             return None
-        worst: Outcome = next((o for o in _WORST_FIRST if o in outcomes), "verified")
-        return worst
+        for worst in _WORST_FIRST:
+            if worst in outcomes:
+                return worst
+        return "verified"
 
 
 class Verifier(Protocol):
