@@ -12,12 +12,15 @@ from codegym.envs.dafny.lexer import LexError
 from codegym.envs.dafny.program import Assembly, assemble
 from codegym.envs.dafny.tasks import BUNDLED, Kind, load_tasks
 
-from codegym.agent import AgentLimits
+from codegym.agent import AgentEpisode, AgentLimits, AgentSetup, FamilyTool
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
+from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
 from codegym.task import Quarantine, Task, TaskSet
 from codegym.verifier.dafny import LIMITS, Dafny
+
+SUBMISSION = "program.dfy"  # the graded file of an agent episode
 
 
 class DafnyEnv(CodeEnv):
@@ -42,7 +45,10 @@ class DafnyEnv(CodeEnv):
 
     ## Episode end
     ``mode="single"``: after one answer; ``mode="refine"``: when it verifies (truncated only
-    by ``max_episode_steps``).
+    by ``max_episode_steps``); ``mode="agent"`` (see `codegym.agent`): tool calls in a
+    workspace holding ``TASK.md`` and ``program.dfy`` (the program as given), with a
+    ``verify`` tool that checks the file as the grader does; terminated at ``submit``, which
+    grades ``program.dfy``.
 
     ## Registered configurations
     ``codegym/Dafny-v0`` with ``tasks="codegym-dafny"`` (the bundled programs) and
@@ -84,8 +90,6 @@ class DafnyEnv(CodeEnv):
         quarantine: Quarantine | None = None,
         validate: bool | int = False,
     ) -> None:
-        if mode == "agent":
-            raise ValueError("Dafny-v0 has no agent mode yet: use mode='single' or 'refine'")
         super().__init__(
             load_tasks(tasks, task_kind),
             limits=limits,
@@ -121,6 +125,32 @@ class DafnyEnv(CodeEnv):
         if self.partial_credit and grade.status is Status.WA:
             return {"verified": 0.5 * float(grade.metrics.get("verified_fraction", 0.0))}
         return {"verified": verified}
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        instructions = (
+            f"Edit {SUBMISSION} until it verifies. The `verify` tool checks it as the grader does (the gate, the "
+            "task's own specification with your bodies, Dafny 2.3) and prints each error on your file's lines; "
+            f"`dafny /compile:0 {SUBMISSION}` runs in the shell too. Call `submit` when it verifies: {SUBMISSION} "
+            "is graded as it is then."
+        )
+        files = {"TASK.md": task.prompt.encode(), SUBMISSION: str(task.metadata["given"]).encode()}
+        return AgentSetup(files=files, submission=SUBMISSION, instructions=instructions)
+
+    def agent_tools(self) -> tuple[FamilyTool, ...]:
+        description = (
+            f"Verify {SUBMISSION} of the workspace as the grader does: the gate, then Dafny on the task's own "
+            "specification with the file's bodies. Prints the verdict and Dafny's errors on the file's own lines. "
+            "Does not end the episode."
+        )
+        return (FamilyTool("verify", description, self._verify_tool),)
+
+    def _verify_tool(self, episode: AgentEpisode, arguments: Mapping[str, Any]) -> tuple[str, int]:
+        """The ``verify`` tool: the grade ``submit`` would give now, without its reward."""
+        assert self.task is not None
+        grade, problem = self.evaluate_task(self.task, episode.read_submission())
+        if "infra_error" in problem:
+            raise SandboxError(problem["infra_error"])
+        return grade.feedback(), 0 if grade.status is Status.OK else 1
 
     def check_solutions(self, task: Task) -> str | None:
         """A task whose program verifies as given has nothing to ask for."""
