@@ -4,7 +4,8 @@ A `Verifier` turns files into a sandbox `Job` (the tool runs in the sandbox, on 
 with no network) and reads the job's result into a `VerifierReport`: which procedures (or
 verification conditions) were proved, which failed and where, and whether the run ended in
 time. Families judge from the report, never from the tool's exit status alone, and a run
-that did not finish is a timeout, never a pass. A new checker (a Lean or Coq backend, another
+that did not finish is a timeout, never a pass. In front of each verifier, a family's gate
+refuses what would make a program verify without a proof (`GateReport`). A new checker (a Lean or Coq backend, another
 Dafny) is one more class with ``job`` and ``read``, not a new family.
 """
 
@@ -96,6 +97,30 @@ class VerifierReport:
             if worst in outcomes:
                 return worst
         return "verified"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A construct a verifier's gate refuses: what it is, and where (1-based)."""
+
+    construct: str
+    line: int
+    column: int
+
+    def render(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.construct}"
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """A gate's word on an answer: its violations, or why it could not be read."""
+
+    violations: tuple[Violation, ...] = ()
+    unreadable: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations and self.unreadable is None
 
 
 class Verifier(Protocol):

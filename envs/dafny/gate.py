@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from codegym.envs.dafny.lexer import LexError, Token, tokens
 from codegym.envs.dafny.program import CALLABLES, declarations, opens_block
+
+from codegym.verifier import GateReport, Violation
 
 BANNED_WORDS = {
     "assume": "an assume statement (it is taken as true without proof)",
@@ -43,30 +44,6 @@ BANNED_ATTRIBUTES = {
     "imported": "the {:imported} attribute (an imported declaration is not verified)",
     "assumption": "the {:assumption} attribute (it makes a variable an assumption)",
 }
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A construct the gate refuses: what it is, and where (1-based)."""
-
-    construct: str
-    line: int
-    column: int
-
-    def render(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.construct}"
-
-
-@dataclass(frozen=True)
-class GateReport:
-    """The gate's word on an answer: its violations, or why it could not be read."""
-
-    violations: tuple[Violation, ...] = ()
-    unreadable: str | None = None
-
-    @property
-    def passed(self) -> bool:
-        return not self.violations and self.unreadable is None
 
 
 @functools.lru_cache(maxsize=256)
