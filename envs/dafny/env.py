@@ -12,18 +12,17 @@ from codegym.envs.dafny.lexer import LexError
 from codegym.envs.dafny.program import Assembly, assemble
 from codegym.envs.dafny.tasks import BUNDLED, Kind, load_tasks
 
-from codegym.agent import AgentEpisode, AgentLimits, AgentSetup, FamilyTool
-from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
-from codegym.error import SandboxError
-from codegym.executor import Executor, Job, Limits, RunResult, Step
-from codegym.grade import Grade, Status
+from codegym.agent import AgentLimits
+from codegym.core import InfraPolicy, Mode, TaskPolicy
+from codegym.executor import Executor, Job, Limits, RunResult
+from codegym.grade import Grade
 from codegym.task import Quarantine, Task, TaskSet
+from codegym.verifier import GateReport
 from codegym.verifier.dafny import LIMITS, Dafny
+from codegym.verifier.env import VerifierEnv
 
-SUBMISSION = "program.dfy"  # the graded file of an agent episode
 
-
-class DafnyEnv(CodeEnv):
+class DafnyEnv(VerifierEnv[Assembly]):
     """Make a Dafny program verify: put back its proof hints (DafnyBench-style ``hints``), or
     write the bodies of a fixed specification (vericoding-style ``impl``).
 
@@ -72,6 +71,9 @@ class DafnyEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "Dafny"
+    submission: ClassVar[str] = "program.dfy"
+    tool_name: ClassVar[str] = "Dafny 2.3"
+    shell_command: ClassVar[str] = "dafny /compile:0 program.dfy"
 
     def __init__(
         self,
@@ -108,66 +110,18 @@ class DafnyEnv(CodeEnv):
 
     # --- hooks -------------------------------------------------------------------------------
 
-    def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
-        assembly = self.assembly(task, code)
-        if assembly is None:
-            return Job(steps=(Step(argv=("true",)),))  # nothing of a refused answer runs
-        return self.verifier.job({grader.PROGRAM: assembly.text}, limits or self.limits)
+    def gate(self, code: str) -> GateReport:
+        return gates.check(code)
 
-    def grade(self, task: Task, code: str, result: RunResult) -> Grade:
-        assembly = self.assembly(task, code)
-        if assembly is None:
-            return grader.grade(gates.check(code), None, None)
-        return grader.grade(gates.check(code), assembly, self.verifier.read(result))
-
-    def reward_components(self, grade: Grade) -> dict[str, float]:
-        verified = 1.0 if grade.status is Status.OK else 0.0
-        if self.partial_credit and grade.status is Status.WA:
-            return {"verified": 0.5 * float(grade.metrics.get("verified_fraction", 0.0))}
-        return {"verified": verified}
-
-    def agent_setup(self, task: Task) -> AgentSetup:
-        instructions = (
-            f"Edit {SUBMISSION} until it verifies. The `verify` tool checks it as the grader does (the gate, the "
-            "task's own specification with your bodies, Dafny 2.3) and prints each error on your file's lines; "
-            f"`dafny /compile:0 {SUBMISSION}` runs in the shell too. Call `submit` when it verifies: {SUBMISSION} "
-            "is graded as it is then."
-        )
-        files = {"TASK.md": task.prompt.encode(), SUBMISSION: str(task.metadata["given"]).encode()}
-        return AgentSetup(files=files, submission=SUBMISSION, instructions=instructions)
-
-    def agent_tools(self) -> tuple[FamilyTool, ...]:
-        description = (
-            f"Verify {SUBMISSION} of the workspace as the grader does: the gate, then Dafny on the task's own "
-            "specification with the file's bodies. Prints the verdict and Dafny's errors on the file's own lines. "
-            "Does not end the episode."
-        )
-        return (FamilyTool("verify", description, self._verify_tool),)
-
-    def _verify_tool(self, episode: AgentEpisode, arguments: Mapping[str, Any]) -> tuple[str, int]:
-        """The ``verify`` tool: the grade ``submit`` would give now, without its reward."""
-        assert self.task is not None
-        grade, problem = self.evaluate_task(self.task, episode.read_submission())
-        if "infra_error" in problem:
-            raise SandboxError(problem["infra_error"])
-        return grade.feedback(), 0 if grade.status is Status.OK else 1
-
-    def check_solutions(self, task: Task) -> str | None:
-        """A task whose program verifies as given has nothing to ask for."""
-        given = str(task.metadata["given"])
-        grade, _ = self.evaluate(task, given)
-        if grade.status is Status.OK:
-            return "the program verifies as given: there is nothing for the agent to add"
-        return None
-
-    # --- the parts -------------------------------------------------------------------------------
-
-    def assembly(self, task: Task, code: str) -> Assembly | None:
-        """The file verified for ``code``, or None when the gate refuses it."""
-        if not gates.check(code).passed:
-            return None
+    def assemble(self, task: Task, code: str) -> Assembly | None:
         metadata = task.metadata
         try:
             return assemble(str(metadata["trusted"]), str(metadata["given"]), code, metadata["open"])
         except LexError:
             return None
+
+    def verification_job(self, task: Task, assembly: Assembly, limits: Limits) -> Job:
+        return self.verifier.job({grader.PROGRAM: assembly.text}, limits)
+
+    def judge(self, gate: GateReport, assembly: Assembly | None, result: RunResult | None) -> Grade:
+        return grader.grade(gate, assembly, None if result is None else self.verifier.read(result))
