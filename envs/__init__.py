@@ -13,4 +13,5 @@ from codegym.envs import (  # noqa: F401
     triton_kernel,
     verilog,
     visual,
+    whyml,
 )

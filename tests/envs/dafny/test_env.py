@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from codegym.envs.dafny import grader
 from codegym.envs.dafny.env import DafnyEnv
-from codegym.envs.dafny.gate import GateReport
 from codegym.envs.dafny.program import assemble
 from codegym.envs.dafny.tasks import load_tasks
 
@@ -17,7 +16,7 @@ from codegym.batch import Scorer
 from codegym.executor import Limits
 from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
-from codegym.verifier import check
+from codegym.verifier import GateReport, check
 from codegym.verifier.dafny import LIMITS
 
 SUM = "codegym-dafny/sum-array"
