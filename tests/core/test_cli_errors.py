@@ -70,7 +70,7 @@ def test_an_unknown_env_id_names_the_nearest_registered_one(tmp_path: Path) -> N
     done = cli("validate", "codegym/PythonFuncton-v0", "--tasks", "humaneval", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "NameNotFound" not in done.stderr
     assert "unknown env 'codegym/PythonFuncton-v0': did you mean codegym/PythonFunction-v0?" in done.stderr
-    assert "registered: codegym/ChartFromImage-v0, codegym/HTMLFromScreenshot-v0, codegym/Optimize-v0" in done.stderr
+    assert "registered: codegym/ChartFromImage-v0, codegym/Dafny-v0, codegym/HTMLFromScreenshot-v0" in done.stderr
 
 
 def test_a_bad_task_file_through_the_cli_names_its_line_and_field(tmp_path: Path) -> None:
