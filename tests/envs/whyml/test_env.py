@@ -22,9 +22,10 @@ from codegym.verifier.why3 import LIMITS
 SUM = "codegym-whyml/sum-to"
 
 
-def test_every_bundled_reference_verifies_and_no_module_verifies_as_given(env: WhyMLEnv) -> None:
-    tasks = list(env.tasks)
-    assert len(tasks) >= 6
+def test_bundled_references_verify_and_no_module_verifies_as_given(env: WhyMLEnv) -> None:
+    """Every third bundled module (the whole set: `codegym validate codegym/WhyML-v0`)."""
+    assert len(env.tasks) >= 18
+    tasks = list(env.tasks)[::3]
     with Scorer(env, dedupe=False) as scorer:
         references = scorer.score([(t.id, t.reference or "") for t in tasks])
         given = scorer.score([(t.id, str(t.metadata["given"])) for t in tasks])
