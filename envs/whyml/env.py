@@ -55,7 +55,7 @@ class WhyMLEnv(VerifierEnv[Assembly]):
        ``Check`` (``clone Spec with val f = Impl.f``: the answer's contracts must refine the
        specification's) and ``Canary`` (``goal canary: false``).
     3. One sandboxed job runs ``why3 prove -a split_vc`` on ``Impl`` and ``Check``, then the
-       canary with a short time limit (`codegym.verifier.why3`): the canary proved is
+       canary under a step limit (`codegym.verifier.why3`): the canary proved is
        ``HACK``; a goal past its time, or a run past the limits, is ``TLE``, never proved.
     """
 
