@@ -23,7 +23,8 @@ DATA = Path(__file__).with_name("data")
 BUNDLED = "codegym-whyml"
 VERSION_NOTE = (
     "The verifier is Why3 1.5 with Z3, on each verification condition after split_vc. Use Why3's standard "
-    "library (`use int.Int`, `use ref.Ref`, `use array.Array`, ...) and the task's `Defs`."
+    "library (`use int.Int`, `use ref.Ref`, `use array.Array`, ...) and the task's `Defs`. Every `while` loop "
+    "needs a `variant` (without one, Why3 reports an incompatible termination status)."
 )
 _DESCRIPTION = re.compile(r"^\(\*(.*?)\*\)", re.DOTALL)
 _HINTS = re.compile(r"\b(?:invariant|variant)\s*\{")
