@@ -39,4 +39,6 @@ _ALIASES = {
     "diff": ("patch", "udiff"),
     "html": ("htm", "xhtml"),
     "svg": ("xml", "html"),
+    "dafny": ("dfy",),
+    "whyml": ("mlw", "why3", "ocaml"),
 }
