@@ -212,7 +212,7 @@ TASK_SETS = {
     "ChartFromImage": "codegym-charts (48 charts), generated, or a JSON(L) file of ChartMimic rows",
     "HTMLFromScreenshot": "codegym-pages (42 pages), generated, WebSight rows, or a Design2Code folder",
     "Dafny": "codegym-dafny (task_kind='hints' or 'impl'), a DafnyBench or vericoding folder, or rows",
-    "WhyML": "codegym-whyml (18 modules: Defs, Spec, Impl), a folder of such .mlw files, or rows",
+    "WhyML": "codegym-whyml (31 modules: Defs, Spec, Impl), a folder of such .mlw files, or rows",
 }
 
 
