@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from codegym.verifier.source import LexError
+
 Kind = Literal["name", "number", "string", "char", "symbol"]
 
 # Longest first: the punctuation Dafny writes with more than one character.
@@ -23,14 +25,6 @@ _NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_PART = _NAME_START | set("0123456789'?")
 OPENING = frozenset({"(", "[", "{", "{:"})
 CLOSING = frozenset({")", "]", "}"})
-
-
-class LexError(ValueError):
-    """Text Dafny could not read either: an unterminated comment, string or character."""
-
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(f"line {line}, column {column}: {message}")
-        self.line, self.column = line, column
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from codegym.envs.dafny.lexer import CLOSING, Token, tokens
 
+from codegym.verifier.source import without
+
 # Words that start a top-level declaration, and the modifiers that may come before one.
 MODIFIERS = frozenset({"ghost", "static", "abstract", "protected", "inductive", "twostate", "least", "greatest",
                        "opaque"})  # fmt: skip
@@ -175,7 +177,7 @@ def strip_hints(source: str, names: Iterable[str] | None = None) -> str:
         if declaration.kind not in OPENABLE or (chosen is not None and declaration.name not in chosen):
             continue
         spans += _hint_spans([t for t in found if declaration.start <= t.start < declaration.end])
-    return _without(source, spans)
+    return without(source, spans)
 
 
 def _hint_spans(span: Sequence[Token]) -> list[tuple[int, int]]:
@@ -222,27 +224,6 @@ def _statement_end(span: Sequence[Token], at: int) -> int:
             opening = next((i for i in range(index + 1, len(span)) if span[i].text == "{"), len(span) - 1)
             return _matching(span, opening)
     return len(span) - 1
-
-
-def _without(source: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``source`` without ``spans``; a span alone on its lines takes those lines with it."""
-    kept, at = [], 0
-    for start, end in sorted(_whole_lines(source, s, e) for s, e in spans):
-        if start >= at:
-            kept.append(source[at:start])
-            at = end
-    kept.append(source[at:])
-    return "".join(kept)
-
-
-def _whole_lines(source: str, start: int, end: int) -> tuple[int, int]:
-    """``(start, end)`` grown to whole lines when only blanks stand beside it on them."""
-    line_start = source.rfind("\n", 0, start) + 1
-    line_end = source.find("\n", end)
-    line_end = len(source) if line_end < 0 else line_end
-    if source[line_start:start].strip() or source[end:line_end].strip():
-        return start, end
-    return line_start, min(line_end + 1, len(source))
 
 
 def empty_bodies(source: str, names: Iterable[str] | None = None) -> str:

@@ -9,17 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from codegym.verifier.source import LexError
+
 Kind = Literal["name", "number", "string", "symbol"]
 _NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_PART = _NAME_START | set("0123456789'")
-
-
-class LexError(ValueError):
-    """Text WhyML could not read either: an unterminated comment or string."""
-
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(f"line {line}, column {column}: {message}")
-        self.line, self.column = line, column
 
 
 @dataclass(frozen=True)

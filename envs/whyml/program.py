@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from codegym.envs.whyml.lexer import tokens
 
+from codegym.verifier.source import without
+
 _MODULE = re.compile(r"^module (\w+)[^\n]*\n.*?^end[ \t]*$", re.MULTILINE | re.DOTALL)
 _HINT = re.compile(r"[ \t]*\b(?:invariant|variant)\s*\{")
 PROGRAM = "program.mlw"
@@ -43,24 +45,8 @@ def spec_functions(spec: str) -> list[str]:
 def strip_hints(impl: str) -> str:
     """``impl`` without its ``invariant { ... }`` and ``variant { ... }`` clauses; a clause
     alone on its lines takes those lines with it."""
-    parts, at = [], 0
-    for found in _HINT.finditer(impl):
-        if found.start() < at:
-            continue
-        start, end = _whole_lines(impl, found.start(), _closing_brace(impl, found.end() - 1) + 1)
-        parts.append(impl[at:start])
-        at = end
-    parts.append(impl[at:])
-    return "".join(parts)
-
-
-def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    if text[line_start:start].strip() or text[end:line_end].strip():
-        return start, end
-    return line_start, min(line_end + 1, len(text))
+    spans = [(found.start(), _closing_brace(impl, found.end() - 1) + 1) for found in _HINT.finditer(impl)]
+    return without(impl, spans)
 
 
 def _closing_brace(text: str, opening: int) -> int:
