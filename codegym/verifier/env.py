@@ -25,13 +25,14 @@ A = TypeVar("A")  # a family's assembly: the file it verifies for an answer
 class VerifierEnv(CodeEnv, Generic[A]):
     """Base class of the verifier families (see `codegym.envs.dafny`, `codegym.envs.whyml`).
 
-    Hooks:
-        gate: The gate's report on an answer.
-        assemble: The file to verify for an answer the gate passed (None: it cannot be
-            assembled, and is graded as the gate's report says).
-        verification_job: The sandbox job that verifies an assembly.
-        judge: The grade, from the gate's report, the assembly and the job's result (both
-            None for a refused answer).
+    A family implements four hooks:
+
+    - ``gate``: the gate's report on an answer;
+    - ``assemble``: the file to verify for an answer the gate passed (None: it cannot be
+      assembled, and is graded as the gate's report says);
+    - ``verification_job``: the sandbox job that verifies an assembly;
+    - ``judge``: the grade, from the gate's report, the assembly and the job's result (both
+      None for a refused answer).
 
     ``metadata["given"]`` of each task is what the agent is shown (and the workspace's
     file in agent mode).
