@@ -25,7 +25,7 @@ import functools
 from collections.abc import Sequence
 
 from codegym.envs.dafny.lexer import LexError, Token, tokens
-from codegym.envs.dafny.program import CALLABLES, declarations, opens_block
+from codegym.envs.dafny.program import declarations, opens_block, routines
 
 from codegym.verifier import GateReport, Violation
 
@@ -52,15 +52,14 @@ def check(answer: str) -> GateReport:
     job and again when it grades it)."""
     try:
         found = tokens(answer)
-        parts = declarations(answer)
+        declarations(answer)  # (an answer the splitter cannot read is unreadable)
     except LexError as e:
         return GateReport(unreadable=str(e))
     violations = [*_banned_tokens(found), *_bodiless_statements(found)]
-    for declaration in parts:
-        promises = any(c.keyword == "ensures" for c in declaration.clauses)
-        if declaration.kind in CALLABLES and declaration.body is None and promises:
-            what = f"a {declaration.kind} without a body that ensures something ({declaration.name}: an axiom)"
-            violations.append(Violation(what, declaration.line, declaration.column))
+    for declared in routines(answer):
+        if not declared.has_body and declared.promises:
+            what = f"a {declared.kind} without a body that ensures something ({declared.name}: an axiom)"
+            violations.append(Violation(what, declared.line, declared.column))
     return GateReport(tuple(sorted(violations, key=lambda v: (v.line, v.column))))
 
 

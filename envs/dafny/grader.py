@@ -13,7 +13,7 @@ text (`program.Assembly.agent_line`).
 
 from __future__ import annotations
 
-from codegym.envs.dafny.program import OPENABLE, Assembly, declarations
+from codegym.envs.dafny.program import OPENABLE, Assembly, routines
 
 from codegym.grade import Diagnostic, Grade, Status
 from codegym.verifier import GateReport, VerifierReport, verdict
@@ -48,8 +48,8 @@ def _without_implementation(report: VerifierReport, assembly: Assembly) -> list[
     """The methods and lemmas of the verified file that Dafny's trace shows no implementation
     check for: body-less ones, whatever let them through."""
     implemented = {p.name for p in report.procedures if p.check == "Impl"}
-    names = [d.name for d in declarations(assembly.text) if d.kind in OPENABLE and d.name != assembly.canary]
-    return [name for name in names if name not in implemented]
+    names = [c.name for c in routines(assembly.text) if c.kind in OPENABLE and c.name != assembly.canary]
+    return list(dict.fromkeys(name for name in names if name not in implemented))
 
 
 def _notes(assembly: Assembly) -> tuple[Diagnostic, ...]:

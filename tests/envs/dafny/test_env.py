@@ -162,3 +162,18 @@ def test_a_sandbox_run_needs_no_more_than_the_limits_of_a_step(executor: LocalEx
     task = env.tasks.get("codegym-dafny/gcd")
     grade, _ = env.evaluate(task, task.reference or "")
     assert grade.status is Status.OK
+
+
+def test_a_bodiless_lemma_hidden_in_a_class_is_caught_by_gate_and_trace(env: DafnyEnv, executor: LocalExecutor) -> None:
+    task = env.tasks.get(SUM)
+    given = str(task.metadata["given"])
+    cheat = "class C {\n  static lemma Bogus()\n    ensures false\n}\n\n" + given.replace(
+        "  s := 0;", "  C.Bogus();\n  s := 0;"
+    )
+    grade, _ = env.evaluate(task, cheat)
+    assert grade.status is Status.HACK and "line 2" in grade.message
+    assembly = assemble(str(task.metadata["trusted"]), given, cheat, task.metadata["open"])
+    report = check(env.verifier, {grader.PROGRAM: assembly.text}, executor, LIMITS)
+    assert report.outcome_of("Sum") == "verified"  # (Dafny 2.3 takes the class's lemma as an axiom...)
+    verdict = grader.grade(GateReport(), assembly, report)  # (...and the trace shows it was never verified)
+    assert verdict.status is Status.HACK and verdict.message.startswith("Bogus: a method or lemma")

@@ -78,3 +78,11 @@ def test_the_lexer_keeps_positions_and_skips_comments() -> None:
     ]  # fmt: skip
     with pytest.raises(LexError):
         tokens('"unterminated\n"')
+
+
+def test_a_bodiless_promise_inside_a_class_is_refused_too() -> None:
+    report = check(
+        "class C {\n  static lemma Bogus()\n    ensures false\n}\n" + METHOD.format(body="C.Bogus(); r := 1;")
+    )
+    assert not report.passed and report.violations[0].line == 2 and "Bogus" in report.violations[0].construct
+    assert check("class C {\n  static lemma Fine()\n    ensures true\n  {\n  }\n}\n").passed
