@@ -6,7 +6,8 @@ string counts) and refuses, with the construct and its line:
 - ``assume`` statements, and the attributes that turn checks off or declare something
   true: ``{:axiom}``, ``{:verify false}``, ``{:extern}``, ``{:termination false}``,
   ``{:imported}``, ``{:assumption}``;
-- ``decreases *`` (a loop or method that need not terminate);
+- ``decreases *`` (a loop or method that need not terminate) and ``witness *`` (a subset
+  type that need not have a value);
 - a method, lemma, function or predicate without a body that promises something
   (``ensures``): it would be an axiom;
 - a ``forall`` statement or a loop without a body (each is an assumption);
@@ -73,6 +74,9 @@ def _banned_tokens(found: Sequence[Token]) -> list[Violation]:
             violations.append(Violation(BANNED_ATTRIBUTES[following.text], token.line, token.column))
         elif token.text == "decreases" and following is not None and following.text == "*":
             violations.append(Violation("decreases * (it waives the termination proof)", token.line, token.column))
+        elif token.text == "witness" and following is not None and following.text == "*":
+            what = "witness * (it waives the proof that the type has a value: an empty type proves anything)"
+            violations.append(Violation(what, token.line, token.column))
     return violations
 
 

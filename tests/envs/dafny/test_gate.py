@@ -23,6 +23,7 @@ CHEATS = {
     "bodiless method": ("method N() returns (x: int)\n  ensures x == 1 && x == 2\n", "method without a body"),
     "bodiless forall": (METHOD.format(body="forall i | 0 <= i < 1\n    ensures false;\n  r := 1;"), "forall statement"),
     "bodiless loop": (METHOD.format(body="r := 1;\n  while r < 5\n    invariant false"), "a loop without a body"),
+    "witness star": ("newtype Empty = x: int | false witness *\n", "witness *"),
     "include": ('include "other.dfy"\n' + METHOD.format(body="r := 0;"), "include"),
     "module": ("module Other {\n  lemma L() ensures false {}\n}\n", "module declaration"),
     "import": ("import opened Other\n", "module import"),
