@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from codegym.envs.dafny import gate as gates
 from codegym.envs.dafny import grader
 from codegym.envs.dafny.lexer import LexError
-from codegym.envs.dafny.program import Assembly, assemble
+from codegym.envs.dafny.program import Assembly, assemble, assemble_spec, declarations
+from codegym.envs.dafny.spec import SpecCases, kill_checks
 from codegym.envs.dafny.tasks import BUNDLED, Kind, load_tasks
 
 from codegym.agent import AgentLimits
 from codegym.core import InfraPolicy, Mode, TaskPolicy
 from codegym.executor import Executor, Job, Limits, RunResult
-from codegym.grade import Grade
+from codegym.grade import Grade, Status
 from codegym.task import Quarantine, Task, TaskSet
 from codegym.verifier import GateReport
 from codegym.verifier.dafny import LIMITS, Dafny
 from codegym.verifier.env import VerifierEnv
 
+SPEC_KILLS = 0.8  # the share of its mutants a spec task's own specification must rule out
+
 
 class DafnyEnv(VerifierEnv[Assembly]):
-    """Make a Dafny program verify: put back its proof hints (DafnyBench-style ``hints``), or
-    write the bodies of a fixed specification (vericoding-style ``impl``).
+    """Make a Dafny program verify: put back its proof hints (DafnyBench-style ``hints``),
+    write the bodies of a fixed specification (vericoding-style ``impl``), or write the
+    specification of a fixed implementation (``spec``).
 
     ## Action space
     `UnicodeText`: the whole program, raw or in a fenced ```dafny block.
@@ -40,7 +45,9 @@ class DafnyEnv(VerifierEnv[Assembly]):
     else 0.0; with ``partial_credit=True``, a program that does not fully verify earns
     ``0.5 x`` the fraction of its procedures that verified (never for ``HACK``, ``CE`` or a
     timeout). ``info["grade"].metrics`` holds ``verified_fraction``, ``procedures`` and
-    ``obligations``.
+    ``obligations``. A ``spec`` answer earns, once the program verifies against it, the
+    fraction of held mutants it rules out (``kill_rate``, with ``mutants`` and ``killed``;
+    see `codegym.envs.dafny.spec`).
 
     ## Episode end
     ``mode="single"``: after one answer; ``mode="refine"``: when it verifies (truncated only
@@ -51,9 +58,10 @@ class DafnyEnv(VerifierEnv[Assembly]):
 
     ## Registered configurations
     ``codegym/Dafny-v0`` with ``tasks="codegym-dafny"`` (the bundled programs) and
-    ``task_kind="hints"`` (default) or ``"impl"``; ``tasks=<folder>`` loads DafnyBench's
-    ``ground_truth``/``hints_removed`` layout, vericoding files or verified programs; rows
-    (``id``, ``program``, optional ``hints_removed``, ``description``) are taken too.
+    ``task_kind="hints"`` (default), ``"impl"`` or ``"spec"``; ``tasks=<folder>`` loads
+    DafnyBench's ``ground_truth``/``hints_removed`` layout, vericoding files or verified
+    programs (with ``<stem>.spec.json`` for ``spec``); rows (``id``, ``program``, optional
+    ``hints_removed``, ``description``, ``spec_cases``) are taken too.
 
     ## How it is judged
     1. The gate (`gate.check`, on the host) refuses constructs that verify without proof
@@ -62,8 +70,9 @@ class DafnyEnv(VerifierEnv[Assembly]):
     2. The env assembles the file it verifies (`program.assemble`) from the task's trusted
        program: the answer gives only the bodies and ``decreases`` clauses of the open methods
        and lemmas, and new declarations of its own; every signature and specification clause,
-       and every function and predicate of the task, stays the task's. A lemma ``ensures
-       false`` (the canary) is appended.
+       and every function and predicate of the task, stays the task's (a ``spec`` answer
+       gives the target's ``requires`` and ``ensures`` instead of bodies, and the env appends
+       its kill checks). A lemma ``ensures false`` (the canary) is appended.
     3. One sandboxed step runs ``dafny /compile:0 /trace`` (`codegym.verifier.dafny`); the
        grader reads each procedure's outcome from the trace. The canary must fail: if it
        verifies, the context is inconsistent (``HACK``). A procedure past its time, or a
@@ -116,12 +125,43 @@ class DafnyEnv(VerifierEnv[Assembly]):
     def assemble(self, task: Task, code: str) -> Assembly | None:
         metadata = task.metadata
         try:
-            return assemble(str(metadata["trusted"]), str(metadata["given"]), code, metadata["open"])
+            if metadata["kind"] != "spec":
+                return assemble(str(metadata["trusted"]), str(metadata["given"]), code, metadata["open"])
+            assembly = assemble_spec(str(metadata["trusted"]), code, metadata["open"][0])
+            functions = [d.name for d in declarations(assembly.text) if d.kind in ("function", "predicate")]
         except LexError:
             return None
+        cases = SpecCases.from_json(metadata["spec"], task.id)
+        text, kills = kill_checks(cases, functions, assembly.canary.removeprefix("CodegymCanary"))
+        return replace(assembly, text=assembly.text + text, kills=kills)
 
     def verification_job(self, task: Task, assembly: Assembly, limits: Limits) -> Job:
         return self.verifier.job({grader.PROGRAM: assembly.text}, limits)
 
     def judge(self, gate: GateReport, assembly: Assembly | None, result: RunResult | None) -> Grade:
         return grader.grade(gate, assembly, None if result is None else self.verifier.read(result))
+
+    # --- spec tasks --------------------------------------------------------------------------
+
+    def reward_components(self, grade: Grade) -> dict[str, float]:
+        if "mutants" not in grade.metrics:
+            return super().reward_components(grade)
+        return {"kills": float(grade.metrics["kill_rate"]) if grade.status is Status.OK else 0.0}
+
+    def check_solutions(self, task: Task) -> str | None:
+        """A hints or impl task that verifies as given has nothing to ask for; a spec task's
+        own specification must rule out at least `SPEC_KILLS` of its mutants, and the
+        program without one (``ensures true``) none."""
+        if task.metadata["kind"] != "spec":
+            return super().check_solutions(task)
+        grade, _ = self.evaluate(task, str(task.metadata["trusted"]))
+        rate = float(grade.metrics.get("kill_rate", 0.0))
+        if grade.status is not Status.OK or rate < SPEC_KILLS:
+            return f"its own specification rules out {rate:.0%} of its mutants (at least {SPEC_KILLS:.0%} expected)"
+        bare, _ = self.evaluate(task, str(task.metadata["given"]))
+        if bare.status is not Status.OK or float(bare.metrics.get("killed", 0.0)) > 0:
+            killed = bare.metrics.get("killed", 0.0)
+            return (
+                f"without a specification it scores {bare.status.value}, killing {killed:.0f} mutants (none expected)"
+            )
+        return None

@@ -7,11 +7,17 @@ The shared rules are `codegym.verifier.verdict`'s (the gate's refusals, ``CE``, 
   behind the gate's own refusal of body-less promises; the canary is the one behind both
   for an inconsistency that reaches every proof.
 
+A spec answer (`spec`) is judged the same way, then by its kill checks: the env's own
+procedures, never the answer's tests. Only an answer whose program verifies gets the share
+of held mutants it rules out (``kill_rate``).
+
 Dafny's messages are mapped back to the answer's own lines where they fall in the agent's
 text (`program.Assembly.agent_line`).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from codegym.envs.dafny.program import OPENABLE, Assembly, routines
 
@@ -28,9 +34,10 @@ def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | 
     if assembly is None or report is None:
         raise ValueError("an answer the gate passed needs its assembly and the verifier's report")
     source = verdict.Source(PROGRAM, assembly.text, assembly.agent_line)
-    diagnostics = (*_notes(assembly), *verdict.diagnostics(report, source, leave_out=[assembly.canary]))
-    units = verdict.tests(report, leave_out=[assembly.canary])
-    obligations = sum(p.obligations for p in report.procedures if p.name != assembly.canary)
+    ours = assembly.checks
+    diagnostics = (*_notes(assembly), *verdict.diagnostics(report, source, leave_out=ours))
+    units = verdict.tests(report, leave_out=ours)
+    obligations = sum(p.obligations for p in report.procedures if p.name not in ours)
     metrics = verdict.metrics(units, obligations)
     if (unfinished := verdict.unfinished(report, diagnostics, verdict.metrics((), obligations))) is not None:
         return unfinished
@@ -41,14 +48,30 @@ def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | 
         return Grade(Status.HACK, diagnostics=diagnostics, metrics=metrics,
                      message=f"{', '.join(unproved)}: a method or lemma whose body Dafny never verified "
                              "(without a body, its postcondition is an axiom at every call)")  # fmt: skip
-    return verdict.judged(units, diagnostics, metrics, "procedures")
+    judged = verdict.judged(units, diagnostics, metrics, "procedures")
+    return judged if not assembly.kills else _kills(judged, assembly, report)
+
+
+def _kills(judged: Grade, assembly: Assembly, report: VerifierReport) -> Grade:
+    """A spec answer's grade with the mutants it rules out (only when the program verifies
+    against it; its check methods are the env's, not the answer's tests)."""
+    mutants = {m for k in assembly.kills for m in k.mutants}
+    killed = {m for k in assembly.kills if report.outcome_of(k.name) == "verified" for m in k.mutants}
+    rate = len(killed) / len(mutants) if mutants else 0.0
+    if judged.status is not Status.OK:
+        killed, rate = set(), 0.0
+        message = f"{judged.message}: the implementation must verify against the specification before it scores"
+    else:
+        message = f"{judged.message}; the specification rules out {len(killed)} of {len(mutants)} held mutants"
+    metrics = {**judged.metrics, "mutants": float(len(mutants)), "killed": float(len(killed)), "kill_rate": rate}
+    return replace(judged, metrics=metrics, message=message)
 
 
 def _without_implementation(report: VerifierReport, assembly: Assembly) -> list[str]:
     """The methods and lemmas of the verified file that Dafny's trace shows no implementation
     check for: body-less ones, whatever let them through."""
     implemented = {p.name for p in report.procedures if p.check == "Impl"}
-    names = [c.name for c in routines(assembly.text) if c.kind in OPENABLE and c.name != assembly.canary]
+    names = [c.name for c in routines(assembly.text) if c.kind in OPENABLE and c.name not in assembly.checks]
     return list(dict.fromkeys(name for name in names if name not in implemented))
 
 

@@ -46,6 +46,8 @@ class Clause:
 
     keyword: str
     text: str
+    line: int = 0
+    column: int = 0
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ def _declaration(source: str, span: Sequence[Token]) -> Declaration:
     signature = source[first.start : header[signature_end - 1].end] if signature_end else ""
     bounds = [*clause_at, len(header)]
     clauses = tuple(
-        Clause(header[a].text, source[header[a].start : header[b - 1].end]) for a, b in itertools.pairwise(bounds)
+        Clause(header[a].text, source[header[a].start : header[b - 1].end], header[a].line, header[a].column)
+        for a, b in itertools.pairwise(bounds)
     )
     if body_at is None:
         return Declaration(kind, name, first.start, last.end, first.line, first.column, signature, clauses)
@@ -305,6 +308,14 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class KillCheck:
+    """A spec task's check method (`spec.kill_checks`) and the mutants it kills when it verifies."""
+
+    name: str
+    mutants: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Assembly:
     """The file the verifier checks, and where its lines came from.
 
@@ -315,6 +326,8 @@ class Assembly:
         missing: Open names the agent's answer lacks (their given bodies were used).
         canary: The name of the appended lemma ``ensures false``, which must not verify (no
             underscore: Dafny doubles those in the names it reports).
+        kills: A spec task's appended check methods (`spec.kill_checks`), which are not
+            the answer's procedures.
     """
 
     text: str
@@ -322,6 +335,12 @@ class Assembly:
     kept: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
     canary: str = ""
+    kills: tuple[KillCheck, ...] = ()
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        """The names of the env's own procedures: the canary and the kill checks."""
+        return (self.canary, *(k.name for k in self.kills))
 
     def agent_line(self, line: int) -> int | None:
         """The answer's line of assembled line ``line``, or None for a trusted line."""
@@ -363,7 +382,6 @@ def assemble(trusted: str, given: str, answer: str, open_names: Iterable[str]) -
     shown = {d.name: d for d in declarations(given) if d.callable}
     theirs = declarations(answer)
     by_name = {d.name: d for d in theirs if d.callable}
-    known = {d.name for d in ours if d.name}
     build = _Builder()
     at = 0
     for declaration in ours:
@@ -385,6 +403,56 @@ def assemble(trusted: str, given: str, answer: str, open_names: Iterable[str]) -
             build.trusted("\n" + source.body)
         at = declaration.end
     build.trusted(trusted[at:])
+    missing = tuple(sorted(n for n in opened if n not in by_name or by_name[n].body is None))
+    return _finish(build, trusted, ours, answer, theirs, opened, missing)
+
+
+SPEC_CLAUSES = frozenset({"requires", "ensures"})
+
+
+def strip_spec(source: str, target: str) -> str:
+    """``source`` without the ``requires`` and ``ensures`` clauses of ``target``: what a
+    ``spec`` task shows."""
+    found = tokens(source)
+    spans = []
+    for declaration in declarations(source):
+        if declaration.name != target or not declaration.callable:
+            continue
+        span = [t for t in found if declaration.start <= t.start < declaration.end]
+        body = _body_brace(span)
+        header = span if body is None else span[: body + 1]
+        for index, token in enumerate(header):
+            if token.text in SPEC_CLAUSES and token.depth == span[0].depth:
+                spans.append((token.start, header[_clause_end(header, index) - 1].end))
+    return without(source, spans)
+
+
+def assemble_spec(trusted: str, answer: str, target: str) -> Assembly:
+    """The file to verify for a ``spec`` answer: ``trusted`` with the ``requires`` and
+    ``ensures`` clauses of ``target`` taken from the answer's copy of it (none when it has
+    none); its signature, other clauses and body, and everything else, are the task's. Then
+    the answer's new declarations (helper predicates and functions) and the canary. Raises
+    `lexer.LexError` for an answer that does not lex."""
+    ours = declarations(trusted)
+    theirs = declarations(answer)
+    declaration = next(d for d in ours if d.name == target and d.callable and d.body is not None)
+    mine = next((d for d in theirs if d.name == target and d.callable), None)
+    build = _Builder()
+    build.trusted(trusted[: declaration.start] + declaration.signature)
+    for clause in mine.clauses if mine is not None else ():
+        if clause.keyword in SPEC_CLAUSES:
+            build.agent(clause.text, clause.line, clause.column)
+    for clause in declaration.clauses:
+        if clause.keyword not in SPEC_CLAUSES:
+            build.trusted(f"\n  {clause.text}")
+    build.trusted(f"\n{declaration.body}{trusted[declaration.end :]}")
+    return _finish(build, trusted, ours, answer, theirs, {target}, () if mine is not None else (target,))
+
+
+def _finish(build: _Builder, trusted: str, ours: Sequence[Declaration], answer: str, theirs: Sequence[Declaration],
+            opened: set[str], missing: tuple[str, ...]) -> Assembly:  # fmt: skip
+    """Append the answer's new declarations and the canary to ``build``."""
+    known = {d.name for d in ours if d.name}
     texts = {d.name: _words(trusted[d.start : d.end]) for d in ours}
     kept = tuple(d.name for d in theirs if d.name in texts and d.name not in opened
                  and _words(answer[d.start : d.end]) != texts[d.name])  # fmt: skip
@@ -393,7 +461,6 @@ def assemble(trusted: str, given: str, answer: str, open_names: Iterable[str]) -
             continue
         build.trusted("\n")
         build.agent(answer[declaration.start : declaration.end], declaration.line, declaration.column)
-    missing = tuple(sorted(n for n in opened if n not in by_name or by_name[n].body is None))
     text = "".join(build.parts)
     canary = "CodegymCanary" + hashlib.sha256(text.encode()).hexdigest()[:16]
     build.trusted(f"\n\nlemma {canary}()\n  ensures false\n{{\n}}\n")

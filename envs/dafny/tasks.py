@@ -3,33 +3,39 @@ rows in memory.
 
 A task's ``metadata``:
 
-- ``kind``: ``hints`` (the program with its proof hints removed; the agent puts them back) or
-  ``impl`` (the specification with empty bodies; the agent writes them);
+- ``kind``: ``hints`` (the program with its proof hints removed; the agent puts them back),
+  ``impl`` (the specification with empty bodies; the agent writes them) or ``spec`` (a
+  method without its ``requires`` and ``ensures``; the agent writes them, scored by the
+  held mutants they reject: `spec`);
 - ``trusted``: the full program the env assembles every answer into (`program.assemble`);
 - ``given``: what the agent is shown;
 - ``open``: the methods and lemmas whose bodies (and header ``decreases``) are the agent's;
 - ``description``: what the program does, in words (the comment block a bundled file starts
   with);
-- ``hints``: how many hints were removed (``hints`` tasks), a difficulty for curricula.
+- ``hints``: how many hints were removed (``hints`` tasks), a difficulty for curricula;
+- ``spec``: a ``spec`` task's hidden inputs and mutants (`spec.SpecCases.to_json`), read from
+  ``<stem>.spec.json`` beside a program (made by `mutants`) or a row's ``spec_cases``.
 
 ``Task.reference`` is the full program where there is one (a vericoding file has none).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from codegym.envs.dafny.lexer import LexError, tokens
-from codegym.envs.dafny.program import OPENABLE, declarations, empty_bodies, strip_hints
+from codegym.envs.dafny.program import OPENABLE, declarations, empty_bodies, strip_hints, strip_spec
+from codegym.envs.dafny.spec import SpecCases
 
 from codegym.error import TaskFormatError
 from codegym.task import Task, TaskSet, as_rows
 
-Kind = Literal["hints", "impl"]
-KINDS: tuple[str, ...] = ("hints", "impl")
+Kind = Literal["hints", "impl", "spec"]
+KINDS: tuple[str, ...] = ("hints", "impl", "spec")
 DATA = Path(__file__).with_name("data")
 BUNDLED = "codegym-dafny"
 VERSION_NOTE = (
@@ -43,8 +49,8 @@ _SECTION = re.compile(r"^[ \t]*//[ \t]*<(/?)vc-(preamble|helpers|spec|code|descr
 def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]], kind: Kind = "hints") -> TaskSet:
     """Tasks of ``kind`` from ``source``: ``"codegym-dafny"`` (bundled), a folder (DafnyBench's
     ``ground_truth``/``hints_removed`` layout, vericoding ``.dfy`` files, or plain verified
-    ``.dfy`` programs), or rows (``id``, ``program``, optional ``hints_removed`` and
-    ``description``)."""
+    ``.dfy`` programs, each with its ``<stem>.spec.json`` for ``spec``), or rows (``id``,
+    ``program``, optional ``hints_removed``, ``description`` and ``spec_cases``)."""
     if kind not in KINDS:
         raise ValueError(f"task_kind must be one of {KINDS}, got {kind!r}")
     if isinstance(source, TaskSet):
@@ -66,25 +72,35 @@ def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]], kind:
 
 
 def program_task(task_id: str, program: str, kind: Kind, *, description: str = "", given: str | None = None,
-                 open_names: Iterable[str] | None = None, reference: bool = True) -> Task:  # fmt: skip
+                 open_names: Iterable[str] | None = None, reference: bool = True,
+                 spec: Mapping[str, Any] | None = None) -> Task:  # fmt: skip
     """A task from a verified ``program``: its open callables (``open_names``, or every method
     and lemma with a body), and what the agent sees (``given``, or the program with their
-    hints removed or bodies emptied)."""
+    hints removed, bodies emptied, or, for ``spec``, the target's requires and ensures
+    removed; a ``spec`` task needs ``spec``, its `SpecCases` as JSON data)."""
     try:
         parts = declarations(program)
     except LexError as e:
         raise TaskFormatError(f"{task_id}: the program does not lex: {e}") from None
     names = list(open_names) if open_names is not None else [
         d.name for d in parts if d.kind in OPENABLE and d.body is not None]  # fmt: skip
+    if kind == "spec":
+        if spec is None:
+            make = "python -m codegym.envs.dafny.mutants <folder>"
+            raise TaskFormatError(f"{task_id}: a spec task needs its held inputs and mutants (<stem>.spec.json or "
+                                  f"a row's spec_cases): make them with `{make}`")  # fmt: skip
+        names = [SpecCases.from_json(spec, task_id).signature.method]
     if not names:
         raise TaskFormatError(f"{task_id}: no method or lemma with a body to open")
     if given is None:
-        given = strip_hints(program, names) if kind == "hints" else empty_bodies(program, names)
+        strip = {"hints": strip_hints, "impl": empty_bodies}.get(kind)
+        given = strip(program, names) if strip is not None else strip_spec(program, names[0])
     hints = _hint_count(program) - _hint_count(given)
+    clauses = _clause_count(program) - _clause_count(given)
     prompt = _prompt(kind, given, description, names)
-    size = max(hints, len(program.splitlines()) // 10)
+    size = max(hints, len(program.splitlines()) // 10) if kind != "spec" else clauses
     metadata = {"kind": kind, "trusted": program, "given": given, "open": tuple(names), "description": description,
-                "hints": hints, "size": size}  # fmt: skip
+                "hints": hints, "size": size, **({"spec": dict(spec)} if kind == "spec" and spec else {})}  # fmt: skip
     difficulty = "easy" if size <= 3 else "medium" if size <= 6 else "hard"
     return Task(id=task_id, family="Dafny", prompt=prompt, tests=(), language="dafny", difficulty=difficulty,
                 reference=program if reference else None, metadata=metadata)  # fmt: skip
@@ -97,6 +113,12 @@ def _prompt(kind: Kind, given: str, description: str, names: list[str]) -> str:
                f"were removed, so it does not verify. Add hints to {opened} so that it verifies. Signatures, "
                "requires/ensures/modifies/reads clauses and the functions and predicates the specification uses "
                "are fixed: the verifier checks the task's own copy of them.")  # fmt: skip
+    elif kind == "spec":
+        ask = (f"Write the `requires` and `ensures` clauses of {opened} (its body is fixed): the strongest "
+               "specification its implementation meets. It scores only if the implementation verifies against it, "
+               "then by the fraction of held mutants of the implementation that it rules out (a weak specification "
+               "such as `ensures true` rules out none). You may add functions and predicates for it to use; every "
+               "other declaration is fixed.")  # fmt: skip
     else:
         ask = (f"Write the bodies of {opened} so that this Dafny program verifies. You may add helper functions, "
                "predicates and lemmas. Signatures, requires/ensures/modifies/reads clauses and the functions and "
@@ -110,6 +132,10 @@ def _hint_count(program: str) -> int:
     return sum(t.kind == "name" and t.text in HINT_WORDS for t in tokens(program))
 
 
+def _clause_count(program: str) -> int:
+    return sum(t.kind == "name" and t.text in ("requires", "ensures") for t in tokens(program))
+
+
 def _from_folder(folder: Path, kind: Kind, *, prefix: str) -> list[Task]:
     files = sorted(folder.glob("*.dfy"))
     if not files:
@@ -121,7 +147,9 @@ def _from_file(path: Path, kind: Kind, prefix: str) -> Task:
     text = path.read_text(encoding="utf-8")
     if _SECTION.search(text):
         return vericoding_task(f"{prefix}/{path.stem}", text)
-    return program_task(f"{prefix}/{path.stem}", text, kind, description=_leading_comment(text))
+    cases = path.with_suffix(".spec.json")
+    spec = json.loads(cases.read_text(encoding="utf-8")) if kind == "spec" and cases.exists() else None
+    return program_task(f"{prefix}/{path.stem}", text, kind, description=_leading_comment(text), spec=spec)
 
 
 def _leading_comment(text: str) -> str:
@@ -187,5 +215,9 @@ def _from_row(row: Mapping[str, Any], kind: Kind, index: int) -> Task:
         raise TaskFormatError(f"row {index}: expected a 'program' (the verified Dafny program, a string)")
     task_id = str(row.get("id", f"row-{index}"))
     given = row.get("hints_removed") if kind == "hints" else None
+    spec = row.get("spec_cases")
+    if isinstance(spec, str):
+        spec = json.loads(spec)
     return program_task(task_id, program, kind, description=str(row.get("description", "")),
-                        given=given if isinstance(given, str) else None)  # fmt: skip
+                        given=given if isinstance(given, str) else None,
+                        spec=spec if isinstance(spec, Mapping) else None)  # fmt: skip
