@@ -8,8 +8,9 @@ Interleaved with the steps, the baseline runs the verifier the way a user would,
 subprocess on the host, with no sandbox, gate or canary, on the file the env assembled:
 ``dafny /compile:0 program.dfy``, or ``why3 prove -P z3 -a split_vc program.mlw -T Impl -T
 Check`` (the goals the env proves, not its canary). Prints
-medians, p95s and the ratio. The issue's goal is at most 0.6x for Dafny, which needs a warm
-verifier; each step still starts Dafny afresh.
+medians, p95s and the ratio. The issue's goal is at most 0.6x for Dafny: the env starts the
+copy of Dafny that ``scripts/setup.sh`` compiled ahead of time (`codegym.verifier.dafny`), the
+baseline Debian's ``dafny``, which Mono compiles as it starts.
 """
 
 from __future__ import annotations

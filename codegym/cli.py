@@ -211,8 +211,9 @@ TASK_SETS = {
     "SVGFromImage": "codegym-svg (48 pictures), generated, or a JSON(L) file of svg-stack rows (Filename, Svg)",
     "ChartFromImage": "codegym-charts (48 charts), generated, or a JSON(L) file of ChartMimic rows",
     "HTMLFromScreenshot": "codegym-pages (42 pages), generated, WebSight rows, or a Design2Code folder",
-    "Dafny": "codegym-dafny (task_kind='hints' or 'impl'), a DafnyBench or vericoding folder, or rows",
+    "Dafny": "codegym-dafny (task_kind='hints', 'impl' or 'spec'), a DafnyBench or vericoding folder, or rows",
     "WhyML": "codegym-whyml (31 modules: Defs, Spec, Impl), a folder of such .mlw files, or rows",
+    "PyContracts": "codegym-contracts (51 functions with hidden PEP 316 contracts), a folder of such .py files, or rows",
 }
 
 

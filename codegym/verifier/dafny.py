@@ -110,14 +110,16 @@ class Dafny:
     Args:
         time_limit_s: Z3's time per procedure (``/timeLimit``); a procedure past it is a
             ``timeout``, never verified.
+        aot: Where `build_aot` put the ahead-of-time compiled copy (`command`).
     """
 
     time_limit_s: int = 20
     name: str = "Dafny"
+    aot: Path = AOT
 
     def job(self, files: Mapping[str, str], limits: Limits = LIMITS) -> Job:
         first = next(iter(files))
-        argv = (*command(), "/compile:0", "/trace", f"/timeLimit:{self.time_limit_s}", "/vcsCores:1", first)
+        argv = (*command(self.aot), "/compile:0", "/trace", f"/timeLimit:{self.time_limit_s}", "/vcsCores:1", first)
         step = Step(argv=argv, env=(("HOME", "$TMPDIR"),), sockets="errno")
         return Job(steps=(step,), files={k: v.encode() for k, v in files.items()}, limits=limits)
 

@@ -39,7 +39,7 @@ from codegym.executor.registry import get_executor
 from codegym.verifier.dafny import LIMITS, Dafny, command
 
 INPUTS = 8
-CANDIDATES = 40
+CANDIDATES = 120
 MAX_MUTANTS = 16
 MARK = "@@codegym"
 MUTANT = "CodegymMutant"
@@ -59,6 +59,8 @@ _SWAPS: dict[str, tuple[str, ...]] = {
     "true": ("false",), "false": ("true",),
 }  # fmt: skip
 _OPERAND_END = frozenset({")", "]"})  # (after these, or a name or number, a + or - is binary)
+_STATEMENT_WORDS = frozenset({"var", "ghost", "return", "if", "while", "assert", "assume", "print", "forall",
+                              "calc", "match", "break", "label", "modify", "reveal", "expect", "yield"})  # fmt: skip
 _TYPE_WORDS = frozenset({"int", "nat", "bool", "char", "real", "seq", "set", "array", "map", "multiset"})
 
 
@@ -128,7 +130,7 @@ def _draw(kind: str, rng: random.Random, *, small: bool) -> Value:
         return False if small else rng.random() < 0.5
     if kind in ("int", "nat"):
         low = 0 if kind == "nat" else -3
-        return max(low, 0) if small else rng.randint(low, 7)
+        return max(low, 0) if small else rng.choice((rng.randint(low, 7), rng.randint(0, 4)))  # (indices, often)
     if small:
         return ()
     items = [rng.randint(-3, 7) for _ in range(rng.randint(1, 5))]
@@ -175,15 +177,17 @@ def _mutations(program: str, declaration: Declaration) -> list[Mutation]:
 def _assignment_end(found: Sequence[Token], index: int) -> int | None:
     """The index of the ``;`` ending the assignment statement that starts at ``index`` (None
     when none does: a ``var`` declaration is not deleted, its variable is used later)."""
+    token = found[index]
     starts = index == 0 or found[index - 1].text in (";", "{", "}")
-    if not (starts and found[index].kind == "name" and index + 1 < len(found) and found[index + 1].text in (":=", ",")):
+    if not (starts and token.kind == "name" and token.text not in _STATEMENT_WORDS):
         return None
-    level = found[index].depth
+    level = token.depth
     ends = (k for k in range(index + 1, len(found)) if found[k].depth == level and found[k].text in (";", "{", "}"))
     end = next(ends, None)
-    if end is None or found[end].text != ";" or not any(found[k].text == ":=" for k in range(index + 1, end)):
+    if end is None or found[end].text != ";":
         return None
-    return end
+    assigns = any(found[k].text == ":=" and found[k].depth == level for k in range(index + 1, end))
+    return end if assigns else None
 
 
 def _replacements(found: Sequence[Token], index: int) -> list[str]:

@@ -410,9 +410,10 @@ def assemble(trusted: str, given: str, answer: str, open_names: Iterable[str]) -
 SPEC_CLAUSES = frozenset({"requires", "ensures"})
 
 
-def strip_spec(source: str, target: str) -> str:
-    """``source`` without the ``requires`` and ``ensures`` clauses of ``target``: what a
-    ``spec`` task shows."""
+def strip_spec(source: str, target: str, keywords: Iterable[str] = SPEC_CLAUSES) -> str:
+    """``source`` without the ``requires`` and ``ensures`` clauses (``keywords``) of
+    ``target``: what a ``spec`` task shows."""
+    removed = frozenset(keywords)
     found = tokens(source)
     spans = []
     for declaration in declarations(source):
@@ -422,7 +423,7 @@ def strip_spec(source: str, target: str) -> str:
         body = _body_brace(span)
         header = span if body is None else span[: body + 1]
         for index, token in enumerate(header):
-            if token.text in SPEC_CLAUSES and token.depth == span[0].depth:
+            if token.text in removed and token.depth == span[0].depth:
                 spans.append((token.start, header[_clause_end(header, index) - 1].end))
     return without(source, spans)
 

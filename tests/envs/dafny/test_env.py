@@ -17,7 +17,7 @@ from codegym.executor import Limits
 from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
 from codegym.verifier import GateReport, check
-from codegym.verifier.dafny import LIMITS
+from codegym.verifier.dafny import AOT, LIMITS, Dafny, command
 
 SUM = "codegym-dafny/sum-array"
 SORT_WITH_BOGUS_LEMMA = """\
@@ -177,3 +177,21 @@ def test_a_bodiless_lemma_hidden_in_a_class_is_caught_by_gate_and_trace(env: Daf
     assert report.outcome_of("Sum") == "verified"  # (Dafny 2.3 takes the class's lemma as an axiom...)
     verdict = grader.grade(GateReport(), assembly, report)  # (...and the trace shows it was never verified)
     assert verdict.status is Status.HACK and verdict.message.startswith("Bogus: a method or lemma")
+
+
+@pytest.mark.skipif(not (AOT / "Dafny.exe.so").is_file(), reason="Dafny was not compiled ahead of time (setup.sh)")
+def test_the_ahead_of_time_copy_gives_debians_verdicts(env: DafnyEnv, executor: LocalExecutor, tmp_path: Path) -> None:
+    """The env starts the AOT copy where there is one; it reports what Debian's dafny does,
+    on a program that verifies and on one that does not."""
+    task = env.tasks.get(SUM)
+    assert command()[-1] == "dafny" and "mono --aot-path" in command()[2]
+    broken = str(task.reference).replace("    invariant s == SumTo(a, i)\n", "")
+    for program in (str(task.reference), broken):
+        files = {"program.dfy": program}
+        aot, plain = (check(Dafny(aot=place), files, executor, LIMITS) for place in (AOT, tmp_path / "none"))
+        assert aot.ended == plain.ended == "complete"
+        assert [(p.name, p.check, p.outcome) for p in aot.procedures] == [
+            (p.name, p.check, p.outcome) for p in plain.procedures
+        ]
+        assert [(m.line, m.text) for m in aot.messages] == [(m.line, m.text) for m in plain.messages]
+    assert any(p.outcome == "failed" for p in plain.procedures)
