@@ -160,7 +160,6 @@ class DafnyEnv(VerifierEnv[Assembly]):
         if grade.status is not Status.OK or rate < SPEC_KILLS:
             return f"its own specification rules out {rate:.0%} of its mutants (at least {SPEC_KILLS:.0%} expected)"
         vacuous, _ = self.evaluate(task, strip_spec(trusted, task.metadata["open"][0], ["ensures"]))
-        if vacuous.status is not Status.OK or float(vacuous.metrics.get("killed", 0.0)) > 0:
-            killed = vacuous.metrics.get("killed", 0.0)
-            return f"with `ensures true` it scores {vacuous.status.value} and kills {killed:.0f} mutants (not 0)"
+        if float(vacuous.metrics.get("killed", 0.0)) > 0:  # (a WA is 0 too: a caller may need the ensures)
+            return f"with `ensures true` it rules out {vacuous.metrics['killed']:.0f} mutants (none expected)"
         return None
