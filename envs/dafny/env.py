@@ -14,7 +14,7 @@ from codegym.envs.dafny.program import Assembly, assemble, assemble_spec, declar
 from codegym.envs.dafny.spec import SpecCases, kill_checks
 from codegym.envs.dafny.tasks import BUNDLED, Kind, load_tasks
 
-from codegym.agent import AgentLimits
+from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import InfraPolicy, Mode, TaskPolicy
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade, Status
@@ -142,6 +142,19 @@ class DafnyEnv(VerifierEnv[Assembly]):
         return grader.grade(gate, assembly, None if result is None else self.verifier.read(result))
 
     # --- spec tasks --------------------------------------------------------------------------
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        setup = super().agent_setup(task)
+        if task.metadata["kind"] != "spec":
+            return setup
+        target = task.metadata["open"][0]
+        instructions = (
+            f"Write the requires and ensures clauses of {target} in {self.submission} (its body is fixed). The "
+            "`verify` tool checks the file as the grader does: the implementation must verify against your "
+            "specification, and it says how many held mutants of the implementation the specification rules out "
+            f"(the reward is that share). Call `submit` when done: {self.submission} is graded as it is then."
+        )
+        return replace(setup, instructions=instructions)
 
     def reward_components(self, grade: Grade) -> dict[str, float]:
         if "mutants" not in grade.metrics:

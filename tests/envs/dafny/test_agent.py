@@ -36,3 +36,18 @@ def test_verify_checks_the_workspace_file_and_submit_grades_it() -> None:
         assert (reward, terminated, info["status"]) == (1.0, True, "OK")
     finally:
         env.close()
+
+
+def test_a_spec_agent_is_told_the_share_of_mutants_its_spec_rules_out() -> None:
+    env = gym.make("codegym/Dafny-v0", mode="agent", task_kind="spec")
+    try:
+        observation, _ = env.reset(options={"task_id": SUM})
+        task: Any = env.unwrapped.task  # type: ignore[attr-defined]
+        assert "Write the requires and ensures clauses of Sum in program.dfy" in observation["prompt"]
+        edit = call("str_replace_editor", command="create", path="program.dfy", file_text=task.reference)
+        observation, reward, terminated, _, info = env.step([edit, call("verify")])
+        assert (reward, terminated) == (0.0, False) and "rules out 5 of 5 held mutants" in observation["feedback"]
+        observation, reward, terminated, _, info = env.step(call("submit"))
+        assert (reward, terminated, info["status"]) == (1.0, True, "OK")
+    finally:
+        env.close()
