@@ -32,6 +32,7 @@ from codegym.task import json_kind, json_lines, shown
 DEFAULT_ENV = "codegym/PythonFunction-v0"
 EXECUTORS = ("local", "docker", "ray")
 EXECUTOR_HELP = "the sandbox backend: local (default), docker (dockerd is started when none answers), ray"
+OPTION_HELP = "an env keyword argument, e.g. task_kind=spec (VALUE read as JSON where it is); may be repeated"
 DEBUG_VARIABLE = "CODEGYM_DEBUG"
 DEBUG_HELP = f"show the traceback of an error (also: {DEBUG_VARIABLE}=1)"
 # Where a samples line may hold its code, in the order they are looked for.
@@ -93,6 +94,7 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
                        help="grade the good lines when some cannot be graded (not JSON, a field missing, an unknown "
                        "task id); the results file lists the skipped ones with graded: false")  # fmt: skip
     score.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
+    score.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE", help=OPTION_HELP)
     check = commands.add_parser(
         "validate", parents=[common],
         help="run every task's reference; report valid, invalid (with why) and flaky tasks",
@@ -103,6 +105,7 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
                        help="gradings of each reference (runs that disagree: flaky)")  # fmt: skip
     check.add_argument("--quarantine", type=Path, help="write the tasks that are not valid here (quarantine=FILE)")
     check.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
+    check.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE", help=OPTION_HELP)
     demo = commands.add_parser(
         "demo", parents=[common], help="score HumanEval's canonical solutions and broken variants of them"
     )
@@ -126,12 +129,12 @@ def _run(args: argparse.Namespace, repo: Any) -> int:
     if args.command == "doctor":
         return _doctor(args.isolation)
     if args.command == "validate":
-        return _validate(args.env, args.tasks, args.runs, args.quarantine, args.executor)
+        return _validate(args.env, args.tasks, args.runs, args.quarantine, args.executor, dict(args.option))
     if args.command == "demo":
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", [1, 2], None, force=True)
     return _score(args.samples, args.env, args.tasks, args.k, args.out, args.executor, force=args.force,
-                  skip_bad=args.skip_bad)  # fmt: skip
+                  skip_bad=args.skip_bad, options=dict(args.option))  # fmt: skip
 
 
 # --- argument types: a bad value is a usage error (argparse prints it, exit status 2) -------------
@@ -176,6 +179,20 @@ def _ks(value: str) -> list[int]:
     return list(dict.fromkeys(ks))
 
 
+def _option(value: str) -> tuple[str, Any]:
+    """``KEY=VALUE``: an env keyword argument; VALUE is read as JSON where it is (``3``, ``true``,
+    ``["a"]``), else taken as a string (``task_kind=spec``)."""
+    key, equals, text = value.partition("=")
+    if not equals or not key.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"expected KEY=VALUE (an env keyword argument, e.g. task_kind=spec), got {value!r}"
+        )
+    try:
+        return key, json.loads(text)
+    except json.JSONDecodeError:
+        return key, text
+
+
 def _positive(value: str) -> int:
     try:
         number = int(value)
@@ -213,7 +230,7 @@ TASK_SETS = {
     "HTMLFromScreenshot": "codegym-pages (42 pages), generated, WebSight rows, or a Design2Code folder",
     "Dafny": "codegym-dafny (task_kind='hints', 'impl' or 'spec'), a DafnyBench or vericoding folder, or rows",
     "WhyML": "codegym-whyml (31 modules: Defs, Spec, Impl), a folder of such .mlw files, or rows",
-    "PyContracts": "codegym-contracts (51 functions with hidden PEP 316 contracts), a folder of such .py files, or rows",
+    "PyContracts": "codegym-contracts (51 functions with hidden PEP 316 contracts), a folder of such .py files or rows",
 }
 
 
@@ -245,11 +262,12 @@ def _doctor(requested: str | None) -> int:
     return 0 if ran else 1
 
 
-def _validate(env_id: str, tasks: str | None, runs: int, quarantine: Path | None, executor: str | None) -> int:
+def _validate(env_id: str, tasks: str | None, runs: int, quarantine: Path | None, executor: str | None,
+              options: Mapping[str, Any] | None = None) -> int:  # fmt: skip
     """Print the validation's report; exit status 0 when every task is valid, 1 otherwise."""
     if quarantine is not None and not quarantine.parent.is_dir():
         raise UsageError(f"--quarantine {quarantine}: no folder {quarantine.parent} to write it in")
-    kwargs = {k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v is not None}
+    kwargs = {**(options or {}), **{k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v is not None}}
     report = codegym.validate(env_id, runs=runs, progress=True, **kwargs)
     print(report.render())
     if quarantine is not None:
@@ -323,6 +341,7 @@ def _score(
     *,
     force: bool = False,
     skip_bad: bool = False,
+    options: Mapping[str, Any] | None = None,
 ) -> int:
     lines = _read_samples(samples)
     out = _results_path(samples, out, force=force)
@@ -330,7 +349,10 @@ def _score(
     if not good:
         raise UsageError(_bad_lines(samples, lines, lines, "nothing to grade"))
     tasks = tasks or _infer_tasks(good[0].task_id)
-    kwargs: dict[str, Any] = {k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v}
+    kwargs: dict[str, Any] = {
+        **(options or {}),
+        **{k: v for k, v in {"tasks": tasks, "executor": executor}.items() if v},
+    }
     started = time.perf_counter()
     with codegym.Scorer(env_id, **kwargs) as scorer:
         lines = _known_tasks(scorer, lines, named=tasks is not None)

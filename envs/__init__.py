@@ -6,6 +6,7 @@ from codegym.envs import (  # noqa: F401
     dafny,
     optimize,
     output_prediction,
+    pycontracts,
     python_function,
     repo_repair,
     stdio_program,

@@ -233,6 +233,15 @@ def test_validate_names_the_failing_test_and_labels_its_progress(tmp_path: Path,
     assert "validating" in captured.err and "scoring" not in captured.err
 
 
+def test_validate_passes_options_to_the_env(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bundled = ROOT / "envs" / "dafny" / "data" / "codegym-dafny"
+    for name in ("sum-array.dfy", "sum-array.spec.json"):
+        (tmp_path / name).write_text((bundled / name).read_text())
+    argv = ["validate", "codegym/Dafny-v0", "--tasks", str(tmp_path), "--runs", "1", "--option", "task_kind=spec"]
+    assert main(argv) == 0
+    assert "1 valid" in capsys.readouterr().out
+
+
 def test_the_docs_table_is_what_the_commands_print() -> None:
     spec = importlib.util.spec_from_file_location("cli_errors", ROOT / "scripts" / "cli_errors.py")
     assert spec is not None and spec.loader is not None
@@ -250,6 +259,7 @@ def test_the_docs_table_is_what_the_commands_print() -> None:
         (["score", "s.jsonl", "--executor", "bogus"], "argument --executor: invalid choice: 'bogus'"),
         (["score", "s.jsonl", "--env", "no_such_lab:lab/X-v0"], "cannot import 'no_such_lab'"),
         (["score", "s.jsonl", "--env", "json:lab/X-v0"], "importing 'json' registered no env 'lab/X-v0'"),
+        (["validate", "codegym/Dafny-v0", "--option", "task_kind"], "argument --option: expected KEY=VALUE"),
     ],
 )
 def test_bad_arguments_are_usage_errors(argv: list[str], error: str, capsys: pytest.CaptureFixture[str]) -> None:

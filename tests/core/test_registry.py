@@ -27,6 +27,7 @@ SOLUTION = {
     "codegym/SVGFromImage-v0": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
     '<circle cx="128" cy="128" r="64" fill="#e63946"/></svg>',
     "codegym/TestGeneration-v1": "assert True\n",
+    "codegym/PyContracts-v0": "def solve(x):\n    return x\n",  # (defines no task's function: CE, nothing runs)
     "codegym/WhyML-v0": "module Impl\n  use int.Int\n  let helper (x: int) : int ensures { result = x } = x\nend\n",
     "codegym/TritonKernel-v0": "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self, *args):\n"
     "        super().__init__()\n\n    def forward(self, *inputs):\n        return inputs[0]\n",
