@@ -6,7 +6,8 @@ function, whose docstring is the agent's. It checks `MODULE`, written here:
 - a wrapper with the task's signature (CrossHair makes its symbolic inputs from the
   annotations) and a docstring of the task's hidden ``pre:``/``post:`` lines, which calls the
   answer on a deep copy of its arguments (so a postcondition reads the arguments as they were
-  passed, whatever the answer did to its own copy);
+  passed, whatever the answer did to its own copy) through `CALL`, which turns the exceptions
+  CrossHair would not count (``SystemExit``, ``RecursionError``, ...) into ordinary ones;
 - ``codegym_diff_reference`` and ``codegym_diff_candidate``: the reference and the answer,
   each behind the preconditions (an input that breaks one returns None from both, so only
   inputs the contract covers can differ), for CrossHair's behavioural diff;
@@ -37,6 +38,21 @@ HEADER = (
     "from solution import {entry} as codegym_candidate\n"
     "from codegym_reference import {entry} as codegym_reference\n"
 )
+
+
+# Every call of the answer (and of the reference, for the diff) goes through this: on a deep
+# copy of the arguments, and with the exceptions CrossHair does not count as a failure (it lets
+# KeyboardInterrupt and SystemExit through, and gives up on a path that recursed too deep) made
+# an ordinary one, so that an answer cannot hide a wrong input behind them. (CrossHair's own
+# control-flow exceptions derive from BaseException directly, and pass.)
+CALL = """
+
+def codegym_call(function, arguments):
+    try:
+        return function(*codegym_copy.deepcopy(arguments))
+    except (KeyboardInterrupt, SystemExit, GeneratorExit, RecursionError) as escaped:
+        raise RuntimeError(f"the function raised {type(escaped).__name__}") from None
+"""
 
 
 @dataclass(frozen=True)
@@ -90,16 +106,16 @@ def assemble(task: Task, nonce: int, tag: str) -> Assembly:
     signature = ", ".join(f"{name}: {annotation}" for name, annotation in params)
     returns = task.metadata["returns"]
     names = ", ".join(name for name, _ in params) + ("," if len(params) == 1 else "")
-    head = HEADER.format(entry=entry)
+    head = HEADER.format(entry=entry) + CALL
     lines = [*head.split("\n")[:-1], "", "", f"def {entry}({signature}) -> {returns}:", '    r"""']
     lines += [f"    pre: {condition}" for condition in pre]
     lines += [f"    post: {condition}" for condition in post]
-    lines += ['    """', f"    return codegym_candidate(*codegym_copy.deepcopy(({names})))", ""]
+    lines += ['    """', f"    return codegym_call(codegym_candidate, ({names}))", ""]
     guard = " and ".join(f"({condition})" for condition in pre) or "True"
     for which in ("reference", "candidate"):
         lines += ["", f"def codegym_diff_{which}({signature}) -> {returns}:", f"    if not ({guard}):",
                   "        return None  # (outside the contract: not compared)",
-                  f"    return codegym_{which}(*codegym_copy.deepcopy(({names})))", ""]  # fmt: skip
+                  f"    return codegym_call(codegym_{which}, ({names}))", ""]  # fmt: skip
     lines += ["", "def codegym_canary(n: int) -> int:", '    """', f"    post: __return__ != {nonce}", '    """',
               "    return n", ""]  # fmt: skip
     return Assembly("\n".join(lines), entry, nonce, tag)

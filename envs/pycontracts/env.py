@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from codegym.envs.pycontracts import gate as gates
 from codegym.envs.pycontracts import grader, report, sandbox
 from codegym.envs.pycontracts.assembly import CONDITION_MODULES, Assembly, Budget, assemble, runner_spec
+from codegym.envs.pycontracts.probes import probes
 from codegym.envs.pycontracts.replay import replayer_for
 from codegym.envs.pycontracts.tasks import BUNDLED, load_tasks
 from codegym.envs.python_function.harness import STEPS, harness_for, recorder_for
@@ -174,7 +175,8 @@ class PyContractsEnv(CodeEnv):
                    protected=(self.submission,))  # fmt: skip
 
     def _replay(self, task: Task, code: str, runs: grader.Runs, executor: Executor, done: Future[grader.Runs]) -> None:
-        """Read CrossHair's report; replay its inputs (at most `MAX_CASES`), then finish ``done``."""
+        """Read CrossHair's report; replay its inputs (at most `MAX_CASES`) and the task's
+        boundary probes (`probes`), run the reference on them, then finish ``done``."""
         check = runs.check
         if check is None or len(check.steps) < 2 or check.steps[1].skipped or runs.assembly is None:
             done.set_result(runs)
@@ -182,14 +184,15 @@ class PyContractsEnv(CodeEnv):
         params = [name for name, _ in task.metadata["params"]]
         found = report.read(check.steps[1], runs.assembly.tag, runs.assembly, params)
         inputs = {f.key: f.args for f in found.findings if f.key is not None and f.args is not None}
-        cases = tuple(list(inputs.values())[:MAX_CASES])
-        runs = replace(runs, report=found, cases=cases)
+        searched = list(inputs.values())[:MAX_CASES]
+        boundary = [p for p in probes(task.id, [a for _, a in task.metadata["params"]]) if p not in searched]
+        cases = tuple(tuple(c) for c in (*searched, *boundary))
+        runs = replace(runs, report=found, cases=cases, probed=len(boundary))
         if not cases or found.ended != "complete" or not found.canary:
             done.set_result(runs)
             return
-        jobs = {"replay": executor.submit(self.replay_job(task, code, cases))}
-        if self.diff_budget is not None:
-            jobs["reference"] = executor.submit(self.reference_job(task, cases))
+        jobs = {"replay": executor.submit(self.replay_job(task, code, cases)),
+                "reference": executor.submit(self.reference_job(task, cases))}  # fmt: skip
         _when_all(jobs, lambda results: done.set_result(replace(runs, **results)), done)
 
     def replay_job(self, task: Task, code: str, cases: Sequence[Sequence[Any]]) -> Job:

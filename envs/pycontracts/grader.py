@@ -9,10 +9,12 @@ the replay confirmed them.
   missing or not carrying the episode's nonce, or a canary not refuted with its own value,
   is ``HACK``: the answer shares CrossHair's process, and CrossHair did not work in it. The
   modules failing to load under CrossHair is ``RE``.
-- Every input CrossHair reported was replayed concretely (`codegym.envs.pycontracts.replay`):
+- Every input CrossHair reported, and each of the task's boundary probes
+  (`codegym.envs.pycontracts.probes`), was run concretely (`codegym.envs.pycontracts.replay`):
   one that meets the preconditions and on which the answer raises, breaks a postcondition
   (the harness evaluates it) or returns other than the reference, is a confirmed
-  counterexample: ``WA``. A claim that does not reproduce counts for nothing.
+  counterexample: ``WA``. A claim that does not reproduce counts for nothing; a probe the
+  reference itself raises on is not counted.
 - Otherwise: a search stopped by its CPU time before its budget of paths was spent is
   ``TLE``; a postcondition's search none of whose paths ran to the end (each cut short by
   its own time, or running what CrossHair cannot run symbolically) checked nothing: ``RE``;
@@ -58,10 +60,11 @@ class Runs:
         assembly: The module CrossHair checked.
         check: The job of the hidden tests (step 0) and CrossHair (step 1).
         report: What CrossHair's step reported (None when it did not run).
-        cases: The inputs replayed, in order.
+        cases: The inputs replayed, in order: CrossHair's, then the boundary probes.
         replay: The job that ran the answer on each case.
-        reference: The job that ran the reference on each case (with the diff).
+        reference: The job that ran the reference on each case.
         diff: Whether CrossHair compared the answer with the reference.
+        probed: How many of ``cases`` (the last ones) are boundary probes (`probes`).
     """
 
     gate: GateReport
@@ -72,6 +75,7 @@ class Runs:
     replay: RunResult | None = None
     reference: RunResult | None = None
     diff: bool = True
+    probed: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,7 @@ def _contracts(task: Task, runs: Runs, check: RunResult) -> tuple[tuple[TestOutc
     failed = [u for u in units if not u.passed]
     if failed:
         shown = "; ".join(f"{u.name.removeprefix('contract: ')} on {u.call}" for u in failed[:3])
-        return units, [*_frames(cases), *warnings], Status.WA, f"CrossHair found a counterexample: {shown}"
+        return units, [*_frames(cases), *warnings], Status.WA, f"a counterexample: {shown}"
     cut = [s.name for s in report.searches if s.cut]
     if cut:
         return units, warnings, Status.TLE, (f"CrossHair ran out of time before spending its budget on "
@@ -158,10 +162,13 @@ def _cases(runs: Runs) -> dict[str, Case]:
     seen_all = replayed(runs.replay)
     outputs = _recorded(runs.reference)
     cases = {}
+    first_probe = len(runs.cases) - runs.probed
     for index, args in enumerate(runs.cases):
         seen = seen_all[index] if index < len(seen_all) else {}
         output = outputs[index] if index < len(outputs) else {}
         reference_ok = "value" in output
+        if index >= first_probe and not reference_ok:
+            continue  # (a probe the reference itself fails on, or did not reach: it judges nothing)
         broken = {int(i): str(why) for i, why in seen.get("broken", ())}
         raised = seen.get("raised") or (seen.get("gone") and f"did not return: {seen['gone']}")
         frames = tuple((int(line), str(name), str(text)) for line, name, text in seen.get("frames") or ())
@@ -201,7 +208,7 @@ def _units(task: Task, runs: Runs, cases: Mapping[str, Case]) -> tuple[TestOutco
     raised = next((c for c in met if c.failed), None)
     units.append(_unit(NO_EXCEPTION, entry, raised, lambda c: ("a return value (the input meets every precondition)",
                                                                str(c.raised))))  # fmt: skip
-    if runs.diff:
+    if runs.diff or runs.probed:
         differs = next((c for c in met if _differs(c)), None)
         units.append(_unit(SAME_AS_REFERENCE, entry, differs, lambda c: (
             f"{_short(c.reference)} (what the reference returns)",

@@ -14,6 +14,7 @@ import pytest
 from codegym.envs.pycontracts import grader, report
 from codegym.envs.pycontracts.assembly import Assembly, Budget, assemble
 from codegym.envs.pycontracts.env import PyContractsEnv
+from codegym.envs.pycontracts.probes import PROBES, probes
 
 import codegym
 from codegym.batch import Scorer
@@ -64,6 +65,33 @@ def test_an_exception_on_an_input_the_tests_miss_is_caught_on_the_answers_line(e
     raised = contract(grade, "no exception")
     assert not raised.passed and raised.got == "ValueError: boom"
     assert any(d.line == 3 and "boom" in d.message for d in grade.diagnostics)
+
+
+HIDDEN_BEHIND = {
+    "KeyboardInterrupt": "    if n < 0:\n        raise KeyboardInterrupt\n",
+    "SystemExit": "    if n < 0:\n        raise SystemExit(0)\n",
+    "recursion": "    if n < 0:\n        return is_power_of_two(n)\n",
+    "a wrong branch": "    if n < 0:\n        return True\n",
+}
+
+
+@pytest.mark.parametrize("hiding", list(HIDDEN_BEHIND))
+def test_a_wrong_branch_crosshair_does_not_reach_is_caught_by_the_boundary_probes(env: PyContractsEnv,
+                                                                                  hiding: str) -> None:  # fmt: skip
+    """With its other paths (``bin(n)`` of a symbolic int) CrossHair spends its budget before
+    it tries ``n < 0`` (measured: none of these is found by the search alone); the probes run
+    every answer on -1, 0, 1, ... concretely."""
+    answer = f"def is_power_of_two(n: int) -> bool:\n{HIDDEN_BEHIND[hiding]}    return bin(n).count('1') == 1\n"
+    grade, _ = env.evaluate(env.tasks.get(POWER), answer)
+    assert grade.status is Status.WA and env.reward_of(grade) == 0.0, grade.message
+    assert "is_power_of_two(-" in grade.message
+
+
+def test_probes_are_the_same_for_a_task_and_cover_each_types_boundaries() -> None:
+    first = probes("t", ["int", "List[int]"])
+    assert first == probes("t", ["int", "list[int]"]) and len(first) == PROBES
+    assert (-1, [-1]) in first and (0, []) in first and any(p[0] == 100 for p in first)
+    assert probes("t", ["Callable[[int], int]"]) == []
 
 
 def test_special_cases_of_the_examples_fail(env: PyContractsEnv) -> None:
