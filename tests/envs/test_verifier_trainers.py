@@ -1,6 +1,6 @@
 """The verifier envs through the trainer adapters: TRL's and verl's rewards are the envs'
-verdicts (1.0 only for a proof, 0.0 for a cheat), and TRL's agent environment offers
-``verify``."""
+verdicts (1.0 only for a proof, or a contract CrossHair finds no counterexample to; 0.0 for
+a cheat), and TRL's agent environment offers ``verify``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,15 @@ import pytest
 
 from codegym.integrations import trl, verl
 
-CASES = {"codegym/Dafny-v0": "codegym-dafny/sum-array", "codegym/WhyML-v0": "codegym-whyml/sum-to"}
+CASES = {
+    "codegym/Dafny-v0": "codegym-dafny/sum-array",
+    "codegym/WhyML-v0": "codegym-whyml/sum-to",
+    "codegym/PyContracts-v0": "codegym-contracts/power_of_two",
+}
 CHEATS = {
     "codegym/Dafny-v0": "lemma Bogus()\n  ensures false\n",
     "codegym/WhyML-v0": "module Impl\n  axiom bad: false\nend\n",
+    "codegym/PyContracts-v0": "# crosshair: off\ndef is_power_of_two(n: int) -> bool:\n    return bin(n).count('1') == 1\n",
 }
 
 
