@@ -47,6 +47,7 @@ PAGE_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.1, "edges": 0.1, "c
 CHART_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.15, "edges": 0.1, "colour": 0.05,
                                       "text": 0.2, "chart_type": 0.15, "colour_f1": 0.15, "layout": 0.1}  # fmt: skip
 SOLVED = 0.99  # the similarity that ends a refine episode
+REFERENCE_TRIES = 3  # renders of a reference before its task is invalid (it is trusted: a failure is the renderer's)
 
 
 class VisualEnv(CodeEnv):
@@ -235,10 +236,16 @@ class VisualEnv(CodeEnv):
             return self._targets[task.id]
 
     def _render_reference(self, task: Task) -> metrics.Target:
-        result = self.executor.run(self.render_job(task.reference or "", self.limits, strict=False))
-        failed = next((step for step in result.steps if not step.ok), None)
-        rendered = self.read_render(result) if failed is None else None
-        if rendered is None:
+        """The reference's render. It is trusted code: a render that fails is tried again
+        (`REFERENCE_TRIES` in all) before the task is invalid, so that a renderer that died
+        once (a Chromium crash on a loaded machine) does not condemn the task."""
+        for _ in range(REFERENCE_TRIES):
+            result = self.executor.run(self.render_job(task.reference or "", self.limits, strict=False))
+            failed = next((step for step in result.steps if not step.ok), None)
+            rendered = self.read_render(result) if failed is None else None
+            if rendered is not None:
+                break
+        else:
             said = (failed or result.steps[-1]).stderr.decode(errors="replace").strip()[-500:]
             raise InvalidTask(f"its reference does not render: {said or 'no picture'}")
         picture, record = rendered

@@ -17,6 +17,7 @@ from gymnasium.utils.env_checker import check_env
 
 import codegym
 from codegym.error import TaskFormatError
+from codegym.executor import Job, RunResult, Step
 from codegym.grade import Status
 
 from .ranking import ORDER, ranked, similarity
@@ -251,6 +252,27 @@ def test_a_task_whose_reference_does_not_render_is_ungradable_not_a_wrong_answer
         for task_id in ("broken", "blank"):
             grade, problem = env.evaluate_task(env.tasks.get(task_id), OPEN + '<rect width="9" height="9"/></svg>')
             assert grade.status is Status.IE and "task_error" in problem
+    finally:
+        env.close()
+
+
+def test_a_renderer_that_dies_once_does_not_condemn_the_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference is trusted: a render that fails (here the first, replaced by a process
+    killed by a signal, as a crashed renderer is) is tried again before the task is invalid."""
+    env = SVGFromImageEnv([{"id": "house", "svg": OPEN + '<rect x="9" y="9" width="99" height="99"/></svg>'}])
+    real = env.executor.run
+    runs: list[Job] = []
+
+    def dies_once(job: Job) -> RunResult:
+        runs.append(job)
+        return real(Job(steps=(Step(argv=("sh", "-c", "kill -9 $$")),)) if len(runs) == 1 else job)
+
+    monkeypatch.setattr(env.executor, "run", dies_once)
+    try:
+        grade, problem = env.evaluate_task(
+            env.tasks.get("house"), OPEN + '<rect x="9" y="9" width="99" height="99"/></svg>'
+        )
+        assert grade.status is Status.OK and "task_error" not in problem and len(runs) == 2  # (the reference twice)
     finally:
         env.close()
 
