@@ -10,7 +10,7 @@ import json
 import logging
 import pickle
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,6 +196,35 @@ def as_rows(source: object) -> list[Mapping[str, Any]] | None:
     if isinstance(source, (list, tuple)) and source and all(isinstance(row, Mapping) for row in source):
         return list(source)
     return None
+
+
+def files_or_rows(source: str | Path | TaskSet | Iterable[Mapping[str, Any]], *, bundled: str, data: Path,
+                  pattern: str, file_task: Callable[[str, str], Task],
+                  row_task: Callable[[int, Mapping[str, Any]], Task]) -> TaskSet:  # fmt: skip
+    """The task sources of a family whose task is one file: ``bundled`` (the folder of that
+    name under ``data``), a folder of files matching ``pattern`` (each made a task by
+    ``file_task(task_id, text)``, its id ``<folder>/<stem>``), or rows (``row_task(index,
+    row)``); a `TaskSet` passes through."""
+    if isinstance(source, TaskSet):
+        return source
+    if isinstance(source, str) and source == bundled:
+        return TaskSet(_folder_tasks(data / bundled, bundled, pattern, file_task), name=bundled)
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if not path.is_dir():
+            raise TaskFormatError(f"{path}: expected {bundled!r}, a folder of task files ({pattern}) or rows")
+        return TaskSet(_folder_tasks(path, path.name, pattern, file_task), name=path.name)
+    rows = as_rows(source)
+    if rows is None:
+        raise TaskFormatError(f"expected a task source (a name, a folder or rows), got {type(source).__name__}")
+    return TaskSet([row_task(index, row) for index, row in enumerate(rows)], name="rows")
+
+
+def _folder_tasks(folder: Path, prefix: str, pattern: str, file_task: Callable[[str, str], Task]) -> list[Task]:
+    files = sorted(folder.glob(pattern))
+    if not files:
+        raise TaskFormatError(f"{folder}: no task files ({pattern})")
+    return [file_task(f"{prefix}/{path.stem}", path.read_text(encoding="utf-8")) for path in files]
 
 
 class _PlainUnpickler(pickle.Unpickler):

@@ -36,7 +36,7 @@ from typing import Any
 from codegym.envs.pycontracts import gate
 
 from codegym.error import TaskFormatError
-from codegym.task import Difficulty, Task, TaskSet, TestCase, as_rows
+from codegym.task import Difficulty, Task, TaskSet, TestCase, files_or_rows
 
 DATA = Path(__file__).with_name("data")
 BUNDLED = "codegym-contracts"
@@ -55,26 +55,8 @@ RULES = (
 
 def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]]) -> TaskSet:
     """Tasks from ``"codegym-contracts"`` (bundled), a folder of task files (``*.py``), or rows."""
-    if isinstance(source, TaskSet):
-        return source
-    if isinstance(source, str) and source == BUNDLED:
-        return TaskSet(_from_folder(DATA / BUNDLED, BUNDLED), name=BUNDLED)
-    if isinstance(source, str | Path):
-        path = Path(source)
-        if not path.is_dir():
-            raise TaskFormatError(f"{path}: expected {BUNDLED!r}, a folder of task files (*.py) or rows")
-        return TaskSet(_from_folder(path, path.name), name=path.name)
-    rows = as_rows(source)
-    if rows is None:
-        raise TaskFormatError(f"expected a task source (a name, a folder or rows), got {type(source).__name__}")
-    return TaskSet([_row_task(index, row) for index, row in enumerate(rows)], name="rows")
-
-
-def _from_folder(folder: Path, prefix: str) -> list[Task]:
-    files = sorted(folder.glob("*.py"))
-    if not files:
-        raise TaskFormatError(f"{folder}: no task files (*.py)")
-    return [file_task(f"{prefix}/{path.stem}", path.read_text(encoding="utf-8")) for path in files]
+    return files_or_rows(source, bundled=BUNDLED, data=DATA, pattern="*.py", file_task=file_task,
+                         row_task=_row_task)  # fmt: skip
 
 
 def _row_task(index: int, row: Mapping[str, Any]) -> Task:

@@ -17,7 +17,7 @@ from typing import Any
 from codegym.envs.whyml.program import modules, spec_functions, strip_hints
 
 from codegym.error import TaskFormatError
-from codegym.task import Task, TaskSet, as_rows
+from codegym.task import Task, TaskSet, files_or_rows
 
 DATA = Path(__file__).with_name("data")
 BUNDLED = "codegym-whyml"
@@ -33,32 +33,15 @@ _HINTS = re.compile(r"\b(?:invariant|variant)\s*\{")
 def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]]) -> TaskSet:
     """Tasks from ``"codegym-whyml"`` (bundled), a folder of ``.mlw`` task files, or rows
     (``id``, ``program``: the file's text, optional ``description``)."""
-    if isinstance(source, TaskSet):
-        return source
-    if isinstance(source, str) and source == BUNDLED:
-        return TaskSet(_from_folder(DATA / BUNDLED, BUNDLED), name=BUNDLED)
-    if isinstance(source, str | Path):
-        path = Path(source)
-        if not path.is_dir():
-            raise TaskFormatError(f"{path}: expected {BUNDLED!r}, a folder of .mlw task files or rows")
-        return TaskSet(_from_folder(path, path.name), name=path.name)
-    rows = as_rows(source)
-    if rows is None:
-        raise TaskFormatError(f"expected a task source (a name, a folder or rows), got {type(source).__name__}")
-    tasks = []
-    for index, row in enumerate(rows):
-        text = row.get("program")
-        if not isinstance(text, str):
-            raise TaskFormatError(f"row {index}: expected a 'program' (a WhyML file with Spec and Impl, a string)")
-        tasks.append(module_task(str(row.get("id", f"row-{index}")), text, str(row.get("description", ""))))
-    return TaskSet(tasks, name="rows")
+    return files_or_rows(source, bundled=BUNDLED, data=DATA, pattern="*.mlw", file_task=module_task,
+                         row_task=_row_task)  # fmt: skip
 
 
-def _from_folder(folder: Path, prefix: str) -> list[Task]:
-    files = sorted(folder.glob("*.mlw"))
-    if not files:
-        raise TaskFormatError(f"{folder}: no .mlw files")
-    return [module_task(f"{prefix}/{path.stem}", path.read_text(encoding="utf-8")) for path in files]
+def _row_task(index: int, row: Mapping[str, Any]) -> Task:
+    text = row.get("program")
+    if not isinstance(text, str):
+        raise TaskFormatError(f"row {index}: expected a 'program' (a WhyML file with Spec and Impl, a string)")
+    return module_task(str(row.get("id", f"row-{index}")), text, str(row.get("description", "")))
 
 
 def module_task(task_id: str, text: str, description: str = "") -> Task:
