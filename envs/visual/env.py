@@ -48,6 +48,7 @@ CHART_WEIGHTS: Mapping[str, float] = {"pixel": 0.1, "ssim": 0.15, "edges": 0.1, 
                                       "text": 0.2, "chart_type": 0.15, "colour_f1": 0.15, "layout": 0.1}  # fmt: skip
 SOLVED = 0.99  # the similarity that ends a refine episode
 REFERENCE_TRIES = 3  # renders of a reference before its task is invalid (it is trusted: a failure is the renderer's)
+RENDER_TRIES = 3  # renders of a submission the renderer died on (not at a limit) before the submission is blamed
 
 
 class VisualEnv(CodeEnv):
@@ -136,7 +137,29 @@ class VisualEnv(CodeEnv):
         violation = self.gate(code)
         if violation is not None:
             return grader.refused(violation)
-        return self.judge(self.target(task), result)
+        target = self.target(task)
+        for _ in range(RENDER_TRIES - 1):
+            if not self.renderer_died(result):
+                break
+            result = self.executor.run(self.build_job(task, code))
+        if self.renderer_died(result):
+            self._control_render(task)
+        return self.judge(target, result)
+
+    def renderer_died(self, result: RunResult) -> bool:
+        """Whether the renderer itself died on ``result``'s render: not at a limit, and not
+        of an error it reported in the submission. A renderer that can die by chance (a
+        browser) says so, and the submission is rendered again (`RENDER_TRIES` in all)."""
+        return False
+
+    def _control_render(self, task: Task) -> None:
+        """Render ``task``'s reference as a control once a submission's renders all died:
+        if it dies too, the renderer is broken (`SandboxError`: never the submission's
+        fault); if it renders, the submission is what kills the renderer."""
+        result = self.executor.run(self.render_job(task.reference or "", self.limits, strict=False))
+        if self.renderer_died(result) or self.read_render(result) is None:
+            said = result.steps[-1].stderr.decode(errors="replace").strip()[-300:]
+            raise SandboxError(f"the {self.kind} renderer dies on the task's own reference too: {said or 'no picture'}")
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
         """The grade of a render ``result`` of a submission the gate let through."""
@@ -508,6 +531,10 @@ class HTMLFromScreenshotEnv(VisualEnv):
         # Its profile goes in the step's own temp dir (the container tier's /tmp is the host's).
         env = (("HOME", "$TMPDIR"), (browser_page.PROFILE_ENV, "$TMPDIR/chromium-profile"))
         return Step(argv=argv, env=env, sockets="errno", memory_slack_bytes=CHROMIUM_SLACK)
+
+    def renderer_died(self, result: RunResult) -> bool:
+        step = result.steps[-1]
+        return step.limit is None and browser_page.FAILED in step.stderr.decode(errors="replace")
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
         step = result.steps[-1]

@@ -10,6 +10,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from codegym.envs.visual import browser as browser_page
 from codegym.envs.visual import pages
 from codegym.envs.visual.env import HTMLFromScreenshotEnv
 from codegym.envs.visual.tasks import generate_page_tasks, load_page_tasks
@@ -17,6 +18,7 @@ from gymnasium.utils.env_checker import check_env
 
 import codegym
 from codegym.error import TaskFormatError
+from codegym.executor import Job, Step
 from codegym.grade import Status
 
 from .ranking import ORDER, ranked
@@ -74,6 +76,37 @@ def test_failures_score_zero(env: HTMLFromScreenshotEnv) -> None:
     assert blank.status is Status.WA and blank.metrics["similarity"] == 0.0
     huge = "<html><body>" + "<p>x</p>" * 6000 + "</body></html>"
     assert env.evaluate_task(env.tasks.get(PAGE), huge)[0].status is Status.CE
+
+
+DIES = Job(steps=(Step(argv=("sh", "-c", f"echo '{browser_page.FAILED}Chromium closed its pipe' >&2; kill -9 $$")),))
+
+
+@pytest.mark.parametrize("deaths", [1, 2, 3, 4])
+def test_a_browser_that_dies_is_never_the_submissions_fault(monkeypatch: pytest.MonkeyPatch, deaths: int) -> None:
+    """The first ``deaths`` renders after the reference's are replaced by a browser that dies
+    (as Chromium crashing on a loaded machine does). A submission is rendered again (3 tries):
+    a death or two costs it nothing; three, and the reference is rendered as a control: it
+    renders (one death later), so the submission is what kills the browser (``RE``), or it
+    dies too (four), and the step is an infrastructure failure, never a wrong answer."""
+    answer = HELLO.replace("World", "Earth")
+    env = HTMLFromScreenshotEnv([{"id": "hello", "html": HELLO}], on_infra_error="flag")
+    run, submit = env.executor.run, env.executor.submit
+    runs: list[bytes] = []
+
+    def dies(job: Job) -> Job:
+        runs.append(next(iter(job.files.values())))
+        return DIES if 1 < len(runs) <= 1 + deaths else job
+
+    monkeypatch.setattr(env.executor, "run", lambda job: run(dies(job)))
+    monkeypatch.setattr(env.executor, "submit", lambda job: submit(dies(job)))
+    try:
+        grade, problem = env.evaluate(env.tasks.get("hello"), answer)
+    finally:
+        env.close()
+    expected = {1: Status.OK, 2: Status.OK, 3: Status.RE, 4: Status.IE}[deaths]
+    assert grade.status is expected, grade.message
+    assert runs[0] == HELLO.encode() and runs[1 : min(deaths, 2) + 2] == [answer.encode()] * (min(deaths, 2) + 1)
+    assert ("infra_error" in problem) is (deaths == 4) and (deaths < 3 or runs[-1] == HELLO.encode())
 
 
 def test_scripts_are_off_unless_asked_for_and_then_run_on_a_virtual_clock() -> None:
