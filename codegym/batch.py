@@ -125,7 +125,12 @@ class Scorer:
 
 
 def score(
-    env_id: str, submissions: Iterable[tuple[str, str]], *, progress: bool = False, **env_kwargs: Any
+    env_id: str,
+    submissions: Iterable[tuple[str, str]],
+    *,
+    progress: bool = False,
+    server: str | Sequence[str] | None = None,
+    **env_kwargs: Any,
 ) -> list[Grade]:
     """Grade ``(task_id, answer)`` pairs with the env registered as ``env_id``.
 
@@ -137,7 +142,14 @@ def score(
         env_id: A registered id such as ``"codegym/PythonFunction-v0"``.
         submissions: ``(task_id, answer)`` pairs; an answer may be a fenced chat answer.
         progress: Show a progress bar on stderr.
+        server: A ``codegym serve`` URL, or a list of them: the submissions are graded there
+            (in chunks spread over the servers; see `codegym.remote.score_remote`), with
+            the same grades as here.
         **env_kwargs: Passed to ``gym.make`` (``tasks=...``, ``limits=...``, ...).
     """
+    if server is not None:
+        from codegym.remote import score_remote
+
+        return score_remote(env_id, submissions, server, env_kwargs=env_kwargs, progress=progress)
     with Scorer(env_id, **env_kwargs) as scorer:
         return scorer.score(submissions, progress=progress)

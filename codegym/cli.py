@@ -1,5 +1,6 @@
 """The ``codegym`` command: list envs and task sets, score sample files, validate task sets,
-run a demo, and check what sandbox this machine allows (``doctor``).
+run a demo, check what sandbox this machine allows (``doctor``), and serve every env over the
+network (``serve``).
 
 Bad input (a missing file, a samples line that is not JSON or lacks a field, an unknown env or
 task id, a task file that cannot be read) is reported in a few lines, naming the file, the line
@@ -27,6 +28,7 @@ import codegym
 from codegym.error import Error, SandboxError, UnknownTask, UsageError
 from codegym.executor.isolation import CHOICES as ISOLATION_CHOICES
 from codegym.grade import Grade
+from codegym.remote import TOKEN_VARIABLE
 from codegym.task import json_kind, json_lines, shown
 
 DEFAULT_ENV = "codegym/PythonFunction-v0"
@@ -117,8 +119,35 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
     )  # fmt: skip
     doctor.add_argument("--isolation", choices=ISOLATION_CHOICES,
                         help="a tier to try instead of the strongest available (full, userns, container)")  # fmt: skip
+    _serve_parser(commands, common)
     repo.add_parser(commands, parents=[common])
     return parser
+
+
+def _serve_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    serve = commands.add_parser(
+        "serve", parents=[common],
+        help="serve every env over HTTP and WebSocket (OpenEnv's protocol), with batch scoring and metrics",
+    )  # fmt: skip
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to bind (default 127.0.0.1; others need --token or --insecure)")  # fmt: skip
+    serve.add_argument("--port", type=_positive, default=8000, help="the TCP port (default 8000)")
+    serve.add_argument("--token", default=os.environ.get(TOKEN_VARIABLE),
+                       help=f"the bearer token clients must send (default ${TOKEN_VARIABLE})")  # fmt: skip
+    serve.add_argument("--insecure", action="store_true",
+                       help="serve a non-loopback address without a token (a network you trust only)")  # fmt: skip
+    serve.add_argument("--max-sessions", type=_positive, default=64, help="live WebSocket sessions (default 64)")
+    serve.add_argument("--max-concurrency", type=_positive,
+                       help="env operations at once; more are answered 503 (default: twice the cores)")  # fmt: skip
+    serve.add_argument("--idle-timeout", type=_seconds, default=600.0,
+                       help="seconds a silent session lives (default 600)")  # fmt: skip
+    serve.add_argument("--max-request-bytes", type=_positive, default=16 << 20,
+                       help="the largest request or WebSocket message (default 16 MiB)")  # fmt: skip
+    serve.add_argument("--allow-paths", action="store_true",
+                       help="let clients name files on this machine in env kwargs (tasks=/data/x.jsonl)")  # fmt: skip
+    serve.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
+    serve.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                       help=OPTION_HELP + "; the default of every env the server makes")  # fmt: skip
 
 
 def _run(args: argparse.Namespace, repo: Any) -> int:
@@ -126,6 +155,8 @@ def _run(args: argparse.Namespace, repo: Any) -> int:
         return repo.main(args)
     if args.command == "list":
         return _list()
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "doctor":
         return _doctor(args.isolation)
     if args.command == "validate":
@@ -191,6 +222,16 @@ def _option(value: str) -> tuple[str, Any]:
         return key, json.loads(text)
     except json.JSONDecodeError:
         return key, text
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds; got {value!r}")
+    return number
 
 
 def _positive(value: str) -> int:
@@ -260,6 +301,22 @@ def _doctor(requested: str | None) -> int:
     verdict = "ok" if ran else "FAILED"
     print(f"ran a program in the {result.isolation!r} tier (limits by cgroup {result.cgroup}): {verdict}")
     return 0 if ran else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Run the server until interrupted."""
+    from codegym.serve import ServeConfig, serve
+
+    options = {**dict(args.option), **({"executor": args.executor} if args.executor else {})}
+    limits = {"max_concurrency": args.max_concurrency} if args.max_concurrency else {}
+    config = ServeConfig(host=args.host, port=args.port, token=args.token, insecure=args.insecure,
+                         max_sessions=args.max_sessions, idle_timeout_s=args.idle_timeout,
+                         max_request_bytes=args.max_request_bytes, allow_paths=args.allow_paths, env_kwargs=options,
+                         **limits)  # fmt: skip
+    print(f"codegym serve: http://{args.host}:{args.port} (envs under /envs/<id>, e.g. "
+          f"/envs/{DEFAULT_ENV}/ws; auth: {'token' if config.auth else 'none'})", file=sys.stderr)  # fmt: skip
+    serve(config)
+    return 0
 
 
 def _validate(env_id: str, tasks: str | None, runs: int, quarantine: Path | None, executor: str | None,

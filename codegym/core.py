@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
@@ -99,6 +99,18 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     family: ClassVar[str] = "abstract"
     preload: ClassVar[tuple[str, ...]] = ()
     max_tests: ClassVar[int] = 256
+    # Called with each tool call's result as it completes, in ``mode="agent"`` (a server streams them).
+    tool_listener: Callable[[ToolResult], None] | None = None
+
+    def __new__(cls, *args: Any, server: str | Sequence[str] | None = None, **kwargs: Any) -> Any:
+        """``gym.make("codegym/<Family>-v<N>", server=URL, **kwargs)``: a `codegym.remote.RemoteEnv`
+        playing this env on a ``codegym serve`` at URL (a list: round robin), made there with
+        ``kwargs``, instead of this env."""
+        if server is None:
+            return super().__new__(cls)
+        from codegym.remote import RemoteEnv, env_id_of
+
+        return RemoteEnv(server, env_id_of(cls, kwargs), env_kwargs=kwargs)
 
     def __init__(
         self,
@@ -361,7 +373,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             raise InvalidAction(str(e)) from e
         self.attempt += 1
         episode.calls += len(parsed.errors)
-        results, submitted, ended = _run_calls(episode, parsed.calls)
+        results, submitted, ended = _run_calls(episode, parsed.calls, self.tool_listener)
         texts = [f"[format error] {error}" for error in parsed.errors] + [r.render() for r in results]
         info: dict[str, Any] = {
             "task_id": self.task.id,
@@ -552,9 +564,12 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         }
 
 
-def _run_calls(episode: AgentEpisode, calls: Sequence[ToolCall]) -> tuple[list[ToolResult], bool, dict[str, Any]]:
+def _run_calls(
+    episode: AgentEpisode, calls: Sequence[ToolCall], listener: Callable[[ToolResult], None] | None = None
+) -> tuple[list[ToolResult], bool, dict[str, Any]]:
     """Run ``calls`` in order until a ``submit`` or a budget or the sandbox stops them: their
-    results, whether ``submit`` came, and why the episode ends (in info's words), if it does."""
+    results (each also given to ``listener`` as it comes), whether ``submit`` came, and why the
+    episode ends (in info's words), if it does."""
     results: list[ToolResult] = []
     for call in calls:
         exhausted = episode.exhausted()
@@ -566,6 +581,8 @@ def _run_calls(episode: AgentEpisode, calls: Sequence[ToolCall]) -> tuple[list[T
             results.append(episode.call(call))
         except SandboxError as e:
             return results, False, {"infra_error": str(e)}
+        if listener is not None:
+            listener(results[-1])
     exhausted = episode.exhausted()
     return results, False, {"truncated_by": exhausted} if exhausted else {}
 

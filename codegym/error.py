@@ -52,3 +52,8 @@ class UsageError(Error, ValueError):
     """Bad input at the command line (a missing samples file, a line that cannot be graded,
     results that would be overwritten): the ``codegym`` command prints the message and exits
     with status 2."""
+
+
+class RemoteError(Error):
+    """A codegym server refused a request or failed on it (its message says which and why), or
+    could not be reached."""

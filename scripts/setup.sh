@@ -31,6 +31,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stam
     .venv/bin/python -m pip install -q -e '.[dev]'
     # verl's agent loop API, without verl's own pins (see the verl extra in pyproject.toml)
     .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"
+    # NeMo-Gym's server code, without its Python >= 3.12 mark and pins (see the nemo extra)
+    .venv/bin/python -m pip install -q --no-deps --ignore-requires-python "nemo-gym==0.4.0"
     touch "$stamp"
 fi
 

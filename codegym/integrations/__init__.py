@@ -1,1 +1,2 @@
-"""Adapters for RL trainers: TRL (`codegym.integrations.trl`) and verl (`codegym.integrations.verl`)."""
+"""Adapters for RL trainers: TRL (`codegym.integrations.trl`), verl (`codegym.integrations.verl`)
+and PrimeIntellect verifiers (`codegym.integrations.verifiers_env`)."""
