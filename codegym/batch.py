@@ -37,16 +37,21 @@ class Scorer:
         env: A codegym env (wrapped or not), or a registered id such as
             ``"codegym/PythonFunction-v0"``.
         dedupe: Run identical ``(task, code)`` pairs of deterministic tasks once.
+        dedupe_window: How many of the most recent distinct submissions are remembered for
+            that (their grades are held in memory: a long-lived scorer, as a server's, keeps
+            it small).
         **env_kwargs: Passed to ``gym.make`` when ``env`` is an id.
     """
 
-    def __init__(self, env: str | gym.Env, *, dedupe: bool = True, **env_kwargs: Any) -> None:
+    def __init__(
+        self, env: str | gym.Env, *, dedupe: bool = True, dedupe_window: int = DEDUPE_WINDOW, **env_kwargs: Any
+    ) -> None:
         self._owned = isinstance(env, str)
         made = gym.make(env, **env_kwargs) if isinstance(env, str) else env
         if not isinstance(made.unwrapped, CodeEnv):
             raise TypeError(f"{env!r} is not a codegym env (got {type(made.unwrapped).__name__})")
         self.env: CodeEnv = made.unwrapped
-        self.dedupe = dedupe
+        self.dedupe, self.dedupe_window = dedupe, dedupe_window
         self._seen: OrderedDict[tuple[str, str], Future[Grade]] = OrderedDict()
         self._lock = threading.Lock()
         self.stats = {"submitted": 0, "executed": 0}
@@ -64,7 +69,7 @@ class Scorer:
             grade: Future[Grade] = Future()
             if self.dedupe:
                 self._seen[key] = grade
-                if len(self._seen) > DEDUPE_WINDOW:
+                if len(self._seen) > self.dedupe_window:
                     self._seen.popitem(last=False)
             self.stats["executed"] += 1
         try:

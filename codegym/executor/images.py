@@ -89,10 +89,15 @@ def debian_mirror() -> str:
 
 
 def exists(client: Any, spec: Recipe) -> bool:
+    return has(client, spec.tag)
+
+
+def has(client: Any, tag: str) -> bool:
+    """Whether the engine holds the image ``tag``."""
     import docker.errors
 
     try:
-        client.images.get(spec.tag)
+        client.images.get(tag)
     except docker.errors.ImageNotFound:
         return False
     return True
@@ -121,13 +126,22 @@ def ensure(client: Any, spec: Recipe, *, build: bool = True, log: Callable[[str]
     return build_image(client, spec, log=log)
 
 
-def build_image(client: Any, spec: Recipe, *, log: Callable[[str], None] | None = None) -> str:
-    """Bootstrap ``spec``'s root file system and import it as ``spec.tag``."""
+def build_image(
+    client: Any,
+    spec: Recipe,
+    *,
+    log: Callable[[str], None] | None = None,
+    prepare: Callable[[str], None] | None = None,
+    tag: str | None = None,
+) -> str:
+    """Bootstrap ``spec``'s root file system and import it as ``tag`` (``spec.tag``);
+    ``prepare`` is called with the root's path before it is imported (to add to it)."""
+    tag = tag or spec.tag
     if os.geteuid() != 0:  # debootstrap chroots and makes device nodes
         raise SandboxError(
-            f"docker image {spec.tag} is missing, and building it (debootstrap) needs root: ask an administrator "
+            f"docker image {tag} is missing, and building it (debootstrap) needs root: ask an administrator "
             f"to run `python -m codegym.executor.images build {spec.name}` against the same daemon (for a "
-            f"rootless daemon, then `docker save {spec.tag} | docker load` into it)"
+            f"rootless daemon, then `docker save {tag} | docker load` into it)"
         )
     if shutil.which("debootstrap") is None:
         raise SandboxError("building docker images needs debootstrap (apt-get install debootstrap)")
@@ -145,16 +159,18 @@ def build_image(client: Any, spec: Recipe, *, log: Callable[[str], None] | None 
             shutil.rmtree(os.path.join(root, leftover), ignore_errors=True)
         for point in MOUNT_POINTS:
             os.makedirs(os.path.join(root, point), exist_ok=True)
+        if prepare is not None:
+            prepare(root)
         archive = os.path.join(work, "root.tar")
         subprocess.run(["tar", "--numeric-owner", "-C", root, "-cf", archive, "."], check=True)
-        repository, tag = spec.tag.split(":")
+        repository, version = tag.split(":")
         with open(archive, "rb") as handle:
-            client.api.import_image_from_data(handle, repository=repository, tag=tag)
-    if not exists(client, spec):
-        raise SandboxError(f"docker import did not produce {spec.tag}")
+            client.api.import_image_from_data(handle, repository=repository, tag=version)
+    if not has(client, tag):
+        raise SandboxError(f"docker import did not produce {tag}")
     if log is not None:
-        log(f"built {spec.tag} in {time.monotonic() - started:.0f} s")
-    return spec.tag
+        log(f"built {tag} in {time.monotonic() - started:.0f} s")
+    return tag
 
 
 def main(argv: list[str] | None = None) -> None:

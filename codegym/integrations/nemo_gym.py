@@ -26,9 +26,12 @@ Importing this module needs NeMo-Gym (``pip install nemo-gym``).
 from __future__ import annotations
 
 import asyncio
+import builtins
+import contextlib
 import json
+import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,15 +44,35 @@ from codegym.error import DependencyNotInstalled, SandboxError, UnknownTask
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 
+
+@contextlib.contextmanager
+def _process_left_as_it_was() -> Iterator[None]:
+    """Importing NeMo-Gym points the Hugging Face caches at ``./cache``, turns tokenizers'
+    threads off and makes ``print`` always flush, for the whole process: right for one of its
+    own servers, not for a trainer that imports codegym. What it changed is put back."""
+    saved = {name: os.environ.get(name) for name in ("HF_HOME", "HF_DATASETS_CACHE", "TOKENIZERS_PARALLELISM")}
+    printer = builtins.print
+    try:
+        yield
+    finally:
+        builtins.print = printer
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 try:
-    from fastapi import HTTPException
-    from nemo_gym.base_resources_server import (  # pyright: ignore[reportMissingImports]
-        BaseResourcesServerConfig,
-        BaseVerifyRequest,
-        BaseVerifyResponse,
-        SimpleResourcesServer,
-    )
-    from pydantic import BaseModel, Field, PrivateAttr
+    with _process_left_as_it_was():
+        from fastapi import HTTPException
+        from nemo_gym.base_resources_server import (  # pyright: ignore[reportMissingImports]
+            BaseResourcesServerConfig,
+            BaseVerifyRequest,
+            BaseVerifyResponse,
+            SimpleResourcesServer,
+        )
+        from pydantic import BaseModel, Field, PrivateAttr
 except ModuleNotFoundError as e:
     raise DependencyNotInstalled(
         f"codegym's NeMo-Gym resources server needs NeMo-Gym (pip install nemo-gym); importing it failed: {e}"

@@ -188,6 +188,11 @@ class Sessions:
 # --- scoring envs ------------------------------------------------------------------------------
 
 
+# Distinct submissions a server's scorer remembers, to grade a repeat once: a GRPO group's
+# copies come in one batch; across batches, memory held for ever-new samples would only grow.
+SCORER_DEDUPE_WINDOW = 1024
+
+
 class Scorers:
     """One long-lived `Scorer` per (env id, kwargs), the ``limit`` most recently used. A scorer
     pushed out while a batch still grades on it is closed when that batch is done."""
@@ -226,7 +231,7 @@ class Scorers:
                     scorer = self._scorers[slot]
                     self._users[id(scorer)] += 1
                     return scorer
-            scorer = Scorer(make_env(env_id, kwargs))
+            scorer = Scorer(make_env(env_id, kwargs), dedupe_window=SCORER_DEDUPE_WINDOW)
             idle: list[Scorer] = []
             with self._lock:
                 self._scorers[slot] = scorer

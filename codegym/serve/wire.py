@@ -17,10 +17,11 @@ what it was. Values JSON cannot carry as themselves travel as one-key tagged obj
 from __future__ import annotations
 
 import base64
+import dataclasses
 import enum
+import functools
 import math
 from collections.abc import Mapping
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -121,8 +122,8 @@ def grade_to_dict(grade: Grade) -> dict[str, Any]:
     """``grade`` as JSON: its fields, tests and diagnostics as objects of their fields."""
     return {
         "status": grade.status.value,
-        "tests": [encode(asdict(test)) for test in grade.tests],
-        "diagnostics": [encode(asdict(diagnostic)) for diagnostic in grade.diagnostics],
+        "tests": [_fields(test) for test in grade.tests],
+        "diagnostics": [_fields(diagnostic) for diagnostic in grade.diagnostics],
         "metrics": encode(dict(grade.metrics)),
         "reward_components": encode(dict(grade.reward_components)),
         "message": grade.message,
@@ -131,12 +132,34 @@ def grade_to_dict(grade: Grade) -> dict[str, Any]:
     }
 
 
+def _fields(value: Any) -> dict[str, Any]:
+    """A flat dataclass (a `TestOutcome`, a `Diagnostic`) as an object of its encoded fields,
+    but those at their default (most of a passed test's: the dataclass puts them back)."""
+    out = {}
+    for name, default in _defaults(type(value)):
+        item = getattr(value, name)
+        if item is not default and item != default:
+            out[name] = encode(item)
+    return out
+
+
+def _flat(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields `_fields` sent (scalars but a tagged float or tuple, decoded)."""
+    return {name: decode(item) if isinstance(item, (dict, list)) else item for name, item in data.items()}
+
+
+@functools.cache
+def _defaults(kind: type) -> tuple[tuple[str, Any], ...]:
+    """Each field's name and default (`dataclasses.MISSING` when it has none)."""
+    return tuple((field.name, field.default) for field in dataclasses.fields(kind))
+
+
 def grade_from_dict(data: Mapping[str, Any]) -> Grade:
     """The `Grade` `grade_to_dict` made ``data`` from."""
     return Grade(
         status=Status(data["status"]),
-        tests=tuple(TestOutcome(**decode(test)) for test in data.get("tests", ())),
-        diagnostics=tuple(Diagnostic(**decode(item)) for item in data.get("diagnostics", ())),
+        tests=tuple(TestOutcome(**_flat(test)) for test in data.get("tests", ())),
+        diagnostics=tuple(Diagnostic(**_flat(item)) for item in data.get("diagnostics", ())),
         metrics=decode(data.get("metrics", {})),
         reward_components=decode(data.get("reward_components", {})),
         message=data.get("message", ""),

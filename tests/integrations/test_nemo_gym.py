@@ -26,10 +26,12 @@ from codegym.error import SandboxError
 from codegym.executor.base import Executor
 from codegym.task import Task, TaskSet, TestCase
 
+# (codegym's module imports NeMo-Gym first, putting back what its import changes in the process)
 pytest.importorskip(
-    "nemo_gym.base_resources_server",
+    "codegym.integrations.nemo_gym",
     reason="NeMo-Gym is not installed: pip install --no-deps --ignore-requires-python nemo-gym==0.4.0 and its "
     "server deps (docs/serve.md, NeMo-Gym)",
+    exc_type=ImportError,  # (codegym's DependencyNotInstalled)
 )
 import uvicorn
 from aiohttp import ClientResponseError
@@ -314,3 +316,15 @@ def test_dataset_and_config_are_what_nemo_gym_reads(tmp_path, monkeypatch) -> No
     assert config.envs == {PY: {"tasks": "codegym-py"}} and config.domain == "coding"
     agent = parsed["codegym_simple_agent"]["responses_api_agents"]["simple_agent"]
     assert agent["resources_server"]["name"] == "codegym" and DatasetConfig.model_validate(dict(agent["datasets"][0]))
+
+
+def test_importing_the_adapter_leaves_the_process_as_it_was() -> None:
+    """NeMo-Gym's import points the Hugging Face caches at ./cache and replaces print; the
+    adapter puts both back, so a trainer's datasets do not land in its working directory."""
+    import builtins
+    import os
+
+    import nemo_gym
+
+    assert nemo_gym.print_always_flushes is not builtins.print  # (NeMo-Gym's own print, put back)
+    assert os.environ.get("HF_HOME") != str(nemo_gym.CACHE_DIR / "huggingface")
