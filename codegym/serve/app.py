@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -166,13 +166,14 @@ def _add_routes(app: FastAPI, server: Server) -> None:
         return {"envs": served_ids(server.config)}
 
     @app.post("/v1/score")
-    async def score(request: Request) -> dict[str, Any]:
+    async def score(request: Request) -> Response:
         body = await json_body(request)
         env_id, requested, items = _score_request(body, server.config)
         kwargs = env_kwargs(server.config, requested)
         key = json.dumps(requested, sort_keys=True, default=str)
-        results = await server.run("score", _score, server, env_id, key, kwargs, items)
-        return {"env_id": env_id, "results": results}
+        # (encoded in the grading thread: FastAPI's own encoder would run on the event loop, and slowly)
+        encoded = await server.run("score", _score, server, env_id, key, kwargs, items)
+        return Response(encoded, media_type="application/json")
 
 
 def _score_request(body: Any, config: ServeConfig) -> tuple[str, dict[str, Any], list[tuple[str, str]]]:
@@ -195,9 +196,10 @@ def _score_request(body: Any, config: ServeConfig) -> tuple[str, dict[str, Any],
     return check_env_id(body["env_id"], config), body.get("env_kwargs") or {}, pairs
 
 
-def _score(server: Server, env_id: str, key: str, kwargs: dict[str, Any], items: list[tuple[str, str]]) -> list[Any]:
-    """Each item's ``{"grade", "reward"}``, or ``{"error"}`` where it cannot be graded (an
-    unknown task id, a sandbox failure under ``on_infra_error="raise"``): the others go on."""
+def _score(server: Server, env_id: str, key: str, kwargs: dict[str, Any], items: list[tuple[str, str]]) -> bytes:
+    """``{"env_id", "results"}`` as JSON: each item's ``{"grade", "reward"}``, or ``{"error"}``
+    where it cannot be graded (an unknown task id, a sandbox failure under
+    ``on_infra_error="raise"``): the others go on."""
     with server.scorers.use(env_id, key, kwargs) as scorer:
         futures: list[Any] = []
         for task_id, code in items:
@@ -216,7 +218,7 @@ def _score(server: Server, env_id: str, key: str, kwargs: dict[str, Any], items:
                 continue
             server.metrics.grade(env_id, grade.status.value)
             results.append({"grade": grade_to_dict(grade), "reward": scorer.env.reward_of(grade)})
-        return results
+        return json.dumps({"env_id": env_id, "results": results}).encode()
 
 
 async def json_body(request: Request) -> Any:
