@@ -3,24 +3,22 @@
     python -m codegym.serve.image [--start-daemon]          # prints the image's tag
     docker run -d -p 8000:8000 -e CODEGYM_SERVER_TOKEN=TOKEN codegym/serve:<tag>
 
-Built as the docker backend's images are (`codegym.executor.images`: Debian's python3 from
-``debootstrap``, then ``docker import``; no registry), with this checkout of codegym (as a
-wheel) and the server's packages in a venv at ``/opt/codegym``, installed from wheels this
-machine downloads. A second layer, built from the first, adds what ``docker import`` cannot:
-the ``HEALTHCHECK`` (``/health``, with the token), the port and the command. The server binds
-every address in the container, so it will not start without ``CODEGYM_SERVER_TOKEN`` (or a
-command that passes ``--insecure``); ``CODEGYM_PORT`` moves it from 8000. Inside a default
-``docker run`` its sandbox is the ``container`` tier (``codegym doctor``, docs/backends.md).
-The tag is a hash of the recipe and of the wheel's contents: a checkout builds it once.
+Built on the docker backend's ``python`` image (`codegym.executor.images`: Debian's python3
+from ``debootstrap``, then ``docker import``; no registry, built when missing), with this
+checkout of codegym (as a wheel) and the server's packages installed in ``/opt/codegym`` from
+wheels this machine downloads, offline (the build's container has no network). The image has
+a ``HEALTHCHECK`` (``/health``, with the token). The server binds every address in the
+container, so it will not start without ``CODEGYM_SERVER_TOKEN`` (or a command that passes
+``--insecure``); ``CODEGYM_PORT`` moves it from 8000. Inside a default ``docker run`` its
+sandbox is the ``container`` tier (``codegym doctor``, docs/backends.md). The tag is a hash of
+the base, the wheel's contents and the recipe: a checkout builds it once.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,10 +29,10 @@ from typing import Any
 from codegym.error import SandboxError
 from codegym.executor import images
 
-RECIPE = images.Recipe("serve-base", ("python3", "python3-venv"))
+BASE = images.RECIPES["python"]
 # What the server imports beyond codegym's own dependencies (the ``serve`` extra).
 SERVER_PACKAGES = ("fastapi>=0.110", "uvicorn>=0.30", "websockets>=12")
-VENV = "/opt/codegym"
+SITE = "/opt/codegym"
 PORT = 8000
 HEALTH = (
     "import os, urllib.request as u; "
@@ -43,12 +41,16 @@ HEALTH = (
     "t and r.add_header('Authorization', 'Bearer ' + t); "
     "u.urlopen(r, timeout=4)"
 )
+# (pip runs from its own wheel: the base image's python3 has no pip of its own)
 DOCKERFILE = f"""\
 FROM {{base}}
-ENV PATH={VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+COPY wheels /tmp/wheels
+RUN python3 /tmp/wheels/{{pip}}/pip install --no-index --find-links /tmp/wheels --target {SITE} \\
+    /tmp/wheels/{{codegym}} {" ".join(repr(p) for p in SERVER_PACKAGES)} && rm -rf /tmp/wheels
+ENV PYTHONPATH={SITE} PATH={SITE}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 EXPOSE {PORT}
-HEALTHCHECK --interval=5s --timeout=5s --retries=3 CMD ["{VENV}/bin/python", "-c", "{HEALTH}"]
-CMD ["sh", "-c", "exec codegym serve --host 0.0.0.0 --port ${{CODEGYM_PORT:-{PORT}}}"]
+HEALTHCHECK --interval=5s --timeout=5s --retries=3 CMD ["python3", "-c", "{HEALTH}"]
+CMD ["sh", "-c", "exec python3 -m codegym.cli serve --host 0.0.0.0 --port ${{CODEGYM_PORT:-{PORT}}}"]
 """
 
 
@@ -62,17 +64,22 @@ def checkout() -> Path:
 
 def build(client: Any, *, log: Any = None) -> str:
     """The tag of the server image for this checkout, built first when missing."""
+    base = images.ensure(client, BASE, log=log)
     with tempfile.TemporaryDirectory(prefix="codegym-serve-image-", dir="/var/tmp") as work:
         wheels = Path(work) / "wheels"
         wheel = _wheel(wheels)
-        digest = hashlib.sha256((RECIPE.tag + _contents(wheel) + DOCKERFILE).encode()).hexdigest()[:12]
-        tag, base = f"codegym/serve:{digest}", f"codegym/serve-base:{digest}"
+        digest = hashlib.sha256((base + _contents(wheel) + DOCKERFILE).encode()).hexdigest()[:12]
+        tag = f"codegym/serve:{digest}"
         if images.has(client, tag):
             return tag
         _download(wheel, wheels)
-        if not images.has(client, base):
-            images.build_image(client, RECIPE, log=log, tag=base, prepare=lambda root: _install(root, wheel, wheels))
-    client.images.build(fileobj=io.BytesIO(DOCKERFILE.replace("{base}", base).encode()), tag=tag, rm=True)
+        pip = next(wheels.glob("pip-*.whl")).name
+        recipe = DOCKERFILE.replace("{base}", base).replace("{pip}", pip).replace("{codegym}", wheel.name)
+        (Path(work) / "Dockerfile").write_text(recipe)
+        try:
+            client.images.build(path=work, tag=tag, rm=True, forcerm=True, network_mode="none")
+        except Exception as e:  # (docker's BuildError and APIError: what the build said)
+            raise SandboxError(f"building {tag} failed: {e}") from e
     if log is not None:
         log(f"built {tag}")
     return tag
@@ -96,18 +103,8 @@ def _contents(wheel: Path) -> str:
 def _download(wheel: Path, into: Path) -> None:
     """Every wheel the server needs, from this machine's package index, for the image's Python."""
     command = [sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:", "-d", str(into), str(wheel),
-               *SERVER_PACKAGES]  # fmt: skip
+               *SERVER_PACKAGES, "pip"]  # fmt: skip
     _run(command, "downloading the server's packages")
-
-
-def _install(root: str, wheel: Path, wheels: Path) -> None:
-    """A venv at `VENV` in the image's root holding codegym and the server's packages, offline."""
-    inside = Path(root) / "tmp" / "wheels"
-    shutil.copytree(wheels, inside)
-    _run(["chroot", root, "python3", "-m", "venv", VENV], "making the image's venv")
-    pip = ["chroot", root, f"{VENV}/bin/pip", "install", "-q", "--no-index", "--find-links", "/tmp/wheels"]
-    _run([*pip, f"/tmp/wheels/{wheel.name}", *SERVER_PACKAGES], "installing codegym in the image")
-    shutil.rmtree(inside)
 
 
 def _run(command: list[str], what: str) -> None:
