@@ -111,3 +111,36 @@ def test_an_unknown_task_id_raises_as_in_process(servers: list[str]) -> None:
     with pytest.raises(UnknownTask) as remote:
         codegym.score(ENV, answers, server=servers)
     assert str(remote.value) == str(local.value)
+
+
+def test_a_remote_env_waits_out_a_busy_server() -> None:
+    """A server that runs one env operation at a time: three sessions step at once, two are
+    told busy (with a time to retry) and wait, and every step gets the in-process reward."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from codegym.serve import ServeConfig
+
+    from .conftest import _free_port, _start
+
+    server, thread = _start(ServeConfig(port=_free_port(), max_concurrency=1, retry_after_s=1))
+    url = f"http://127.0.0.1:{server.config.port}"
+    local = gym.make(ENV).unwrapped
+    task = next(iter(local.tasks))
+    envs = [RemoteEnv(url, ENV) for _ in range(3)]
+    try:
+        for env in envs:
+            env.reset(options={"task_id": task.id})
+
+        def step(env: RemoteEnv) -> float:  # (a slow load: the three steps overlap)
+            return float(env.step("import time\ntime.sleep(0.5)\n" + (task.reference or ""))[1])
+
+        with ThreadPoolExecutor(3) as pool:
+            assert list(pool.map(step, envs)) == [1.0, 1.0, 1.0]
+        scraped = server.config.app.state.server.metrics.render()  # type: ignore[attr-defined]
+        assert 'codegym_busy_total{what="step"}' in scraped
+    finally:
+        for env in envs:
+            env.close()
+        local.close()
+        server.should_exit = True
+        thread.join(timeout=10)
