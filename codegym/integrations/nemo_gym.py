@@ -17,8 +17,10 @@ was graded. A submission that was not graded is never a score: NeMo-Gym's conven
 verifier that could not judge is an HTTP error, which its agents raise and its rollout
 collection leaves out of the rollouts (its agents retry a 5xx). So an infrastructure failure
 (`codegym.error.SandboxError`) is a 503, a task that cannot be graded (a ``IE`` grade, with
-why) a 500, an unknown task or env a 404, a bad ``env_kwargs`` a 400 and a row without
-``verifier_metadata`` a 422; each with ``{"detail": {"error": ..., "message": ...}}``.
+why) a 500, an unknown task or env a 404, a bad ``env_kwargs`` a 400, ``env_kwargs`` that
+are the server's to set (``executor``, ``server``, ...: its config's ``envs`` sets them) a 403
+and a row without ``verifier_metadata`` a 422; each with ``{"detail": {"error": ...,
+"message": ...}}``.
 
 Importing this module needs NeMo-Gym (``pip install nemo-gym``).
 """
@@ -43,6 +45,7 @@ from codegym.core import CodeEnv
 from codegym.error import DependencyNotInstalled, SandboxError, UnknownTask
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
+from codegym.serve.config import SERVER_ONLY_KWARGS
 
 
 @contextlib.contextmanager
@@ -170,6 +173,11 @@ class CodegymResourcesServer(SimpleResourcesServer):
         when this server does not grade that env or cannot make it)."""
         if self.config.envs and ref.env_id not in self.config.envs:
             _fail(404, "unknown_env", f"this server grades {sorted(self.config.envs)}, not {ref.env_id!r}")
+        refused = sorted(set(ref.env_kwargs) & SERVER_ONLY_KWARGS)
+        if refused:  # (the backend, files on disk and other servers are this server's to choose)
+            _fail(
+                403, "server_only_kwargs", f"env_kwargs {refused} are set in this server's config (envs), not by rows"
+            )
         key = json.dumps([ref.env_id, ref.env_kwargs], sort_keys=True, default=repr)
         with self._lock:
             if key not in self._scorers:

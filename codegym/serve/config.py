@@ -12,8 +12,9 @@ from codegym.error import UsageError
 
 MiB = 1 << 20
 # Env keyword arguments a client may not set: the backend and files on the server's disk are
-# the operator's choice (``--option`` sets them for every env).
-SERVER_ONLY_KWARGS = frozenset({"executor", "quarantine", "render_mode", "validate"})
+# the operator's choice (``--option`` sets them for every env), and ``server`` would have this
+# server open connections wherever a client says (a `RemoteEnv` to another host).
+SERVER_ONLY_KWARGS = frozenset({"executor", "quarantine", "render_mode", "validate", "server"})
 
 
 @dataclass(frozen=True)

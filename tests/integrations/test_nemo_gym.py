@@ -234,12 +234,14 @@ def test_simple_agent_runs_a_dataset_row(stack, env_id: str) -> None:
 def test_a_broken_task_id_is_an_error_not_a_zero(stack) -> None:
     servers, client, _ = stack
     row = rows(PY)[0]
-    for metadata, error in (({"env_id": PY, "task_id": "no-such-task"}, "unknown_task"),
-                            ({"env_id": "codegym/NoSuchEnv-v0", "task_id": "x"}, "unknown_env")):  # fmt: skip
+    for metadata, error, status in (({"env_id": PY, "task_id": "no-such-task"}, "unknown_task", 404),
+                                    ({"env_id": "codegym/NoSuchEnv-v0", "task_id": "x"}, "unknown_env", 404),
+                                    ({"env_id": PY, "task_id": "x", "env_kwargs": {"server": "http://10.0.0.1:9"}},
+                                     "server_only_kwargs", 403)):  # fmt: skip
         request = CodegymVerifyRequest.model_validate({**row, "verifier_metadata": metadata, "response": response("x")})
         with pytest.raises(ClientResponseError) as raised:
             servers.run(post(client, "codegym", "/verify", request))
-        assert raised.value.status == 404
+        assert raised.value.status == status
         assert json.loads(raised.value.response_content)["detail"]["error"] == error  # type: ignore[attr-defined]
     # Through the agent, the rollout fails (NeMo-Gym leaves it out), it is not scored 0.
     row = {

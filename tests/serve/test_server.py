@@ -94,6 +94,9 @@ def test_oversized_and_malformed_requests_are_structured_4xx() -> None:
         )
         path = client.post("/v1/score", json={**SCORE, "env_kwargs": {"tasks": "/etc/passwd"}})
         assert path.status_code == 403 and "--allow-paths" in path.json()["error"]["message"]
+        for kwarg, value in (("server", "http://10.0.0.1:9"), ("executor", "docker")):  # (no relay elsewhere)
+            refused = client.post("/v1/score", json={**SCORE, "env_kwargs": {kwarg: value}})
+            assert refused.status_code == 403 and refused.json()["error"]["type"] == "ForbiddenKwargs"
         assert client.get("/nowhere").json()["error"]["type"] == "NotFound"
         with client.websocket_connect(f"/envs/{ENV}/ws") as ws:
             ws.send_text("{oops")
