@@ -37,7 +37,17 @@ from codegym.error import Error
 from codegym.serve import openenv
 from codegym.serve.config import ServeConfig
 from codegym.serve.metrics import Metrics
-from codegym.serve.sessions import ApiError, Gate, Scorers, Sessions, busy, check_env_id, env_kwargs, served_ids
+from codegym.serve.sessions import (
+    ApiError,
+    Gate,
+    Scorers,
+    Sessions,
+    busy,
+    check_env_id,
+    env_kwargs,
+    kwargs_key,
+    served_ids,
+)
 from codegym.serve.wire import grade_to_dict
 
 logger = logging.getLogger(__name__)
@@ -170,7 +180,7 @@ def _add_routes(app: FastAPI, server: Server) -> None:
         body = await json_body(request)
         env_id, requested, items = _score_request(body, server.config)
         kwargs = env_kwargs(server.config, requested)
-        key = json.dumps(requested, sort_keys=True, default=str)
+        key = kwargs_key(requested)
         # (encoded in the grading thread: FastAPI's own encoder would run on the event loop, and slowly)
         encoded = await server.run("score", _score, server, env_id, key, kwargs, items)
         return Response(encoded, media_type="application/json")

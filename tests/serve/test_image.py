@@ -5,7 +5,6 @@ codegym does in this process."""
 from __future__ import annotations
 
 import json
-import socket
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -16,16 +15,12 @@ import pytest
 import codegym
 from codegym.serve import image
 
+from .conftest import _free_port
+
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
 TOKEN = "image-test-token"
 ENV = "codegym/PythonFunction-v0"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
