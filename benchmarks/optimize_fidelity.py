@@ -1,13 +1,14 @@
-"""Optimize-v0: does the instruction count rank programs as the clock does? Variants of a few
-tasks, from slow to fast (written for this benchmark), each counted by the env's meter and
-timed natively on the same benchmark inputs, the median of ``--runs`` runs (Python: in one
-interpreter, its start-up left out; C: the built binary, less the median time of a program
-that only reads its input). Two rank correlations (Spearman's) per language: of the
-count with the wall time over every variant ("pooled": tasks of unlike code mixed), and of
-the speedups the count and the clock give each variant over its task's slowest ("speedups":
-what a reward compares).
+"""Optimize-v0: does the meter's cost rank programs as the clock does? Variants of a few
+tasks, from slow to fast (written for this benchmark, or the task's own reference), each
+counted by the env's meter and timed natively on the same benchmark inputs, the median of
+``--runs`` runs (Python: in one interpreter, its start-up left out; C and C++: inside the
+built binary, from a constructor to a destructor linked beside the program, so that the exec
+and the dynamic linker are left out). Two rank correlations (Spearman's) per language, and
+for C and C++ together (one meter): of the cost with the wall time over every variant
+("pooled": tasks of unlike code mixed), and of the speedups the cost and the clock give each
+variant over its task's slowest ("speedups": what a reward compares).
 
-    python benchmarks/optimize_fidelity.py [--runs 7]
+    python benchmarks/optimize_fidelity.py [--runs 7] [--language all|python|native]
 
 Run it on a quiet machine: the clock is the noisy side. The goal (issue 32): a rank
 correlation of at least 0.9.
@@ -33,6 +34,18 @@ C_PAIRS = "codegym-optimize/c-pair-count"
 C_LIS = "codegym-optimize/c-longest-increasing"
 C_SUBARRAY = "codegym-optimize/c-max-subarray"
 C_WATER = "codegym-optimize/c-trapped-water"
+C_GCD = "codegym-optimize/c-range-gcd"
+CPP_INVERSIONS = "codegym-optimize/cpp-inversions"
+REFERENCE = ""  # (a variant that is the task's own reference)
+READ_GCD = (
+    "#include <stdio.h>\n#include <stdlib.h>\nstatic long long gcd(long long a,long long b){while(b){long long t=a%b;"
+    'a=b;b=t;}return a;}\nint main(void){int n,q;scanf("%d %d",&n,&q);long long*a=malloc(8*n);'
+    'for(int i=0;i<n;i++)scanf("%lld",&a[i]);'
+)
+READ_CPP = (
+    '#include <algorithm>\n#include <cstdio>\n#include <vector>\nint main(){int n;std::scanf("%d",&n);'
+    'std::vector<long long> a(n);for(auto&x:a)std::scanf("%lld",&x);'
+)
 READ_C = '#include <stdio.h>\n#include <stdlib.h>\nint main(void){int n;scanf("%d",&n);long long*a=malloc(8*n);'
 READ_C += 'for(int i=0;i<n;i++)scanf("%lld",&a[i]);'
 
@@ -123,6 +136,29 @@ VARIANTS: dict[str, dict[str, str]] = {
         "two pointers": READ_C + "long long w=0,lm=0,rm=0;int i=0,j=n-1;while(i<=j){if(a[i]<=a[j]){if(a[i]>lm)lm=a[i];"
         'else w+=lm-a[i];i++;}else{if(a[j]>rm)rm=a[j];else w+=rm-a[j];j--;}}printf("%lld\\n",w);}\n',
     },
+    C_GCD: {
+        "the task's reference": REFERENCE,
+        "gcd of every range, a running table": READ_GCD
+        + "long long*g=malloc(8*(size_t)n*n);for(int i=0;i<n;i++){long long x=0;"
+        "for(int j=i;j<n;j++){x=gcd(x,a[j]);g[(size_t)i*n+j]=x;}}"
+        'while(q--){int l,r;scanf("%d %d",&l,&r);printf("%lld\\n",g[(size_t)(l-1)*n+r-1]);}}\n',
+        "sparse table": READ_GCD + "int k=1;while((1<<k)<=n)k++;long long*t=malloc(8*(size_t)k*n);"
+        "for(int i=0;i<n;i++)t[i]=a[i];for(int j=1;j<k;j++)for(int i=0;i+(1<<j)<=n;i++)"
+        "t[(size_t)j*n+i]=gcd(t[(size_t)(j-1)*n+i],t[(size_t)(j-1)*n+i+(1<<(j-1))]);"
+        'while(q--){int l,r;scanf("%d %d",&l,&r);l--;int j=31-__builtin_clz(r-l);'
+        'printf("%lld\\n",gcd(t[(size_t)j*n+l],t[(size_t)j*n+r-(1<<j)]));}}\n',
+    },
+    CPP_INVERSIONS: {
+        "the task's reference": REFERENCE,
+        "insertion into a sorted vector": READ_CPP + "std::vector<long long> s;long long c=0;for(long long x:a){"
+        "auto it=std::upper_bound(s.begin(),s.end(),x);c+=s.end()-it;s.insert(it,x);}"
+        'std::printf("%lld\\n",c);}\n',
+        "merge sort": READ_CPP + "std::vector<long long> b(n);long long c=0;for(int w=1;w<n;w*=2)"
+        "{for(int lo=0;lo<n-w;lo+=2*w){int m=lo+w,hi=std::min(lo+2*w,n),i=lo,j=m,k=lo;"
+        "while(i<m&&j<hi){if(a[i]<=a[j])b[k++]=a[i++];else{c+=m-i;b[k++]=a[j++];}}"
+        "while(i<m)b[k++]=a[i++];while(j<hi)b[k++]=a[j++];std::copy(b.begin()+lo,b.begin()+hi,a.begin()+lo);}}"
+        'std::printf("%lld\\n",c);}\n',
+    },
 }
 
 
@@ -183,14 +219,16 @@ __attribute__((destructor)) static void timer_stop(void) {
 """
 
 
-def c_time(source: str, inputs: tuple[str, ...], runs: int) -> float:
+def native_time(source: str, inputs: tuple[str, ...], runs: int, language: str) -> float:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder)
-        (path / "main.c").write_text(source)
+        main_file = path / ("main.c" if language == "c" else "main.cpp")
+        main_file.write_text(source)
         (path / "timer.c").write_text(C_TIMER)
         for index, text in enumerate(inputs):
             (path / f"{index}.in").write_text(text)
-        command = ["gcc", "-O2", "-std=c17", "-o", str(path / "main"), str(path / "main.c"), str(path / "timer.c")]
+        compiler = ["gcc", "-O2", "-std=c17"] if language == "c" else ["g++", "-O2", "-std=c++17"]
+        command = [*compiler, "-o", str(path / "main"), str(main_file), str(path / "timer.c")]
         subprocess.run([*command, "-lm"], check=True)
         times = []
         for _ in range(runs):
@@ -203,40 +241,53 @@ def c_time(source: str, inputs: tuple[str, ...], runs: int) -> float:
         return statistics.median(times)
 
 
+def report(language: str, found: list[tuple[str, float, float]], what: str = "count") -> None:
+    pooled = spearman([r[1] for r in found], [r[2] for r in found])
+    slowest: dict[str, tuple[float, float]] = {}
+    for name, count, seconds in found:
+        task = name.split(":")[0]
+        slowest[task] = max(slowest.get(task, (0.0, 0.0)), (count, seconds))
+    counted = [slowest[n.split(":")[0]][0] / c for n, c, _ in found]
+    clocked = [slowest[n.split(":")[0]][1] / max(s, 1e-6) for n, _, s in found]
+    speedups = spearman(counted, clocked)
+    print(
+        f"{language}: {len(found)} variants, Spearman's rank correlation of {what} and median wall time: "
+        f"pooled {pooled:.3f}, speedups {speedups:.3f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--language", choices=("all", "python", "c"), default="all")
+    parser.add_argument("--language", choices=("all", "python", "native"), default="all")
     args = parser.parse_args()
     env = OptimizeEnv()
-    rows: dict[str, list[tuple[str, float, float]]] = {"python": [], "c": []}
+    rows: dict[str, list[tuple[str, float, float]]] = {"python": [], "c": [], "cpp": []}
+    unweighed: list[tuple[str, float, float]] = []  # (C and C++: instructions alone)
     for task_id, variants in VARIANTS.items():
         task = env.tasks.get(task_id)
-        if args.language not in ("all", task.language):
+        if args.language not in ("all", "python" if task.language == "python" else "native"):
             continue
-        for name, source in variants.items():
+        for name, variant in variants.items():
+            source = variant or task.reference or ""
             grade, _ = env.evaluate_task(task, source)
             assert grade.status.value == "OK", (task_id, name, grade.message)
             _, inputs, _ = env._baseline(task)
-            timer = python_time if task.language == "python" else c_time
-            seconds = timer(source, inputs, args.runs)
+            if task.language == "python":
+                seconds = python_time(source, inputs, args.runs)
+            else:
+                seconds = native_time(source, inputs, args.runs, task.language)
             rows[task.language].append((f"{task_id.split('/')[-1]}: {name}", grade.metrics["cost"], seconds))
-            print(f"{task_id.split('/')[-1]:22} {name:30} {grade.metrics['cost']:>14,.0f} {1000 * seconds:9.1f} ms")
+            if task.language != "python":
+                unweighed.append((f"{task_id.split('/')[-1]}: {name}", grade.metrics["instructions"], seconds))
+            print(f"{task_id.split('/')[-1]:22} {name:36} {grade.metrics['cost']:>14,.0f} {1000 * seconds:9.1f} ms")
     for language, found in rows.items():
-        if not found:
-            continue
-        pooled = spearman([r[1] for r in found], [r[2] for r in found])
-        slowest: dict[str, tuple[float, float]] = {}
-        for name, count, seconds in found:
-            task = name.split(":")[0]
-            slowest[task] = max(slowest.get(task, (0.0, 0.0)), (count, seconds))
-        counted = [slowest[n.split(":")[0]][0] / c for n, c, _ in found]
-        clocked = [slowest[n.split(":")[0]][1] / max(s, 1e-6) for n, _, s in found]
-        speedups = spearman(counted, clocked)
-        print(
-            f"{language}: {len(found)} variants, Spearman's rank correlation of count and median wall time: "
-            f"pooled {pooled:.3f}, speedups {speedups:.3f}"
-        )
+        if found:
+            report(language, found)
+    if rows["c"] and rows["cpp"]:
+        report("native (C and C++)", rows["c"] + rows["cpp"])
+    if unweighed:
+        report("native (C and C++)", unweighed, "instructions alone (unweighed)")
 
 
 if __name__ == "__main__":

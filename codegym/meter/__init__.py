@@ -5,8 +5,13 @@ Two measures of ``"instructions"``, each the strongest this machine allows witho
 hardware counters (a VM's ``perf stat -e instructions`` is often "not supported"):
 
 - **native** programs (C, C++): machine instructions retired, counted by valgrind's
-  cachegrind (``I refs``), threads included. Its log is the step's stderr, written through a
-  descriptor valgrind keeps out of the program's reach; its per-line file is the profile.
+  cachegrind (``I refs``), threads included, and weighed (`codegym.meter.native`): a division
+  or square root counts as `native.DIVISION_WEIGHT` instructions and each branch cachegrind's
+  predictor misses adds `native.MISPREDICT_WEIGHT`, so that the cost ranks programs as a
+  clock does. Its log (the totals) is the step's stderr, written through a descriptor
+  valgrind keeps out of the program's reach; its per-line file (one line per instruction of
+  the annotated build, see `build_steps`) gives the divisions and the profile, and must
+  agree with the log.
 - **Python** programs: bytecode instructions executed, counted by a C trace function in the
   program's own interpreter (`codegym.meter._opcount`), which the program cannot switch off
   or reach (see that module), plus the work builtins do for the program by what it
@@ -24,6 +29,7 @@ which scores 0.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -33,13 +39,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from codegym.executor import Step, StepResult
-from codegym.meter.runner import output_digest
+from codegym.meter import native
+from codegym.meter.runner import SEAL, output_digest
 
 Kind = Literal["python", "native", "python-wall", "native-wall"]
 RUNNER = "codegym.meter.runner"
 PRELOAD = (RUNNER, "codegym.meter._opcount", "codegym.executor._linux")
-UNITS = {"python": "bytecode instructions", "native": "machine instructions"}
+UNITS = {"python": "bytecode instructions", "native": "weighted machine instructions"}
 _REFS = re.compile(rb"^==(\d+)== I\s+refs:\s+([\d,]+)\s*$", re.MULTILINE)
+_MISSES = re.compile(rb"^==(\d+)== Mispredicts:\s+([\d,]+)\s", re.MULTILINE)
+_RATE = re.compile(rb"==(\d+)== Mispred rate:[^\n]*$")
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,9 @@ class Reading:
             missing, unsigned or tampered with), else None.
         cpu_s: CPU seconds of the program's process (measured, not counted).
         wall_s: Its wall-clock seconds, from the runner's fork to its wait (measured).
+        instructions: Of a native run: the instructions retired (``cost`` weighs them).
+        divisions: Of a native run: the divisions and square roots among them.
+        mispredicts: Of a native run: the branches cachegrind's predictor missed.
     """
 
     cost: int = 0
@@ -88,12 +100,16 @@ class Reading:
     failure: str | None = None
     cpu_s: float = field(default=0.0, compare=False)
     wall_s: float = field(default=0.0, compare=False)
+    instructions: int = 0
+    divisions: int = 0
+    mispredicts: int = 0
 
     @property
     def ok(self) -> bool:
         return self.failure is None
 
 
+PROFILE_REWRITTEN = "the meter's per-line counts were rewritten after valgrind wrote them (by a later run)"
 STARTED_ANOTHER = (
     "the program was stopped (SIGSYS) at a system call the sandbox denies; a metered run denies starting another "
     "process or thread (for C and C++, threads are allowed), since work done there would not be counted"
@@ -118,12 +134,57 @@ def profile_file(input_file: str) -> str:
     return f"{input_file}.cachegrind"
 
 
+TABLE_FILE = f"main{native.TABLE_SUFFIX}"  # (what `build_steps` leave beside ``main``)
+ANNOTATOR = "codegym.meter.native"  # (the build's second step: a job that runs it preloads it)
+
+
+def build_steps(compile_argv: tuple[str, ...], source_file: str) -> tuple[Step, ...]:
+    """The steps that build ``main`` from ``source_file`` for the native meter, as
+    ``compile_argv`` (``cc FLAGS -o main SOURCE LIBS``) would, with the instruction lines
+    annotated (see `codegym.meter.native`): gcc writes assembly (the compiler's diagnostics
+    come from this first step), the meter's annotator numbers its lines and writes
+    `TABLE_FILE`, and gcc assembles and links the result. The machine code is the one
+    ``compile_argv`` makes."""
+    compiler, *rest = compile_argv
+    flags = [a for a in rest if a not in ("-o", "main", source_file) and not a.startswith("-l")]
+    link = [native.ANNOTATED if a == source_file else a for a in rest if not a.startswith("-std=")]
+    return (
+        Step(argv=(compiler, "-g", "-gno-variable-location-views", *flags, "-S", "-o", "main.s", source_file)),
+        Step(argv=("python", "-m", ANNOTATOR, "main.s", source_file)),
+        Step(argv=(compiler, *link)),
+    )
+
+
+def seals(step: StepResult) -> dict[str, str]:
+    """The per-line files a native metered step's runner sealed before its program ran:
+    name -> SHA-256 (see `codegym.meter.runner`)."""
+    found: dict[str, str] = {}
+    for row in _sealed(step.stderr)[0]:
+        name, digest = row[len(SEAL) + 1 :].split(" ")
+        found[name] = digest
+    return found
+
+
+def _sealed(stderr: bytes) -> tuple[list[str], bytes]:
+    """The `SEAL` lines that begin ``stderr``, and the rest (valgrind's log)."""
+    rows: list[str] = []
+    prefix = f"{SEAL} ".encode()
+    while stderr.startswith(prefix) and b"\n" in stderr:
+        row, stderr = stderr.split(b"\n", 1)
+        rows.append(row.decode("ascii", "replace"))
+    return rows, stderr
+
+
 def read(step: StepResult, key: str, kind: Kind, *, source_file: str, profile: bytes | None = None,
-         top: int = 5) -> Reading:  # fmt: skip
+         table: native.Table | None = None, sealed: str | None = None, top: int = 5) -> Reading:  # fmt: skip
     """The `Reading` of a metered step, checked against ``key`` (``profile``: a native
-    step's `profile_file`)."""
+    step's `profile_file`; ``table``: its build's annotation table; ``sealed``: the
+    profile's SHA-256 as the job's next metered step sealed it, or as collected for the
+    job's last one; a native reading fails without all three)."""
     if kind == "native":
-        return _read_native(step, source_file, profile, top)
+        if profile is not None and (sealed is None or hashlib.sha256(profile).hexdigest() != sealed):
+            return Reading(failure=PROFILE_REWRITTEN)
+        return _read_native(step, source_file, profile, table, top)
     try:
         report = json.loads(step.stdout)
     except ValueError:
@@ -151,25 +212,57 @@ def read(step: StepResult, key: str, kind: Kind, *, source_file: str, profile: b
     return Reading(cost=cost, ended=ended, lines=_top(lines, cost, top), functions=_top(functions, cost, top), **base)
 
 
-def _read_native(step: StepResult, source_file: str, profile: bytes | None, top: int) -> Reading:
-    """Cachegrind's total from its log on the step's stderr (the ``I refs`` line of the process
-    it started with: valgrind prints it last, once the program has ended), the output digested
-    here, and the per-line profile when its file agrees with that total."""
+def _read_native(step: StepResult, source_file: str, profile: bytes | None, table: native.Table | None,
+                 top: int) -> Reading:  # fmt: skip
+    """Cachegrind's totals from its log on the step's stderr (the ``I refs`` and
+    ``Mispredicts`` lines of the process it started with: valgrind prints them last, once the
+    program has ended), the output digested here, and the divisions and per-line profile from
+    its per-line file, which must agree with those totals (the program could write the file,
+    but not after cachegrind has: a file cachegrind could not write is an error in its log)."""
     base = {"output_sha256": output_digest(step.stdout), "output_head": step.stdout[:200].decode("utf-8", "replace"),
             "output_bytes": len(step.stdout), "cpu_s": step.cpu_s, "wall_s": step.wall_s}  # fmt: skip
     ended = f"signal {step.signal}" if step.signal is not None else f"exit {step.exit_code}"
-    refs = _REFS.findall(step.stderr)
-    first = re.match(rb"==(\d+)==", step.stderr)
     if step.signal == signal.SIGSYS:
         return Reading(**base, ended=ended, failure=STARTED_ANOTHER)
     if ended != "exit 0":
         return Reading(**base, ended=ended, failure=f"the program ended with {ended}")
-    if not refs or first is None or refs[-1][0] != first.group(1) or not step.stderr.rstrip().endswith(refs[-1][1]):
+    totals = _log_totals(_sealed(step.stderr)[1])
+    if totals is None:
         return Reading(**base, ended=ended, failure="valgrind did not report the run's instruction count")
-    total = int(refs[-1][1].replace(b",", b""))
-    lines, functions = _cachegrind_profile((profile or b"").decode("utf-8", "replace"), total, source_file)
-    return Reading(cost=total, ended=ended, lines=_top(lines, total, top), functions=_top(functions, total, top),
-                   **base)  # fmt: skip
+    instructions, mispredicts = totals
+    counted = _cachegrind_profile((profile or b"").decode("utf-8", "replace"), source_file)
+    if table is None or counted is None or (counted[0][0], counted[0][2] + counted[0][4]) != totals:
+        return Reading(**base, ended=ended, failure="the meter's per-line counts are missing or disagree with its log")
+    weighed = native.weigh(counted[1], table)
+    first: dict[str, int] = {}
+    for row in counted[1]:
+        if row.own and row.instructions:
+            first[row.function] = min(first.get(row.function, row.line), row.line)
+    cost = native.cost(instructions, weighed.divisions, mispredicts)
+    lines = [(f"{source_file}:{n}", n, c) for n, c in weighed.lines.items()]
+    functions = [(name, _source_line(table, first.get(name)), c) for name, c in weighed.functions.items()]
+    return Reading(cost=cost, ended=ended, lines=_top(lines, cost, top), functions=_top(functions, cost, top),
+                   instructions=instructions, divisions=weighed.divisions, mispredicts=mispredicts, **base)  # fmt: skip
+
+
+def _source_line(table: native.Table, annotated: int | None) -> int | None:
+    if annotated is None or not 0 < annotated <= len(table.source_lines):
+        return None
+    return table.source_lines[annotated - 1] or None
+
+
+def _log_totals(log: bytes) -> tuple[int, int] | None:
+    """The instructions and mispredicted branches valgrind's log gives for the process it
+    started with, when its summary ends the log; None otherwise (or when cachegrind says it
+    could not write its per-line file)."""
+    first = re.match(rb"==(\d+)==", log)
+    refs, misses, rate = _REFS.findall(log), _MISSES.findall(log), _RATE.search(log.rstrip())
+    if first is None or not refs or not misses or rate is None or b"can't open output" in log:
+        return None
+    pid = first.group(1)
+    if refs[-1][0] != pid or misses[-1][0] != pid or rate.group(1) != pid or rate.end() != len(log.rstrip()):
+        return None
+    return int(refs[-1][1].replace(b",", b"")), int(misses[-1][1].replace(b",", b""))
 
 
 def _ended(report: Mapping[str, Any]) -> str:
@@ -210,34 +303,32 @@ def _python(report: Mapping[str, Any], key: str) -> Counted | str:
     return int(fields.get("total", "0")) + int(fields.get("builtin", "0")), ended, _merged(lines), _merged(functions)
 
 
-def _cachegrind_profile(text: str, total: int, source_file: str) -> tuple[list[Any], list[Any]]:
-    """Per-line and per-function counts from a cachegrind out file (empty when its summary
-    is not ``total``: a file the program could have written)."""
-    lines: dict[int, int] = {}
-    functions: dict[str, int] = {}
-    first_line: dict[str, int] = {}
+def _cachegrind_profile(text: str, source_file: str) -> tuple[tuple[int, ...], list[native.Row]] | None:
+    """A cachegrind out file's summary (its events: ``Ir Bc Bcm Bi Bim``) and rows; None when
+    it is not such a file."""
+    rows: list[native.Row] = []
     own = False
     function = "?"
-    summary = None
-    for row in text.splitlines():
-        if row.startswith("fl="):
-            own = row[3:].rsplit("/", 1)[-1] == source_file
-        elif row.startswith("fn="):
-            function = row[3:]
-        elif row.startswith("summary:"):
-            summary = int(row.split()[1])
-        elif row[:1].isdigit():
-            number, count = (int(part) for part in row.split()[:2])
-            functions[function] = functions.get(function, 0) + count
-            if own and number > 0:
-                lines[number] = lines.get(number, 0) + count
-                first_line[function] = min(first_line.get(function, number), number)
-    if summary != total:
-        return [], []
-    return (
-        [(f"{source_file}:{n}", n, c) for n, c in lines.items()],
-        [(name, first_line.get(name), c) for name, c in functions.items()],
-    )
+    summary: tuple[int, ...] | None = None
+    events = ""
+    try:
+        for row in text.splitlines():
+            if row.startswith("fl="):
+                own = row[3:].rsplit("/", 1)[-1] == source_file
+            elif row.startswith("fn="):
+                function = row[3:]
+            elif row.startswith("events:"):
+                events = row[7:].strip()
+            elif row.startswith("summary:"):
+                summary = tuple(int(part) for part in row.split()[1:])
+            elif row[:1].isdigit():
+                number, ir, _, bcm, _, bim = (int(part) for part in row.split())
+                rows.append(native.Row(function, own, number, ir, bcm + bim))
+    except ValueError:
+        return None
+    if events != "Ir Bc Bcm Bi Bim" or summary is None or len(summary) != 5:
+        return None
+    return summary, rows
 
 
 def _merged(rows: list[tuple[str, int | None, int]]) -> list[tuple[str, int | None, int]]:

@@ -14,9 +14,13 @@ One step runs one program on one input, counted. ``python -m codegym.meter.runne
   with the key).
 - ``native``: the runner forbids new processes (threads stay: valgrind counts them), points
   stdin at INPUT and the program's stderr at /dev/null, and becomes valgrind's cachegrind on
-  COMMAND, with valgrind's log on the step's stderr through a descriptor valgrind keeps out of
-  the program's reach: the step's stdout is the program's output, its stderr valgrind's
-  alone. (The step's own process runs valgrind, which reads /proc/self: in the `container`
+  COMMAND (its branch predictor simulated: `codegym.meter.native` weighs the misses), with
+  valgrind's log on the step's stderr through a descriptor valgrind keeps out of the
+  program's reach: the step's stdout is the program's output, its stderr valgrind's alone.
+  Before it becomes valgrind, the runner **seals** the per-line files earlier metered steps
+  of the job left (a line ``codegym-meter seal NAME SHA256`` each, first on its stderr): no
+  program has run since cachegrind wrote them, and this step's program could rewrite them.
+  (The step's own process runs valgrind, which reads /proc/self: in the `container`
   tier only a step's own process may.) A program that ``exec``s another leaves valgrind no
   summary to print: no count, which fails.
 - ``python-wall`` and ``native-wall``: the program as it is, with no meter (and no new thread
@@ -31,6 +35,7 @@ import hashlib
 import json
 import os
 import select
+import stat
 import sys
 import time
 from typing import Any
@@ -39,7 +44,8 @@ PROGRAM = "main.py"
 MAX_OUTPUT = 64 << 20  # the program's stdout, hashed as it comes
 MAX_REPORT = 4 << 20
 HEAD = 200
-VALGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--vgdb=no",
+SEAL = "codegym-meter seal"
+VALGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=yes", "--vgdb=no",
             "--trace-children=no", "--error-limit=no")  # fmt: skip
 # Modules a program commonly imports, loaded before the count starts: importing one costs
 # nothing counted, the same for every program.
@@ -103,6 +109,7 @@ def _program(kind: str, input_path: str, command: list[str], out: int, report: i
 def _become_valgrind(input_path: str, command: list[str]) -> None:
     """The ``native`` kind: this process becomes cachegrind on ``command``; never returns."""
     profile = f"{input_path}.cachegrind"  # (checked against the log's total: the program can write it)
+    _seal_profiles(besides=profile)
     stdin = os.open(input_path, os.O_RDONLY)
     os.dup2(stdin, 0)
     os.close(stdin)
@@ -113,6 +120,26 @@ def _become_valgrind(input_path: str, command: list[str]) -> None:
     os.close(null)
     _refuse_processes(threads=True)
     os.execvp(VALGRIND[0], [*VALGRIND, f"--log-fd={log}", f"--cachegrind-out-file={profile}", *command])
+
+
+def _seal_profiles(besides: str) -> None:
+    """Write the digest of each regular ``*.cachegrind`` file here but ``besides`` to stderr
+    (`SEAL` lines), for the harness to check what it collects against."""
+    for name in sorted(os.listdir(".")):
+        if not name.endswith(".cachegrind") or name == besides:
+            continue
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                digest = hashlib.sha256()
+                while chunk := os.read(fd, 1 << 20):
+                    digest.update(chunk)
+                os.write(2, f"{SEAL} {name} {digest.hexdigest()}\n".encode())
+        finally:
+            os.close(fd)
 
 
 def _refuse_processes(*, threads: bool) -> None:

@@ -73,6 +73,7 @@ class _Launched:
     key: str
     compile_failure: RunResult | None = None
     timing: grader.Timing | None = None
+    table: meter.native.Table | None = None  # (a native build's, for its meter)
 
 
 class OptimizeEnv(CodeEnv):
@@ -99,7 +100,8 @@ class OptimizeEnv(CodeEnv):
     ## The cost
     ``measure="instructions"``: instructions counted on the benchmark inputs, which do not
     move with machine load (see `codegym.meter`): machine instructions under valgrind's
-    cachegrind for C and C++ (threads included; new processes are refused); for Python,
+    cachegrind for C and C++ (threads included; new processes are refused), a division
+    counted as 30 and each mispredicted branch adding 60 (`codegym.meter.native`); for Python,
     bytecode instructions and the items builtins iterate over and compare, counted in C by a
     trace function and wrapped type slots the program cannot reach (new threads and processes
     are refused). The benchmark inputs are made by the task's hidden
@@ -181,7 +183,7 @@ class OptimizeEnv(CodeEnv):
         self._timers: ThreadPoolExecutor | None = None
         self.compile_limits = compile_limits
         self._baselines: dict[tuple[str, float], tuple[Baseline, tuple[str, ...], float]] = {}
-        self._builds: dict[str, bytes] = {}
+        self._builds: dict[str, tuple[bytes, meter.native.Table]] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
 
@@ -276,7 +278,7 @@ class OptimizeEnv(CodeEnv):
         if launched.result is None:
             raise InvalidTask(f"its reference does not compile: {_compile_error(launched.compile_failure)}")
         readings = grader.read_all(launched.result, launched.result.steps, launched.key, self._kind(language),
-                                   language.file)  # fmt: skip
+                                   language.file, launched.table)  # fmt: skip
         for index, (step, reading) in enumerate(zip(launched.result.steps, readings, strict=True)):
             if step.limit is not None or not reading.ok:
                 why = f"the {step.limit} limit" if step.limit else reading.failure
@@ -354,7 +356,7 @@ class OptimizeEnv(CodeEnv):
         if launched.result is None:
             return None
         readings = grader.read_all(launched.result, launched.result.steps, launched.key, self._kind(language),
-                                   language.file)  # fmt: skip
+                                   language.file, launched.table)  # fmt: skip
         if any(not r.ok for r in readings) or any(s.limit for s in launched.result.steps):
             return None
         return sum(r.wall_s for r in readings)
@@ -384,40 +386,43 @@ class OptimizeEnv(CodeEnv):
         then one metered run per benchmark input."""
         done: Future[_Launched] = Future()
         if _kind(language) == "python":
-            done.set_result(self._job(task, language, code, {}, inputs, with_tests, limits))
+            done.set_result(self._job(task, language, code, None, inputs, with_tests, limits))
             return done
         digest = _build_key(language.name, code)
         with self._lock:
-            binary = self._builds.get(digest)
-        if binary is not None:
-            done.set_result(self._job(task, language, code, {"main": binary}, inputs, with_tests, limits))
+            build = self._builds.get(digest)
+        if build is not None:
+            done.set_result(self._job(task, language, code, build, inputs, with_tests, limits))
             return done
-        compile_argv = (language.compile[0], "-g", *language.compile[1:])  # (line numbers for the profile)
-        build = Job(steps=(Step(argv=compile_argv),), files={language.file: code.encode()},
-                    limits=self.compile_limits, collect=("main",))  # fmt: skip
+        job = Job(steps=meter.build_steps(language.compile, language.file), files={language.file: code.encode()},
+                  limits=self.compile_limits, collect=("main", meter.TABLE_FILE),
+                  preload=(meter.ANNOTATOR,))  # fmt: skip
 
         def built(future: Future[RunResult]) -> None:
             try:
                 result = future.result()
-                if not result.steps[0].ok or "main" not in result.files:
+                files = result.files
+                if not all(step.ok for step in result.steps) or "main" not in files or meter.TABLE_FILE not in files:
                     done.set_result(_Launched(None, True, "", compile_failure=result))
                     return
+                build = (files["main"], meter.native.Table.from_json(files[meter.TABLE_FILE]))
                 with self._lock:
-                    self._builds[digest] = result.files["main"]
-                done.set_result(self._job(task, language, code, {"main": result.files["main"]}, inputs,
-                                          with_tests, limits, compile_result=result))  # fmt: skip
+                    self._builds[digest] = build
+                done.set_result(self._job(task, language, code, build, inputs, with_tests, limits,
+                                          compile_result=result))  # fmt: skip
             except BaseException as e:
                 done.set_exception(e)
 
-        self.executor_for(task).submit(build).add_done_callback(built)
+        self.executor_for(task).submit(job).add_done_callback(built)
         return done
 
-    def _job(self, task: Task, language: Language, code: str, built: dict[str, bytes], inputs: tuple[str, ...],
-             with_tests: bool, limits: Limits, compile_result: RunResult | None = None) -> _Launched:  # fmt: skip
+    def _job(self, task: Task, language: Language, code: str, build: tuple[bytes, meter.native.Table] | None,
+             inputs: tuple[str, ...], with_tests: bool, limits: Limits,
+             compile_result: RunResult | None = None) -> _Launched:  # fmt: skip
         key = meter.new_key()
         kind = self._kind(language)
         native = kind.startswith("native")
-        files = {**built, **({} if native else {language.file: code.encode()})}
+        files = {"main": build[0]} if build is not None else {language.file: code.encode()}
         files |= {f"bench{i}.in": text.encode() for i, text in enumerate(inputs)}
         steps: list[Step] = []
         if with_tests:
@@ -434,23 +439,26 @@ class OptimizeEnv(CodeEnv):
         result = self.executor_for(task).run(job)
         if compile_result is not None and with_tests:
             result = replace(result, steps=(compile_result.steps[0], *result.steps))
-        return _Launched(result, with_tests and (not native or compile_result is not None), key)
+        table = build[1] if build is not None else None
+        return _Launched(result, with_tests and (not native or compile_result is not None), key, table=table)
 
     def binary(self, task: Task, code: str) -> bytes | None:
         """The built program of ``code`` (C, C++) if this env has built it."""
         with self._lock:
-            return self._builds.get(_build_key(task.language, program(task, code)))
+            build = self._builds.get(_build_key(task.language, program(task, code)))
+        return None if build is None else build[0]
 
     def grade(self, task: Task, code: str, result: _Launched) -> Grade:  # type: ignore[override]
         language = language_named(task.language)
         if result.result is None:
             assert result.compile_failure is not None
-            failed = replace(result.compile_failure, steps=result.compile_failure.steps[:1])
+            steps = result.compile_failure.steps
+            failed = replace(result.compile_failure, steps=tuple(s for s in steps if not s.ok)[:1] or steps[:1])
             return grader.stdio.grade(task, language, failed, compiled_here=True)
         baseline = self._baseline(task)[0]
         return grader.grade(task, language, result.result, compiled_here=result.compiled_here, key=result.key,
                             baseline=baseline, source=program(task, code), kind=self._kind(language),
-                            timing=result.timing)  # fmt: skip
+                            timing=result.timing, table=result.table)  # fmt: skip
 
     def close(self) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ program cut short, a report missing or tampered with, fails the grade.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from codegym.grade import LIMIT_STATUS, Diagnostic, Grade, Status, TestOutcome
 from codegym.meter import Reading
 from codegym.task import Task
 
-TAMPERING = ("switched the meter", "before the meter could report", "not this job's")
+TAMPERING = ("switched the meter", "before the meter could report", "not this job's", "were rewritten after")
 
 
 @dataclass(frozen=True)
@@ -63,16 +64,17 @@ class Baseline:
 
 
 def grade(task: Task, language: Language, result: RunResult, *, compiled_here: bool, key: str, baseline: Baseline,
-          source: str, kind: meter.Kind, timing: Timing | None = None) -> Grade:  # fmt: skip
+          source: str, kind: meter.Kind, timing: Timing | None = None,
+          table: meter.native.Table | None = None) -> Grade:  # fmt: skip
     """Judge an optimization job: its tests (a compile step first when ``compiled_here``),
-    then its metered benchmark steps."""
+    then its metered benchmark steps (``table``: a native build's annotation table)."""
     bench = len(baseline.readings)
     tested = dataclasses.replace(result, steps=result.steps[: len(result.steps) - bench])
     correctness = stdio.grade(task, language, tested, compiled_here=compiled_here)
     if correctness.status is not Status.OK:
         return correctness
     metered = result.steps[len(result.steps) - bench :]
-    found = read_all(result, metered, key, kind, language.file)
+    found = read_all(result, metered, key, kind, language.file, table)
     for index, (step, reading, wanted) in enumerate(zip(metered, found, baseline.readings, strict=True)):
         failed = _bench_failure(index, step, reading, wanted)
         if failed is not None:
@@ -104,13 +106,18 @@ def _timed(correct: Grade, timing: Timing | None, inputs: int) -> Grade:
     return dataclasses.replace(correct, metrics=metrics, message=message)
 
 
-def read_all(result: RunResult, metered: Sequence[StepResult], key: str, kind: meter.Kind,
-             source_file: str) -> list[Reading]:  # fmt: skip
+def read_all(result: RunResult, metered: Sequence[StepResult], key: str, kind: meter.Kind, source_file: str,
+             table: meter.native.Table | None = None) -> list[Reading]:  # fmt: skip
     """The `Reading` of each of ``metered`` (steps of ``result``), with its profile file (a
-    native step's, collected with the job)."""
-    profiles = [result.files.get(meter.profile_file(step.argv[4])) if len(step.argv) > 4 else None for step in metered]
-    return [meter.read(step, key, kind, source_file=source_file, profile=profile)
-            for step, profile in zip(metered, profiles, strict=True)]  # fmt: skip
+    native step's, collected with the job) and its build's annotation ``table``."""
+    names = [meter.profile_file(step.argv[4]) if len(step.argv) > 4 else "" for step in metered]
+    profiles = [result.files.get(name) for name in names]
+    sealed = [meter.seals(later).get(name) for later, name in zip(metered[1:], names, strict=False)]
+    if profiles and profiles[-1] is not None:  # (the job's last step: nothing ran after it)
+        sealed.append(hashlib.sha256(profiles[-1]).hexdigest())
+    sealed += [None] * (len(metered) - len(sealed))
+    return [meter.read(step, key, kind, source_file=source_file, profile=profile, table=table, sealed=seal)
+            for step, profile, seal in zip(metered, profiles, sealed, strict=True)]  # fmt: skip
 
 
 def _bench_failure(index: int, step: StepResult, reading: Reading, wanted: Reading) -> tuple[Status, str] | None:
@@ -139,6 +146,12 @@ def _graded(correct: Grade, readings: Sequence[Reading], baseline: Baseline, sou
         "cost": float(cost),
         "reference_cost": float(baseline.cost),
     }
+    if any(r.instructions for r in readings):  # (native: what the cost weighs)
+        metrics |= {
+            "instructions": float(sum(r.instructions for r in readings)),
+            "divisions": float(sum(r.divisions for r in readings)),
+            "mispredicts": float(sum(r.mispredicts for r in readings)),
+        }
     message = (
         f"{correct.message}; {speedup:.2f}x the reference's speed: {cost:,} {baseline.unit} against "
         f"{baseline.cost:,} on {len(readings)} hidden benchmark input{'s' * (len(readings) != 1)}"

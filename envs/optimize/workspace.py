@@ -4,11 +4,17 @@ shown inputs and prints where the count goes."""
 
 from __future__ import annotations
 
+import inspect
+
 from codegym.envs.stdio_program.languages import Language
+
+from codegym import meter
+from codegym.meter import native
 
 # ./profile of an agent's workspace: stdlib only (the workspace has no codegym). Python is
 # counted in bytecode instructions by a trace function (the grader counts the same in C);
-# C and C++ in machine instructions under cachegrind, built as the grader builds them.
+# C and C++ in weighted machine instructions under cachegrind, built and weighed as the grader
+# builds and weighs them (`codegym.meter.native`'s source travels in the script).
 PROFILER = r'''#!/usr/bin/env python3
 """./profile [NAME ...]: run __FILE__ on tests/NAME.in (each of them when no NAME is given),
 count what the grader counts (__UNIT__), and print the total and the costliest lines and
@@ -21,9 +27,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 
 FILE, LANGUAGE, COMPILE, TOP = __FILE_REPR__, __LANGUAGE__, __COMPILE__, 8
 DRIVER = __DRIVER__
+NATIVE = __NATIVE__  # (codegym.meter.native's source: the grader's annotation and weights)
 
 
 def count_python(source, stdin_path):
@@ -67,16 +75,36 @@ def count_python(source, stdin_path):
 
 
 def count_native(stdin_path):
+    """Build the program as the grader does (its assembly annotated, one line per
+    instruction), count it under cachegrind, and weigh the count as the grader does."""
+    native = types.ModuleType("codegym_native")
+    sys.modules[native.__name__] = native
+    exec(compile(NATIVE, "native.py", "exec"), native.__dict__)
     with tempfile.TemporaryDirectory() as folder:
         binary, out = os.path.join(folder, "main"), os.path.join(folder, "cachegrind.out")
-        build = subprocess.run([COMPILE[0], FILE, "-o", binary, *COMPILE[1:]], capture_output=True)
+        flags = [a for a in COMPILE[1:] if not a.startswith("-l")]
+        assembly = os.path.join(folder, "main.s")
+        build = subprocess.run([COMPILE[0], "-gno-variable-location-views", *flags, "-S", "-o", assembly, FILE],
+                               capture_output=True)
+        if build.returncode != 0:
+            raise SystemExit(build.stderr.decode(errors="replace")[-2000:])
+        with open(assembly) as handle:
+            try:
+                annotated, table = native.annotate(handle.read(), FILE)
+            except native.InlineAssembly as e:
+                raise SystemExit(f"./profile: {e}")
+        with open(assembly, "w") as handle:
+            handle.write(annotated)
+        libraries = [a for a in COMPILE[1:] if a.startswith("-l")]
+        link = [COMPILE[0], *[a for a in flags if not a.startswith("-std=")], assembly, "-o", binary, *libraries]
+        build = subprocess.run(link, capture_output=True)
         if build.returncode != 0:
             raise SystemExit(build.stderr.decode(errors="replace")[-2000:])
         log = os.path.join(folder, "valgrind.log")
         with open(stdin_path, "rb") as stdin:
-            done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                                   f"--log-file={log}", binary], stdin=stdin, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
+            done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=yes",
+                                   f"--cachegrind-out-file={out}", f"--log-file={log}", binary], stdin=stdin,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if not os.path.exists(out):
             text = done.stderr.decode(errors="replace")
             if os.path.exists(log):
@@ -86,7 +114,7 @@ def count_native(stdin_path):
             raise SystemExit("./profile: valgrind could not count here" + (f": {said[0]}" if said else "") + (
                 " (in this sandbox a process a tool call starts cannot read its own /proc, which valgrind needs; "
                 "submit to see the grader's count and profile)" if any("/proc" in line for line in said) else ""))
-        lines, functions, total, own, function = collections.Counter(), collections.Counter(), 0, False, "?"
+        rows, own, function, summary = [], False, "?", [0] * 5
         with open(out) as handle:
             for row in handle:
                 if row.startswith("fl="):
@@ -94,13 +122,13 @@ def count_native(stdin_path):
                 elif row.startswith("fn="):
                     function = row[3:].strip()
                 elif row.startswith("summary:"):
-                    total = int(row.split()[1])
+                    summary = [int(part) for part in row.split()[1:]]
                 elif row[:1].isdigit():
-                    number, count = (int(part) for part in row.split()[:2])
-                    functions[function] += count
-                    if own and number > 0:
-                        lines[number] += count
-    return total, dict(lines), dict(functions)
+                    number, count, _, missed, _, missed_indirect = (int(part) for part in row.split())
+                    rows.append(native.Row(function, own, number, count, missed + missed_indirect))
+    weighed = native.weigh(rows, table)
+    total = native.cost(summary[0], weighed.divisions, summary[2] + summary[4])
+    return total, weighed.lines, weighed.functions
 
 
 def main():
@@ -126,7 +154,7 @@ if __name__ == "__main__":
 
 def profile_script(language: Language, driver: str = "") -> str:
     """``./profile`` for a task in ``language`` (``driver``: a function task's `DRIVER`)."""
-    unit = "bytecode instructions" if language.name == "python" else "machine instructions"
+    unit = "bytecode instructions" if language.name == "python" else meter.UNITS["native"]
     flags = [a for a in language.compile[1:] if a not in ("-o", "main", language.file)]
     compile_argv = [language.compile[0], "-g", *flags]
     return (
@@ -135,5 +163,6 @@ def profile_script(language: Language, driver: str = "") -> str:
         .replace("__LANGUAGE__", repr(language.name))
         .replace("__COMPILE__", repr(compile_argv))
         .replace("__DRIVER__", repr(driver))
+        .replace("__NATIVE__", repr(inspect.getsource(native)))
         .replace("__UNIT__", unit)
     )

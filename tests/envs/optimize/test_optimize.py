@@ -18,6 +18,7 @@ from codegym.envs.optimize.tasks import load_tasks
 
 from codegym.error import TaskFormatError
 from codegym.grade import Status
+from codegym.meter import native
 
 GENERATOR = """
 def generate(size, rng):
@@ -327,11 +328,15 @@ def test_a_program_that_finds_the_meter_cannot_switch_it_off(python_env: Optimiz
 
 
 def test_a_c_program_cannot_stop_valgrinds_count(c_env: OptimizeEnv) -> None:
-    """Callgrind's client requests (instrumentation off around the work) mean nothing to
-    cachegrind; writing to every descriptor cannot reach valgrind's log."""
+    """Callgrind's client requests (instrumentation off around the work) are inline assembly,
+    which the meter's build refuses (and cachegrind would ignore); writing to every descriptor
+    cannot reach valgrind's log."""
     toggled = SLOW_C.replace("#include <stdio.h>", "#include <stdio.h>\n#include <valgrind/callgrind.h>").replace(
         "    long long count = 0;", "    CALLGRIND_STOP_INSTRUMENTATION;\n    long long count = 0;"
     )
+    reward, info = step(c_env, toggled)
+    assert (reward, info["status"]) == (0.0, "CE")
+    assert any("inline assembly" in d.message for d in info["grade"].diagnostics)
     forged = SLOW_C.replace(
         "#include <stdio.h>", "#include <stdio.h>\n#include <string.h>\n#include <unistd.h>"
     ).replace(
@@ -339,10 +344,59 @@ def test_a_c_program_cannot_stop_valgrinds_count(c_env: OptimizeEnv) -> None:
         '    const char *fake = "==1== I   refs:      1\\n";\n'
         "    for (int fd = 3; fd < 1024; fd++) write(fd, fake, strlen(fake));\n    return 0;\n}",
     )
-    for code in (toggled, forged):
-        _, info = step(c_env, code)
-        assert info["status"] == "OK", info["grade"].message
-        assert info["grade"].metrics["speedup"] <= 1.01
+    _, info = step(c_env, forged)
+    assert info["status"] == "OK", info["grade"].message
+    assert info["grade"].metrics["speedup"] <= 1.01
+
+
+FAKE_PROFILE = "events: Ir Bc Bcm Bi Bim\\nfl=main.c\\nfn=main\\n1 9 0 0 0 0\\nsummary: 9 0 0 0 0\\n"
+
+
+@pytest.mark.parametrize("plant", ["file", "folder"])
+def test_a_program_cannot_plant_its_per_line_counts(c_env: OptimizeEnv, plant: str) -> None:
+    """The per-line file the divisions are read from is written by cachegrind after the
+    program has ended, over whatever the program left there; a later metered run's program
+    rewriting an earlier run's file is caught by the seal the later run's runner took (HACK),
+    and where cachegrind cannot write the file (a folder in its place) the count fails rather
+    than going unweighed."""
+    make = (
+        '{FILE *f = fopen(name, "w"); if (f) { fputs("' + FAKE_PROFILE + '", f); fclose(f); }}'
+        if plant == "file"
+        else "mkdir(name, 0755);"
+    )
+    planted = SLOW_C.replace("#include <stdio.h>", "#include <stdio.h>\n#include <sys/stat.h>").replace(
+        "    return 0;\n}",
+        '    for (int i = 0; i < 8; i++) { char name[64]; snprintf(name, sizeof name, "bench%d.in.cachegrind", i); '
+        + make
+        + " }\n    return 0;\n}",
+    )
+    reward, info = step(c_env, planted)
+    assert reward == 0.0
+    assert info["status"] == ("HACK" if plant == "file" else "RE"), info["grade"].message
+
+
+def test_a_division_in_place_of_cheaper_instructions_does_not_pay(c_env: OptimizeEnv) -> None:
+    """Fewer instructions are not faster when one of them is a division: dividing by a value
+    known only at run time (one ``idiv``) instead of by a constant (a multiply and shifts)
+    retires fewer instructions and costs more."""
+    extra = (
+        "    long long s = 0;\n    for (int i = 0; i < 200000; i++) s += i / DIVISOR;\n    if (s == 1234567) count++;\n"
+    )
+    constant = SLOW_C.replace("    printf(", extra.replace("DIVISOR", "10") + "    printf(")
+    variable = SLOW_C.replace(
+        "    printf(", "    int ten = 10 + (n < 0);\n" + extra.replace("DIVISOR", "ten") + "    printf("
+    )
+    (_, by_constant), (_, by_variable) = step(c_env, constant), step(c_env, variable)
+    multiplied, divided = by_constant["grade"].metrics, by_variable["grade"].metrics
+    assert by_constant["status"] == by_variable["status"] == "OK"
+    assert divided["instructions"] < multiplied["instructions"]
+    assert divided["divisions"] >= 200000 > multiplied["divisions"]
+    assert divided["cost"] > multiplied["cost"]
+    assert divided["cost"] == (
+        divided["instructions"]
+        + (native.DIVISION_WEIGHT - 1) * divided["divisions"]
+        + native.MISPREDICT_WEIGHT * divided["mispredicts"]
+    )
 
 
 def test_the_bundled_tasks_load_and_each_has_a_faster_solution() -> None:

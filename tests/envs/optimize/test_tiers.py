@@ -22,7 +22,7 @@ def test_the_meter_counts_alike_in_every_tier(tiered_executor: Executor, languag
         assert grade.status.value == "OK", grade.message
         cost = grade.metrics["cost"]
         assert COUNTS.setdefault((language, code), cost) == pytest.approx(cost, rel=0.005)
-    assert grade.metrics["speedup"] > 3
+    assert grade.metrics["speedup"] > 2.5
     cheat = "import sys\nsys.settrace(None)\n" + slow if language == "python" else None
     if cheat:
         assert env.evaluate_task(task, cheat)[0].status.value != "OK"
