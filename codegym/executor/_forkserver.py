@@ -280,7 +280,9 @@ class ForkServer:
 
     def _request(self) -> tuple[bytes, list[int]] | None:
         """A step request the supervisor sent us (before it killed the spare), if any."""
-        if not select.select([self.sock], [], [], 0)[0]:  # (recv_fds ignores MSG_DONTWAIT)
+        poller = select.poll()  # (not select(): the descriptor may pass 1024)
+        poller.register(self.sock, select.POLLIN)
+        if not poller.poll(0):  # (recv_fds ignores MSG_DONTWAIT)
             return None
         data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
         if not data:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import marshal
 import os
-import select
 import struct
 import time
 from typing import Any
 
-from codegym.executor.channel import READ_SIZE
+from codegym.executor.channel import READ_SIZE, ready
 
 _HEADER = struct.Struct("!Q")
 
@@ -63,7 +62,7 @@ class FrameReader:
                     del self.buffer[:end]
                     return marshal.loads(data)
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            if left <= 0 or not ready(self.fd, left):
                 raise TimeoutError("no frame before the deadline")
             chunk = os.read(self.fd, READ_SIZE)
             if not chunk:

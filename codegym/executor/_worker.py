@@ -48,6 +48,7 @@ import fnmatch  # noqa: E402
 import functools  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
+import math  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -524,7 +525,10 @@ class Supervisor:
                 if left <= 0:
                     do()
                     continue
-            if ctl in select.select([ctl, self.server], [], [], left)[0]:
+            poller = select.poll()  # (not select(): the host's descriptors, and so these, may pass 1024)
+            poller.register(ctl, select.POLLIN)
+            poller.register(self.server, select.POLLIN)
+            if any(fd == ctl for fd, _ in poller.poll(None if left is None else max(0, math.ceil(left * 1000)))):
                 return
             if self.unsettled:
                 self._settle()

@@ -7,6 +7,7 @@ and every read a deadline. Stdlib only: both ends live inside sandboxes.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import select
 import struct
@@ -72,8 +73,7 @@ class Channel:
         A supervisor overrides this to keep serving the other end's process meanwhile.
         """
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready = select.select([], [fd], [], timeout) if writable else select.select([fd], [], [], timeout)
-        return bool(ready[0] or ready[1])
+        return ready(fd, timeout, writable=writable)
 
     def close(self) -> None:
         """Close both ends; closing again does nothing (the numbers may be reused by then)."""
@@ -108,3 +108,12 @@ class Channel:
                 raise ChannelClosed("the other end closed the channel")
             self._buffer += chunk
             return
+
+
+def ready(fd: int, timeout: float | None, *, writable: bool = False) -> bool:
+    """Whether ``fd`` becomes readable (``writable``: writable) within ``timeout`` seconds
+    (None: no limit). `poll`, not `select`: a long-lived host may hold descriptors past
+    `select`'s 1024."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT if writable else select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))))

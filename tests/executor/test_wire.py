@@ -89,3 +89,26 @@ def test_the_samples_set_every_field(obj: object) -> None:
     """So that the round trip above covers every field, and a field added later: its wire
     form must carry it too."""
     assert _defaulted(obj) == []
+
+
+def test_a_host_holding_descriptors_past_1024_still_runs_jobs() -> None:
+    """A long-lived trainer may hold thousands of descriptors: the executor's pipes and its
+    workers' then number past `select`'s 1024, and every wait uses `poll`."""
+    import os
+    import resource
+
+    from codegym.executor.local import LocalExecutor
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.skip(f"the descriptor limit ({hard}) is too low to hold 1100")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        with LocalExecutor(workers=1) as executor:
+            result = executor.run(Job(steps=(Step(argv=("python", "-c", "print(6 * 7)")),)))
+        assert result.steps[0].ok and result.steps[0].stdout == b"42\n"
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
