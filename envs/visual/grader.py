@@ -24,6 +24,7 @@ from codegym.executor.base import StepResult
 from codegym.grade import Diagnostic, Grade, Status, step_failure
 
 FRAME = b"codegym-render"
+DEFLATE_BITS = -15  # a frame's body is a raw deflate stream (`codegym.envs.visual.render.DEFLATE_BITS`)
 DIFFERENCE_CELLS = 16  # the difference map's regions a side
 
 
@@ -42,13 +43,23 @@ def decode(stdout: bytes, nonce: str, width: int, height: int) -> np.ndarray | N
     body = stdout[end + 1 : end + 1 + length]
     if (w, h) != (width, height) or len(body) != length:
         return None
-    try:
-        bgra = zlib.decompress(body, bufsize=width * height * 4)
+    try:  # (at most one byte past the picture: a stream that inflates to more is refused, not held)
+        bgra = zlib.decompressobj(DEFLATE_BITS).decompress(body, width * height * 4 + 1)
     except zlib.error:
         return None
     if len(bgra) != width * height * 4:
         return None
-    return np.frombuffer(bgra, dtype=np.uint8).reshape(-1, 4)[:, [2, 1, 0]].reshape(height, width, 3)
+    return rgb_of_bgra(np.frombuffer(bgra, dtype=np.uint8).reshape(height, width, 4))
+
+
+def rgb_of_bgra(bgra: np.ndarray) -> np.ndarray:
+    """cairo's ``(H, W, 4)`` B G R A pixels as a C-contiguous ``(H, W, 3)`` R G B picture."""
+    # (a channel at a time: a fancy index gives a picture whose channels lie in planes, and every
+    # later pass over it, a copy included, walks memory with a stride and costs several times more)
+    picture = np.empty((*bgra.shape[:2], 3), dtype=np.uint8)
+    for channel in range(3):
+        picture[..., channel] = bgra[..., 2 - channel]
+    return picture
 
 
 def decode_page(stdout: bytes, nonce: str, width: int, height: int) -> tuple[np.ndarray, dict[str, Any]] | None:

@@ -32,6 +32,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {"pixel": 0.25, "ssim": 0.25, "edges": 0.
 METRICS = ("pixel", "ssim", "edges", "colour")
 BACKGROUND = 255  # a canvas is white before anything is drawn
 EDGE_THRESHOLD = 24.0  # a colour gradient, in levels a pixel, that counts as an edge
+PALETTE_CODES = 4096  # colours quantized to 4 bits a channel
 PALETTE_SHARE = 0.002  # colours covering less of a picture are anti-aliasing, not its palette
 SSIM_WINDOW = 8  # (pixels a side, at 64 x 64)
 DELTA_E_SCALE = 30.0  # a CIEDE2000 distance at which two palettes share nothing
@@ -44,11 +45,13 @@ def scores(target: Image | Target, render: Image) -> dict[str, float]:
     if prepared.image.shape != render.shape:
         raise ValueError(f"the pictures differ in size: {prepared.image.shape} and {render.shape}")
     features = _Features(render)
+    ours, theirs = prepared.features.palette, features.palette
+    colour = _palette_distance(prepared.palette_distances(theirs[2]), ours[1], theirs[1])
     return {
         "pixel": _relative(_rmse(prepared.features.small, features.small), prepared.pixel_baseline),
         "ssim": _rescaled(_ssim(prepared.features, features), prepared.ssim_baseline),
         "edges": _f1(prepared.features, features),
-        "colour": float(max(0.0, 1.0 - _palette_distance(prepared.features.palette, features.palette) / DELTA_E_SCALE)),
+        "colour": float(max(0.0, 1.0 - colour / DELTA_E_SCALE)),
     }
 
 
@@ -60,8 +63,9 @@ class _Features:
         half = area_down(image, 128)
         self.small = area_down(half, 32)
         self.grey = _grey(area_down(half, 64))
-        self.grey_mean = _box_mean(self.grey, SSIM_WINDOW)  # (the SSIM's local means and variances)
-        self.grey_var = _box_mean(self.grey * self.grey, SSIM_WINDOW) - self.grey_mean**2
+        # (the SSIM's local means and variances)
+        self.grey_mean, squares = _box_means(np.stack([self.grey, self.grey * self.grey]), SSIM_WINDOW)
+        self.grey_var = squares - self.grey_mean**2
         self.edges = _edges(half)
         self.grown = _dilate(self.edges)
         self.palette = _palette(half)
@@ -79,6 +83,22 @@ class Target:
         blank = _Features(np.full_like(image, BACKGROUND))
         self.pixel_baseline = _rmse(self.features.small, blank.small)
         self.ssim_baseline = _ssim(self.features, blank)
+        # CIEDE2000 from each of its palette's colours to each colour a render may have, a row
+        # per code, filled as renders show them (the same distances every step, and most of
+        # the palette distance's cost)
+        self._distances = np.zeros((PALETTE_CODES, len(self.features.palette[2])))
+        self._known = np.zeros(PALETTE_CODES, dtype=np.bool_)
+
+    def palette_distances(self, codes: NDArray[np.intp]) -> NDArray[np.float64]:
+        """The CIEDE2000 distances from this picture's palette colours (rows) to the colours
+        ``codes`` (columns; `_palette`'s 4-bit codes)."""
+        missing = codes[~self._known[codes]]
+        if len(missing):
+            lab = _palette_lab()
+            found = ciede2000(lab[self.features.palette[2]][:, None, :], lab[missing][None, :, :])
+            self._distances[missing] = found.T
+            self._known[missing] = True  # (after the rows: a step on another thread reads them only then)
+        return self._distances[codes].T
 
 
 def mixed(components: Mapping[str, float], weights: Mapping[str, float]) -> float:
@@ -134,6 +154,14 @@ def area_down(image: NDArray[np.generic], size: int) -> NDArray[np.float32]:
         rows = image[: h * fy, : w * fx].reshape(h, fy, w * fx * channels).sum(axis=1, dtype=np.float32)
         blocks = rows.reshape(h, w, fx, channels).sum(axis=2)
         return (blocks * np.float32(1 / (fy * fx))).reshape(h, w, *rest)
+    if image.dtype == np.uint8:  # (small blocks of bytes: exact sums in 16 bits, rows first, then columns)
+        rows = image[: h * fy : fy, : w * fx].astype(np.uint16)
+        for dy in range(1, fy):
+            rows += image[dy : h * fy : fy, : w * fx]
+        sums = rows[:, ::fx].copy()
+        for dx in range(1, fx):
+            sums += rows[:, dx::fx]
+        return sums * np.float32(1 / (fy * fx))  # (the sums are exact either way: the same floats)
     # (small blocks: strided slices added in place; numpy reduces small axes slowly)
     total = image[: h * fy : fy, : w * fx : fx].astype(np.float32)
     for dy in range(fy):
@@ -158,10 +186,14 @@ def _grey(image: NDArray[np.float32]) -> NDArray[np.float64]:
     return image[..., :3].astype(np.float64) @ np.array([0.299, 0.587, 0.114])
 
 
-def _box_mean(x: NDArray[np.float64], size: int) -> NDArray[np.float64]:
-    """Means over every ``size`` x ``size`` window (valid positions only), by integral image."""
-    s = np.pad(x, ((1, 0), (1, 0))).cumsum(0).cumsum(1)
-    total = s[size:, size:] - s[:-size, size:] - s[size:, :-size] + s[:-size, :-size]
+def _box_means(x: NDArray[np.float64], size: int) -> NDArray[np.float64]:
+    """Means over every ``size`` x ``size`` window (valid positions only) of each of the
+    pictures ``x`` (stacked on the first axis), by integral image."""
+    s = np.zeros((x.shape[0], x.shape[1] + 1, x.shape[2] + 1))
+    s[:, 1:, 1:] = x
+    np.cumsum(s, axis=1, out=s)
+    np.cumsum(s, axis=2, out=s)
+    total = s[:, size:, size:] - s[:, :-size, size:] - s[:, size:, :-size] + s[:, :-size, :-size]
     return total / (size * size)
 
 
@@ -169,60 +201,86 @@ def _ssim(ours: _Features, theirs: _Features) -> float:
     """The mean SSIM of the two grey pictures over `SSIM_WINDOW`-wide windows."""
     c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
     ma, mb = ours.grey_mean, theirs.grey_mean
-    cov = _box_mean(ours.grey * theirs.grey, SSIM_WINDOW) - ma * mb
+    cov = _box_means((ours.grey * theirs.grey)[None], SSIM_WINDOW)[0] - ma * mb
     value = ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (ours.grey_var + theirs.grey_var + c2))
     return float(value.mean())
 
 
 def _edges(image: NDArray[np.floating]) -> NDArray[np.bool_]:
-    dy = np.abs(np.diff(image, axis=0, append=image[-1:]))
-    dx = np.abs(np.diff(image, axis=1, append=image[:, -1:]))
-    steepest = np.maximum(dx, dy)
-    return np.maximum(np.maximum(steepest[..., 0], steepest[..., 1]), steepest[..., 2]) > EDGE_THRESHOLD
+    """Where a channel steps by more than `EDGE_THRESHOLD` to the next pixel down or right."""
+    edges = np.zeros(image.shape[:2], dtype=np.bool_)
+    down = np.abs(image[1:] - image[:-1]) > EDGE_THRESHOLD
+    right = np.abs(image[:, 1:] - image[:, :-1]) > EDGE_THRESHOLD
+    edges[:-1] = down[..., 0] | down[..., 1] | down[..., 2]
+    edges[:, :-1] |= right[..., 0] | right[..., 1] | right[..., 2]
+    return edges
 
 
 def _dilate(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    padded = np.pad(mask, 1)
-    out = np.zeros_like(mask)
-    for dy in range(3):
-        for dx in range(3):
-            out |= padded[dy : dy + mask.shape[0], dx : dx + mask.shape[1]]
-    return out
+    """``mask`` grown by a pixel in every direction (its 3 x 3 neighbourhoods: rows, then columns)."""
+    rows = mask.copy()
+    rows[1:] |= mask[:-1]
+    rows[:-1] |= mask[1:]
+    grown = rows.copy()
+    grown[:, 1:] |= rows[:, :-1]
+    grown[:, :-1] |= rows[:, 1:]
+    return grown
 
 
-def _palette(image: NDArray[np.floating]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The picture's colours (CIELAB, quantized to 4 bits a channel) and their shares."""
-    codes = (image.reshape(-1, 3) / 16).astype(np.int32)
-    keys = (codes[:, 0] << 8) | (codes[:, 1] << 4) | codes[:, 2]
-    counts = np.bincount(keys, minlength=4096)
+Palette = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]
+
+
+def _palette(image: NDArray[np.floating]) -> Palette:
+    """The picture's colours (CIELAB, quantized to 4 bits a channel), their shares, and their
+    codes (``r << 8 | g << 4 | b``, each channel's 4 bits)."""
+    codes = (image * np.float32(1 / 16)).astype(np.uint16)  # (x / 16 and x * 1/16 are the same float)
+    codes[..., 0] <<= 8
+    codes[..., 1] <<= 4
+    keys = codes[..., 0] | codes[..., 1]
+    keys |= codes[..., 2]
+    counts = np.bincount(keys.ravel(), minlength=PALETTE_CODES)
     found = np.flatnonzero(counts)
     shares = counts[found] / counts.sum()
     keep = shares >= PALETTE_SHARE
     found, shares = found[keep], shares[keep] / shares[keep].sum()
-    rgb = np.stack([(found >> 8) & 15, (found >> 4) & 15, found & 15], axis=1) * 16 + 8
-    return srgb_to_lab(rgb.astype(np.float64)), shares
+    return _palette_lab()[found], shares, found
 
 
-def _palette_distance(
-    ours: tuple[NDArray[np.float64], NDArray[np.float64]], theirs: tuple[NDArray[np.float64], NDArray[np.float64]]
-) -> float:
-    """How far one palette's shares must move, in CIEDE2000, to become the other's: an earth
-    mover's distance, matched greedily from the closest pair of colours up (so a picture with
-    the right colours on the wrong amounts of canvas is off too)."""
-    colours, shares = ours
-    other, other_shares = theirs
-    if len(colours) == 0 or len(other) == 0:
+_lab: NDArray[np.float64] | None = None
+
+
+def _palette_lab() -> NDArray[np.float64]:
+    """The CIELAB colour of each 4-bit code (the middle of its cube), computed once."""
+    global _lab
+    if _lab is None:
+        codes = np.arange(PALETTE_CODES)
+        rgb = np.stack([(codes >> 8) & 15, (codes >> 4) & 15, codes & 15], axis=1) * 16 + 8
+        _lab = srgb_to_lab(rgb.astype(np.float64))
+    return _lab
+
+
+def _palette_distance(pairs: NDArray[np.float64], shares: NDArray[np.float64], other: NDArray[np.float64]) -> float:
+    """How far one palette's ``shares`` must move, in CIEDE2000 (``pairs``, theirs by the
+    ``other``'s), to become the other's: an earth mover's distance, matched greedily from the
+    closest pair of colours up (so a picture with the right colours on the wrong amounts of
+    canvas is off too)."""
+    if len(shares) == 0 or len(other) == 0:
         return DELTA_E_SCALE
-    pairs = ciede2000(colours[:, None, :], other[None, :, :])
-    left, right = shares.copy(), other_shares.copy()
+    left, right = shares.tolist(), other.tolist()  # (Python floats: the same sums, without numpy's scalars)
+    cost = pairs.ravel().tolist()
+    open_left, open_right = len(left), len(right)  # (the shares not yet moved: all positive)
     total = 0.0
-    for flat in np.argsort(pairs, axis=None):
-        i, j = divmod(int(flat), len(other))
+    for flat in np.argsort(pairs, axis=None).tolist():
+        i, j = divmod(flat, len(right))
         moved = min(left[i], right[j])
         if moved > 0:
-            total += moved * float(pairs[i, j])
+            total += moved * cost[flat]
             left[i] -= moved
             right[j] -= moved
+            open_left -= int(left[i] <= 0)
+            open_right -= int(right[j] <= 0)
+            if not open_left or not open_right:  # (nothing more can move: the same total, sooner)
+                break
     return total
 
 
