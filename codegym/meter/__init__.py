@@ -239,7 +239,7 @@ def _read_native(step: StepResult, source_file: str, profile: bytes | None, tabl
         if row.own and row.instructions:
             first[row.function] = min(first.get(row.function, row.line), row.line)
     cost = native.cost(instructions, weighed.divisions, mispredicts)
-    lines = [(f"{source_file}:{n}", n, c) for n, c in weighed.lines.items()]
+    lines: list[tuple[str, int | None, int]] = [(f"{source_file}:{n}", n, c) for n, c in weighed.lines.items()]
     functions = [(name, _source_line(table, first.get(name)), c) for name, c in weighed.functions.items()]
     return Reading(cost=cost, ended=ended, lines=_top(lines, cost, top), functions=_top(functions, cost, top),
                    instructions=instructions, divisions=weighed.divisions, mispredicts=mispredicts, **base)  # fmt: skip

@@ -183,7 +183,7 @@ def weigh(rows: list[Row], table: Table) -> Weighed:
     lines: dict[int, int] = {}
     functions: dict[str, int] = {}
     for row in rows:
-        divided = 0
+        divided = source = 0
         if row.own:
             known = 0 < row.line <= len(table.kinds)
             divided = row.instructions if not known or table.kinds[row.line - 1] == DIVISION else 0
