@@ -26,6 +26,7 @@ import base64
 import contextlib
 import fcntl
 import json
+import math
 import os
 import select
 import signal
@@ -73,40 +74,67 @@ class Browser:
         self._next = 0
         self._buffer = b""
         self._events: list[dict[str, Any]] = []
+        self._pending: dict[int, str] = {}  # the commands sent and not yet answered: their methods
+        self._replies: dict[int, dict[str, Any]] = {}  # answers that came before they were asked for
+        self.deadline = math.inf  # (monotonic) no answer is waited for past it: a page's wall limit
 
     def call(self, method: str, session: str | None = None, timeout: float = LOAD_TIMEOUT_S, **params: Any) -> Any:
         """Send one command and return its result (events that arrive meanwhile are kept)."""
+        return self.result(self.send(method, session, **params), timeout)
+
+    def send(self, method: str, session: str | None = None, **params: Any) -> int:
+        """Send one command without waiting for its answer: its id, for `result` (commands
+        that do not depend on each other's answers go out together, a round trip each saved)."""
         self._next += 1
         message: dict[str, Any] = {"id": self._next, "method": method, "params": params}
         if session:
             message["sessionId"] = session
         os.write(self._send, json.dumps(message).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            reply = self._read(deadline)
-            if reply.get("id") == self._next:
-                if "error" in reply:
-                    raise BrowserError(f"{method}: {reply['error'].get('message')}")
-                return reply.get("result", {})
-            self._events.append(reply)
+        self._pending[self._next] = method
+        return self._next
 
-    def wait_for(self, method: str, timeout: float = LOAD_TIMEOUT_S) -> dict[str, Any]:
-        """The next event ``method`` (one that came already, or the next to come)."""
+    def result(self, ident: int, timeout: float = LOAD_TIMEOUT_S) -> Any:
+        """The result of command ``ident`` (`send`), waiting for it; `BrowserError` if it failed."""
+        deadline = time.monotonic() + timeout
+        while ident not in self._replies:
+            self._keep(self._read(deadline))
+        reply, method = self._replies.pop(ident), self._pending.pop(ident)
+        if "error" in reply:
+            raise BrowserError(f"{method}: {reply['error'].get('message')}")
+        return reply.get("result", {})
+
+    def wait_for(self, method: str, session: str | None = None, timeout: float = LOAD_TIMEOUT_S) -> dict[str, Any]:
+        """The next event ``method`` (of ``session``'s, when given: a warm browser's earlier
+        pages sent theirs too), one that came already, or the next to come."""
         deadline = time.monotonic() + timeout
         while True:
             for index, event in enumerate(self._events):
-                if event.get("method") == method:
+                if event.get("method") == method and (session is None or event.get("sessionId") == session):
                     return self._events.pop(index)
-            self._events.append(self._read(deadline))
+            self._keep(self._read(deadline))
+
+    def _keep(self, message: dict[str, Any]) -> None:
+        """Keep ``message``: an answer for its `result`, an event for `wait_for`."""
+        if message.get("id") in self._pending:
+            self._replies[message["id"]] = message
+        else:
+            self._events.append(message)
+
+    def forget_events(self) -> None:
+        """Drop the events kept so far (a warm browser's, between pages)."""
+        self._events.clear()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.write(self._send, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
 
     def _read(self, deadline: float) -> dict[str, Any]:
+        deadline = min(deadline, self.deadline)
         while b"\0" not in self._buffer:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._receive], [], [], left)[0]:
+            poller = select.poll()  # (not select(): a warm browser's host may hold fds past 1024)
+            poller.register(self._receive, select.POLLIN)
+            if left <= 0 or not poller.poll(left * 1000):
                 raise BrowserError("Chromium did not answer in time")
             chunk = os.read(self._receive, 1 << 20)
             if not chunk:
@@ -116,21 +144,36 @@ class Browser:
         return json.loads(message)
 
 
-def render(browser: Browser, width: int, height: int, javascript: bool) -> tuple[bytes, dict[str, Any]]:
-    """``page.html`` rendered on a ``width`` x ``height`` page: the PNG and the layout record."""
-    target = browser.call("Target.createTarget", url="about:blank")["targetId"]
+def open_tab(browser: Browser, width: int, height: int, context: str | None = None) -> str:
+    """A fresh blank tab of ``width`` x ``height`` CSS pixels, attached, its page's events on:
+    its session. ``context``: the browser context to open it in (a warm browser's fresh one
+    per page, prepared before the page comes: see `warm.WarmBrowser`)."""
+    where: dict[str, Any] = {"browserContextId": context} if context else {}
+    target = browser.call("Target.createTarget", url="about:blank", **where)["targetId"]
     session = browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-    browser.call("Page.enable", session)
-    browser.call("Emulation.setDeviceMetricsOverride", session, width=width, height=height, deviceScaleFactor=1,
-                 mobile=False)  # fmt: skip
-    browser.call("Page.navigate", session, url=f"file://{os.path.abspath(PAGE)}")
-    browser.wait_for("Page.loadEventFired")
+    sent = [browser.send("Page.enable", session),
+            browser.send("Emulation.setDeviceMetricsOverride", session, width=width, height=height,
+                         deviceScaleFactor=1, mobile=False)]  # fmt: skip
+    for ident in sent:
+        browser.result(ident)
+    return session
+
+
+def render(
+    browser: Browser, width: int, height: int, javascript: bool, *, url: str | None = None, session: str | None = None
+) -> tuple[bytes, dict[str, Any]]:
+    """``page.html`` (or ``url``) rendered on a ``width`` x ``height`` page: the PNG and the
+    layout record. ``session``: a tab `open_tab` made for it (else one is opened here)."""
+    session = session or open_tab(browser, width, height)
+    browser.call("Page.navigate", session, url=url or f"file://{os.path.abspath(PAGE)}")
+    browser.wait_for("Page.loadEventFired", session)
     if javascript:  # (then timers run on a virtual clock, a second of it, and stop)
         browser.call("Emulation.setVirtualTimePolicy", session, policy="advance", budget=1000)
-        browser.wait_for("Emulation.virtualTimeBudgetExpired")
-    shot = browser.call("Page.captureScreenshot", session, format="png")["data"]
-    snapshot = browser.call("DOMSnapshot.captureSnapshot", session, computedStyles=list(STYLES))
-    return base64.b64decode(shot), page_records(snapshot)
+        browser.wait_for("Emulation.virtualTimeBudgetExpired", session)
+    # (neither changes the page: the two go out together)
+    shot = browser.send("Page.captureScreenshot", session, format="png")
+    snapshot = browser.send("DOMSnapshot.captureSnapshot", session, computedStyles=list(STYLES))
+    return base64.b64decode(browser.result(shot)["data"]), page_records(browser.result(snapshot))
 
 
 def page_records(snapshot: dict[str, Any]) -> dict[str, Any]:

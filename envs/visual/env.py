@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from codegym.envs.visual import browser as browser_page
-from codegym.envs.visual import grader, metrics, page_scores, records, sandbox
+from codegym.envs.visual import grader, metrics, page_scores, records, sandbox, warm
 from codegym.envs.visual.chart_gate import check_chart
 from codegym.envs.visual.gate import Violation, check_svg
 from codegym.envs.visual.tasks import load_chart_tasks, load_page_tasks, load_svg_tasks
@@ -535,6 +535,18 @@ class HTMLFromScreenshotEnv(VisualEnv):
     def renderer_died(self, result: RunResult) -> bool:
         step = result.steps[-1]
         return step.limit is None and browser_page.FAILED in step.stderr.decode(errors="replace")
+
+    def find_executor(self) -> Executor:
+        """The env's executor, its pages rendered by warm browsers where they can live
+        (`warm.WarmPageExecutor`: the local backend in a tier with namespaces)."""
+        executor = super().find_executor()
+        return warm.WarmPageExecutor(executor) if warm.can_warm(executor) else executor  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        executor = self._executor
+        super().close()
+        if isinstance(executor, warm.WarmPageExecutor):  # (its warm browsers are this env's; its base is not)
+            executor.close()
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
         step = result.steps[-1]

@@ -129,7 +129,10 @@ def _match(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> list[tup
     candidates = []
     for i, a in enumerate(ours):
         for j, b in enumerate(theirs):
-            similarity = difflib.SequenceMatcher(None, a["text"], b["text"]).ratio()
+            matcher = difflib.SequenceMatcher(None, a["text"], b["text"])
+            if matcher.real_quick_ratio() < MATCH or matcher.quick_ratio() < MATCH:
+                continue  # (upper bounds of `ratio`: most pairs are told apart without it)
+            similarity = matcher.ratio()
             if similarity >= MATCH:
                 candidates.append((similarity, -abs(a["y"] - b["y"]), i, j))
     candidates.sort(reverse=True)
