@@ -1,6 +1,6 @@
 """Visual step time against the bare renderer, per env, in one run.
 
-    python benchmarks/visual_step.py [--steps 60] [--only svg,chart,page]
+    python benchmarks/visual_step.py [--steps 60] [--only svg,chart,page] [--gap 0.4]
 
 Each env's ``env.step`` on its bundled references (each with a distinct trailing comment, so
 no cache answers), interleaved with the bare renderer on the same code (issue 33's goals):
@@ -13,7 +13,10 @@ no cache answers), interleaved with the bare renderer on the same code (issue 33
   and driven over the same DevTools pipe: a new tab, the page, the screenshot (goal: at most
   1.3x).
 
-Prints the medians, p95s and the ratios.
+Prints the medians, p95s and the ratios. ``--gap S`` waits S seconds before each timed call
+(the step and the baseline alike), so that neither is timed beside the other's leftover work
+(a warm browser prepares the next page's tab in the background after a step; a fresh
+process's exit and reaping): with 0 (the default) the two run back to back.
 """
 
 from __future__ import annotations
@@ -145,6 +148,9 @@ def page(steps: int) -> None:
     report("HTMLFromScreenshot", "a warm Chromium's screenshot", stepped, bare, goal=1.3)
 
 
+GAP_S = 0.0  # (set by ``--gap``)
+
+
 def _interleaved(env: gym.Env, steps: int, baseline, comment: str) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
     """``steps`` env steps on the bundled references, each followed by ``baseline`` on the same code."""
     tasks = list(env.unwrapped.tasks)  # type: ignore[attr-defined]
@@ -156,10 +162,12 @@ def _interleaved(env: gym.Env, steps: int, baseline, comment: str) -> tuple[list
             task = tasks[index % len(tasks)]
             source = f"{task.reference}{comment.format(index=index)}"
             env.reset(options={"task_id": task.id})
+            time.sleep(GAP_S)
             started = time.perf_counter()
             _, reward, *_ = env.step(source)
             stepped.append(time.perf_counter() - started)
             assert reward >= 0.99, (task.id, reward)
+            time.sleep(GAP_S)
             bare.append(baseline(Path(folder), source))
     return stepped, bare
 
@@ -177,7 +185,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--only", default="svg,chart,page", help="which envs, comma-separated")
+    parser.add_argument("--gap", type=float, default=0.0, help="seconds of rest before each timed call")
     args = parser.parse_args()
+    global GAP_S
+    GAP_S = args.gap
+    print(f"{args.steps} steps each; {args.gap} s before each timed call")
     runs = {"svg": svg, "chart": chart, "page": page}
     for name in args.only.split(","):
         runs[name](args.steps)
