@@ -108,7 +108,7 @@ def scores(target: Mapping[str, Any], drawn: Mapping[str, Any], size: tuple[int,
     colours = [_colour_similarity(ours[i]["colour"], theirs[j]["colour"]) for i, j, _ in pairs]
     unmatched = len(ours) - len(pairs)
     return {
-        "block_match": matched / total if total else 0.0,
+        "block_match": min(1.0, matched / total) if total else 0.0,  # (sums in another order: 1 + 2e-16)
         "text": float(np.mean([s for _, _, s in pairs])) * len(pairs) / (len(pairs) + unmatched),
         "position": float(np.mean(position)),
         "text_colour": float(np.mean(colours)),

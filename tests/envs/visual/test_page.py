@@ -174,6 +174,7 @@ def test_bundled_references_match_themselves(env: HTMLFromScreenshotEnv) -> None
     grades = codegym.score("codegym/HTMLFromScreenshot-v0", [(t.id, t.reference or "") for t in sample])
     assert [g.status for g in grades] == [Status.OK] * len(sample) and len(sample) == 9
     assert min(g.metrics["similarity"] for g in grades) >= 0.99
+    assert all(0.0 <= value <= 1.0 for g in grades for value in g.metrics.values())  # (not 1 + 2e-16)
 
 
 def test_websight_rows_and_a_design2code_folder_load(tmp_path: Path) -> None:
