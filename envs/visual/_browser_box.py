@@ -45,6 +45,7 @@ from codegym.executor._isolate import (
     HOST_PROC,
     build_view,
     enter_user_namespace,
+    follow_out_of_tmp,
     in_initial_user_namespace,
     mask,
 )
@@ -65,6 +66,7 @@ def main() -> None:
     sockets = linux.SeccompFilter(linux.socket_program("errno"))
     config["binds"] = [*config["binds"], (config["pages"], PAGES)]
     build_view(config)
+    follow_out_of_tmp(config)  # (a checkout under /tmp is in view below FROM_TMP)
     for path in config["hide"]:
         mask(path)
     linux.unshare(linux.CLONE_NEWPID)

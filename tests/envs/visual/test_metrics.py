@@ -141,5 +141,8 @@ def test_a_frame_of_the_wrong_size_nonce_or_length_is_no_picture() -> None:
 def test_render_workers_rehearse_a_step(env: SVGFromImageEnv) -> None:
     """Each worker rehearses a render once, so that its spares copy ahead the pages a render
     step writes (see `codegym.executor.Job.preload`)."""
-    env.reset(options={"task_id": "codegym-svg/icon-house"})
-    assert [worker.rehearsed for worker in env.executor._pool] == [[render.__name__]] * len(env.executor._pool)  # type: ignore[attr-defined]
+    env.reset(options={"task_id": "codegym-svg/icon-house"})  # (the env's preload, render's among it, now set)
+    workers = env.executor._pool  # type: ignore[attr-defined]
+    for worker in workers:  # (a pool starts its workers as jobs come: start each, whatever ran before)
+        worker.ensure_started()
+    assert [worker.rehearsed for worker in workers] == [[render.__name__]] * len(workers)

@@ -18,6 +18,7 @@ from codegym.envs.visual.env import HTMLFromScreenshotEnv
 from codegym.envs.visual.grader import decode_page
 
 from codegym.executor import Limits
+from codegym.executor.local import LocalExecutor
 from codegym.grade import Status
 
 from .test_page import HELLO
@@ -227,3 +228,41 @@ def test_a_browser_that_cannot_start_leaves_pages_to_the_per_job_path(monkeypatc
         assert "did not start" in (env.executor.broken or "")  # type: ignore[attr-defined]
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("tier", ["full", "userns-root", "userns-user"])
+def test_a_warm_browser_starts_in_each_tier_beside_a_checkout_under_tmp(
+    tmp_path: Path, tier: str, tier_options: Any
+) -> None:
+    """codegym's files under /tmp (a fresh clone there, as CI's may be) are in the box's view
+    below the view's own /tmp, and hidden from the browser there too."""
+    hidden = tmp_path / "checkout" / "codegym"
+    hidden.mkdir(parents=True)
+    (hidden / "secret.txt").write_text("secret")
+    opened = [(f, f.stat().st_mode) for f in (hidden, *hidden.parents) if str(f).startswith("/tmp/")]
+    for folder, mode in opened:  # (traversable by a plain user's box)
+        folder.chmod(mode | 0o005)
+    env = HTMLFromScreenshotEnv([{"id": "hello", "html": HELLO}])
+    base = LocalExecutor(workers=1, **tier_options(tier))
+    try:
+        view = base.view
+        base.view = {
+            **view,
+            "binds": [*view["binds"], (str(hidden), str(hidden))],
+            "hide": [*view["hide"], str(hidden)],
+        }
+        executor = warm.WarmPageExecutor(base)
+        reads = f"<html><body><iframe src='file://{hidden}/secret.txt'></iframe></body></html>"
+        for code in (HELLO, reads):
+            job = env.render_job(code, env.limits, strict=True)
+            result = executor.run(job)
+            assert executor.broken is None, executor.broken
+            assert result.steps[0].exit_code == 0, result.steps[0]
+            decoded = decode_page(result.steps[0].stdout, job.steps[0].argv[-2], 400, 300)
+            assert decoded is not None and "secret" not in str(decoded[1])
+        executor.close()
+    finally:
+        base.close()
+        env.close()
+        for folder, mode in opened:
+            folder.chmod(mode)
