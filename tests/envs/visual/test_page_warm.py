@@ -76,7 +76,7 @@ def test_a_warm_browser_renders_as_a_browser_per_job_does(javascript: bool) -> N
     try:
         executor = env.executor
         assert isinstance(executor, warm.WarmPageExecutor)
-        for task in list(env.tasks)[:: 6 if javascript else 3]:
+        for task in list(env.tasks)[:: 12 if javascript else 6]:
             job = env.render_job(task.reference or "", env.limits, strict=False)
             nonce = job.steps[0].argv[-2]
             warmed = decode_page(executor.run(job).steps[0].stdout, nonce, 400, 300)
