@@ -145,4 +145,4 @@ def test_render_workers_rehearse_a_step(env: SVGFromImageEnv) -> None:
     workers = env.executor._pool  # type: ignore[attr-defined]
     for worker in workers:  # (a pool starts its workers as jobs come: start each, whatever ran before)
         worker.ensure_started()
-    assert [worker.rehearsed for worker in workers] == [[render.__name__]] * len(workers)
+    assert all(render.__name__ in worker.rehearsed for worker in workers)  # (the shared pool's others rehearse too)
