@@ -24,7 +24,6 @@ import io
 import marshal
 import os
 import resource
-import select
 import signal
 import socket
 import struct
@@ -37,6 +36,7 @@ from typing import NoReturn
 
 from codegym.executor import _linux as linux
 from codegym.executor.base import Limits
+from codegym.executor.channel import ready
 
 try:
     from codegym.executor import _forkcore  # built from _forkcore.c
@@ -280,9 +280,7 @@ class ForkServer:
 
     def _request(self) -> tuple[bytes, list[int]] | None:
         """A step request the supervisor sent us (before it killed the spare), if any."""
-        poller = select.poll()  # (not select(): the descriptor may pass 1024)
-        poller.register(self.sock, select.POLLIN)
-        if not poller.poll(0):  # (recv_fds ignores MSG_DONTWAIT)
+        if not ready(self.sock.fileno(), 0):  # (recv_fds ignores MSG_DONTWAIT)
             return None
         data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 8)
         if not data:

@@ -230,7 +230,7 @@ def _read_native(step: StepResult, source_file: str, profile: bytes | None, tabl
     if totals is None:
         return Reading(**base, ended=ended, failure="valgrind did not report the run's instruction count")
     instructions, mispredicts = totals
-    counted = _cachegrind_profile((profile or b"").decode("utf-8", "replace"), source_file)
+    counted = native.read_profile((profile or b"").decode("utf-8", "replace"), source_file)
     if table is None or counted is None or (counted[0][0], counted[0][2] + counted[0][4]) != totals:
         return Reading(**base, ended=ended, failure="the meter's per-line counts are missing or disagree with its log")
     weighed = native.weigh(counted[1], table)
@@ -301,34 +301,6 @@ def _python(report: Mapping[str, Any], key: str) -> Counted | str:
     if ended.startswith("raised"):
         return f"the program {ended}"
     return int(fields.get("total", "0")) + int(fields.get("builtin", "0")), ended, _merged(lines), _merged(functions)
-
-
-def _cachegrind_profile(text: str, source_file: str) -> tuple[tuple[int, ...], list[native.Row]] | None:
-    """A cachegrind out file's summary (its events: ``Ir Bc Bcm Bi Bim``) and rows; None when
-    it is not such a file."""
-    rows: list[native.Row] = []
-    own = False
-    function = "?"
-    summary: tuple[int, ...] | None = None
-    events = ""
-    try:
-        for row in text.splitlines():
-            if row.startswith("fl="):
-                own = row[3:].rsplit("/", 1)[-1] == source_file
-            elif row.startswith("fn="):
-                function = row[3:]
-            elif row.startswith("events:"):
-                events = row[7:].strip()
-            elif row.startswith("summary:"):
-                summary = tuple(int(part) for part in row.split()[1:])
-            elif row[:1].isdigit():
-                number, ir, _, bcm, _, bim = (int(part) for part in row.split())
-                rows.append(native.Row(function, own, number, ir, bcm + bim))
-    except ValueError:
-        return None
-    if events != "Ir Bc Bcm Bi Bim" or summary is None or len(summary) != 5:
-        return None
-    return summary, rows
 
 
 def _merged(rows: list[tuple[str, int | None, int]]) -> list[tuple[str, int | None, int]]:

@@ -176,6 +176,34 @@ def _kind(text: str) -> str | None:
     return DIVISION if _DIVISIONS.fullmatch(mnemonic) else PLAIN
 
 
+def read_profile(text: str, source_file: str) -> tuple[tuple[int, ...], list[Row]] | None:
+    """A cachegrind out file's summary (its events: ``Ir Bc Bcm Bi Bim``) and its `Row`s
+    (``source_file``'s lines are the program's own); None when it is not such a file."""
+    rows: list[Row] = []
+    own = False
+    function = "?"
+    summary: tuple[int, ...] | None = None
+    events = ""
+    try:
+        for row in text.splitlines():
+            if row.startswith("fl="):
+                own = row[3:].strip().rsplit("/", 1)[-1] == source_file
+            elif row.startswith("fn="):
+                function = row[3:].strip()
+            elif row.startswith("events:"):
+                events = row[7:].strip()
+            elif row.startswith("summary:"):
+                summary = tuple(int(part) for part in row.split()[1:])
+            elif row[:1].isdigit():
+                number, ir, _, bcm, _, bim = (int(part) for part in row.split())
+                rows.append(Row(function, own, number, ir, bcm + bim))
+    except ValueError:
+        return None
+    if events != "Ir Bc Bcm Bi Bim" or summary is None or len(summary) != 5:
+        return None
+    return summary, rows
+
+
 def weigh(rows: list[Row], table: Table) -> Weighed:
     """The divisions, and the cost per source line and per function, of a run whose
     per-line file gave ``rows``."""

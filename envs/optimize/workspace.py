@@ -22,14 +22,15 @@ functions."""
 
 from __future__ import annotations
 
-import collections
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import types
 
-FILE, LANGUAGE, COMPILE, TOP = __FILE_REPR__, __LANGUAGE__, __COMPILE__, 8
+FILE, LANGUAGE, TOP = __FILE_REPR__, __LANGUAGE__, 8
+ASSEMBLE, LINK = __BUILD__  # (the grader's build steps, run in a folder of their own)
 DRIVER = __DRIVER__
 NATIVE = __NATIVE__  # (codegym.meter.native's source: the grader's annotation and weights)
 
@@ -75,31 +76,28 @@ def count_python(source, stdin_path):
 
 
 def count_native(stdin_path):
-    """Build the program as the grader does (its assembly annotated, one line per
-    instruction), count it under cachegrind, and weigh the count as the grader does."""
+    """Build the program as the grader does (the grader's own build steps: its assembly
+    annotated, one line per instruction), count it under cachegrind, and weigh the count as
+    the grader does."""
     native = types.ModuleType("codegym_native")
     sys.modules[native.__name__] = native
     exec(compile(NATIVE, "native.py", "exec"), native.__dict__)
     with tempfile.TemporaryDirectory() as folder:
-        binary, out = os.path.join(folder, "main"), os.path.join(folder, "cachegrind.out")
-        flags = [a for a in COMPILE[1:] if not a.startswith("-l")]
-        assembly = os.path.join(folder, "main.s")
-        build = subprocess.run([COMPILE[0], "-gno-variable-location-views", *flags, "-S", "-o", assembly, FILE],
-                               capture_output=True)
+        shutil.copy(FILE, os.path.join(folder, FILE))
+        build = subprocess.run(ASSEMBLE, cwd=folder, capture_output=True)
         if build.returncode != 0:
             raise SystemExit(build.stderr.decode(errors="replace")[-2000:])
-        with open(assembly) as handle:
+        with open(os.path.join(folder, "main.s")) as handle:
             try:
                 annotated, table = native.annotate(handle.read(), FILE)
             except native.InlineAssembly as e:
                 raise SystemExit(f"./profile: {e}")
-        with open(assembly, "w") as handle:
+        with open(os.path.join(folder, native.ANNOTATED), "w") as handle:
             handle.write(annotated)
-        libraries = [a for a in COMPILE[1:] if a.startswith("-l")]
-        link = [COMPILE[0], *[a for a in flags if not a.startswith("-std=")], assembly, "-o", binary, *libraries]
-        build = subprocess.run(link, capture_output=True)
+        build = subprocess.run(LINK, cwd=folder, capture_output=True)
         if build.returncode != 0:
             raise SystemExit(build.stderr.decode(errors="replace")[-2000:])
+        binary, out = os.path.join(folder, "main"), os.path.join(folder, "cachegrind.out")
         log = os.path.join(folder, "valgrind.log")
         with open(stdin_path, "rb") as stdin:
             done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=yes",
@@ -114,18 +112,11 @@ def count_native(stdin_path):
             raise SystemExit("./profile: valgrind could not count here" + (f": {said[0]}" if said else "") + (
                 " (in this sandbox a process a tool call starts cannot read its own /proc, which valgrind needs; "
                 "submit to see the grader's count and profile)" if any("/proc" in line for line in said) else ""))
-        rows, own, function, summary = [], False, "?", [0] * 5
         with open(out) as handle:
-            for row in handle:
-                if row.startswith("fl="):
-                    own = os.path.basename(row[3:].strip()) == FILE
-                elif row.startswith("fn="):
-                    function = row[3:].strip()
-                elif row.startswith("summary:"):
-                    summary = [int(part) for part in row.split()[1:]]
-                elif row[:1].isdigit():
-                    number, count, _, missed, _, missed_indirect = (int(part) for part in row.split())
-                    rows.append(native.Row(function, own, number, count, missed + missed_indirect))
+            counted = native.read_profile(handle.read(), FILE)
+    if counted is None:
+        raise SystemExit("./profile: cachegrind's per-line file could not be read")
+    summary, rows = counted
     weighed = native.weigh(rows, table)
     total = native.cost(summary[0], weighed.divisions, summary[2] + summary[4])
     return total, weighed.lines, weighed.functions
@@ -155,13 +146,15 @@ if __name__ == "__main__":
 def profile_script(language: Language, driver: str = "") -> str:
     """``./profile`` for a task in ``language`` (``driver``: a function task's `DRIVER`)."""
     unit = "bytecode instructions" if language.name == "python" else meter.UNITS["native"]
-    flags = [a for a in language.compile[1:] if a not in ("-o", "main", language.file)]
-    compile_argv = [language.compile[0], "-g", *flags]
+    build = []
+    if language.name != "python":  # (the annotator's step between them runs inside the script)
+        assemble, _, link = meter.build_steps(language.compile, language.file)
+        build = [list(assemble.argv), list(link.argv)]
     return (
         PROFILER.replace("__FILE_REPR__", repr(language.file))
         .replace("__FILE__", language.file)
         .replace("__LANGUAGE__", repr(language.name))
-        .replace("__COMPILE__", repr(compile_argv))
+        .replace("__BUILD__", repr(build or [[], []]))
         .replace("__DRIVER__", repr(driver))
         .replace("__NATIVE__", repr(inspect.getsource(native)))
         .replace("__UNIT__", unit)

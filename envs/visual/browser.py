@@ -28,11 +28,12 @@ import fcntl
 import json
 import math
 import os
-import select
 import signal
 import sys
 import time
 from typing import Any
+
+from codegym.executor.channel import ready
 
 CHROMIUM = "/usr/lib/chromium/chromium"  # (Debian's /usr/bin/chromium is a shell wrapper)
 PAGE = "page.html"
@@ -132,9 +133,7 @@ class Browser:
         deadline = min(deadline, self.deadline)
         while b"\0" not in self._buffer:
             left = deadline - time.monotonic()
-            poller = select.poll()  # (not select(): a warm browser's host may hold fds past 1024)
-            poller.register(self._receive, select.POLLIN)
-            if left <= 0 or not poller.poll(left * 1000):
+            if left <= 0 or not ready(self._receive, left):
                 raise BrowserError("Chromium did not answer in time")
             chunk = os.read(self._receive, 1 << 20)
             if not chunk:

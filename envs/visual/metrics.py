@@ -19,6 +19,7 @@ as a callable the user brings.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -246,17 +247,12 @@ def _palette(image: NDArray[np.floating]) -> Palette:
     return _palette_lab()[found], shares, found
 
 
-_lab: NDArray[np.float64] | None = None
-
-
+@functools.cache
 def _palette_lab() -> NDArray[np.float64]:
     """The CIELAB colour of each 4-bit code (the middle of its cube), computed once."""
-    global _lab
-    if _lab is None:
-        codes = np.arange(PALETTE_CODES)
-        rgb = np.stack([(codes >> 8) & 15, (codes >> 4) & 15, codes & 15], axis=1) * 16 + 8
-        _lab = srgb_to_lab(rgb.astype(np.float64))
-    return _lab
+    codes = np.arange(PALETTE_CODES)
+    rgb = np.stack([(codes >> 8) & 15, (codes >> 4) & 15, codes & 15], axis=1) * 16 + 8
+    return srgb_to_lab(rgb.astype(np.float64))
 
 
 def _palette_distance(pairs: NDArray[np.float64], shares: NDArray[np.float64], other: NDArray[np.float64]) -> float:
