@@ -66,7 +66,7 @@ class Chart:
 
     @property
     def description(self) -> str:
-        return " and ".join(f"a {p.kind} chart ({len(p.series)} series)" for p in self.panels)
+        return " and ".join(f"{_article(p.kind)} {p.kind} chart ({len(p.series)} series)" for p in self.panels)
 
 
 def generate(rng: np.random.Generator, difficulty: str = "easy") -> Chart:
@@ -170,6 +170,10 @@ def _panel_code(p: Panel) -> list[str]:
     if legend:
         lines.append("ax.legend()")
     return lines
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _other(colour: str) -> str:

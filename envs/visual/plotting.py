@@ -2,16 +2,22 @@
 
 Preloaded by `PlottingExecutor`'s workers (matplotlib imported once, with the Agg backend and
 its fonts loaded, before the first fork). A step ``python -m codegym.envs.visual.plotting
-<width> <height>`` runs ``chart.py`` from the work dir in a fresh namespace, then saves the
-current figure, resized to ``width`` x ``height`` pixels (at 100 dpi), as ``chart.svg`` with
-its text as text. The grader never reads a picture this process made: the SVG is checked by
-the gate and rendered by librsvg in the job's next step, a process the program never sees.
-Exit status 1: the program raised (its traceback is on stderr); 4: it drew nothing.
+<width> <height>`` runs ``chart.py`` from the work dir in a fresh namespace, its figures sized
+``width`` x ``height`` pixels before it starts (``figure.figsize`` at 100 ``figure.dpi``, so
+that a figure is laid out at the size it is saved at) and numpy's and `random`'s global
+generators seeded (a program that draws unseeded random data draws the same picture each
+run), then saves the current figure at ``width`` x ``height`` pixels (a figure the program
+sized otherwise is resized) as ``chart.svg`` with its text as text. The grader never reads a
+picture this process made: the SVG is checked by the gate and rendered by librsvg in the
+job's next step, a process the program never sees.
+Exit status 1: the program raised (its traceback is on stderr, the program's own lines only:
+no frame of this harness or of matplotlib); 4: it drew nothing.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import sys
 import tempfile
 import traceback
@@ -45,6 +51,7 @@ PROGRAM = "chart.py"
 OUTPUT = "chart.svg"
 DPI = 100
 STYLE = {"svg.fonttype": "none", "svg.hashsalt": "codegym", "svg.id": None}
+SEED = 0  # numpy's and random's global generators, before each program
 
 
 def _own_fonts() -> None:
@@ -62,19 +69,38 @@ def main() -> None:
     width, height = int(sys.argv[1]), int(sys.argv[2])
     with open(PROGRAM, encoding="utf-8") as handle:
         source = handle.read()
-    plt.close("all")
-    matplotlib.rcdefaults()
+    prepare(width, height)
     namespace = {"__name__": "__main__", "plt": plt, "np": np, "matplotlib": matplotlib}
     try:
         exec(compile(source, PROGRAM, "exec"), namespace)
     except SystemExit:
         pass
-    except BaseException:
-        traceback.print_exc()
+    except BaseException as e:
+        sys.stderr.write(program_traceback(e))
         sys.stderr.flush()
         os._exit(1)
     save(width, height)
     os._exit(0)
+
+
+def prepare(width: int, height: int) -> None:
+    """A fresh start for a program: no figure, matplotlib's defaults but a figure of
+    ``width`` x ``height`` pixels, and the global random generators seeded."""
+    plt.close("all")
+    matplotlib.rcdefaults()
+    matplotlib.rcParams["figure.figsize"] = (width / DPI, height / DPI)
+    matplotlib.rcParams["figure.dpi"] = DPI
+    np.random.seed(SEED)
+    random.seed(SEED)
+
+
+def program_traceback(error: BaseException) -> str:
+    """``error``'s traceback as the program's author would read it: only the frames of the
+    program's own lines (the call into matplotlib that raised is the last of them), then
+    the exception. A program that does not compile has no frame: its error says where."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == PROGRAM]
+    head = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) if frames else ""
+    return head + "".join(traceback.format_exception_only(type(error), error))
 
 
 def save(width: int, height: int) -> None:

@@ -10,14 +10,16 @@ a JSONL or JSON file of rows, or the rows themselves. codegym's own rows::
 
 (``"code"`` for a chart, ``"html"`` for a page), and the public formats as their data sets ship
 them: StarVector's svg-stack rows (``Filename``, ``Svg``), ChartMimic rows (``instruction``,
-``code``, ``image``), WebSight rows (``text``: the HTML) and Design2Code folders (``N.html``
-beside ``N.png``). Other columns are kept in the task's metadata. A reference of another size
-is scaled to the canvas.
+``code``, ``image``) and its released folders (``ori_500/<name>.py`` beside ``<name>.png``),
+WebSight rows (``text``: the HTML) and Design2Code folders (``N.html`` beside ``N.png``).
+Other columns are kept in the task's metadata. A reference of another size is scaled to the
+canvas.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,13 +50,16 @@ Answer with the SVG document only. It is scored by how alike the render is: pixe
 
 CHART_EXPECTED = (
     'a JSON object with "id" and "code" (a matplotlib program; optionally "difficulty", "description"), or a '
-    'ChartMimic row with "code" and "instruction" (and "image", the picture\'s path, kept as metadata)'
+    'ChartMimic row with "code" and "instruction" (and "image", the picture\'s path, kept as metadata), or a '
+    "ChartMimic folder (ori_500/<name>.py, <name>.png beside it)"
 )
 CHART_PROMPT = """\
 Write a Python program that draws the target chart with matplotlib (the observation's `target`: {width} x {height} \
 pixels, RGB).
-`plt`, `np` and `matplotlib` are imported already; draw on the current figure: it is saved at {width} x {height} \
-pixels when the program ends (do not call plt.show or savefig). Use plotting calls (plot, bar, scatter, pie, hist, \
+`plt`, `np` and `matplotlib` are imported already, a new figure is {inches} in at 100 dpi ({width} x {height} \
+pixels: `plt.rcParams["figure.figsize"]` is set) and numpy's and `random`'s generators are seeded with 0; draw on \
+the current figure: it is saved at {width} x {height} pixels when the program ends (do not call plt.show or \
+savefig). Use plotting calls (plot, bar, scatter, pie, hist, \
 fill_between, ...); rasters (imshow, figimage, image files), file access and imports beyond plotting and \
 arithmetic are refused.{about}
 Answer with the program only. It is scored by how alike the chart is: its pixels, and its texts, kinds of marks, \
@@ -86,7 +91,8 @@ def load_chart_tasks(
     source: str | Path | Iterable[Mapping[str, Any]], *, canvas: tuple[int, int] = (300, 400)
 ) -> TaskSet:
     """Chart tasks from ``source``: ``"codegym-charts"``, ``"generated"``, a file of rows
-    (codegym's or ChartMimic's), or the rows themselves."""
+    (codegym's or ChartMimic's), a ChartMimic folder (``ori_500`` or the folder holding it), or
+    the rows themselves."""
     return _load(CHART, source, canvas)
 
 
@@ -145,7 +151,9 @@ def _svg_prompt(row: Mapping[str, Any], canvas: tuple[int, int]) -> str:
 
 def _chart_prompt(row: Mapping[str, Any], canvas: tuple[int, int]) -> str:
     about = str(row.get("description") or row.get("instruction") or "")
-    return CHART_PROMPT.format(width=canvas[1], height=canvas[0], about=f"\nThe chart: {about}" if about else "")
+    inches = f"{canvas[1] / 100:g} x {canvas[0] / 100:g}"
+    return CHART_PROMPT.format(width=canvas[1], height=canvas[0], inches=inches,
+                               about=f"\nThe chart: {about}" if about else "")  # fmt: skip
 
 
 def _page_prompt(row: Mapping[str, Any], canvas: tuple[int, int]) -> str:
@@ -225,6 +233,8 @@ def _load(kind: _Kind, source: str | Path | Iterable[Mapping[str, Any]], canvas:
     path = Path(str(source))
     if kind is PAGE and path.is_dir():
         return TaskSet(_tasks(kind, _design2code(path), canvas), name=path.name)
+    if kind is CHART and path.is_dir():
+        return TaskSet(_tasks(kind, _chartmimic_folder(path), canvas), name=path.name)
     if not path.exists():
         raise TaskFormatError(
             f"no {kind.noun} task source {str(source)!r}: expected {kind.bundled!r}, {GENERATED!r}, a JSONL or JSON "
@@ -289,4 +299,23 @@ def _design2code(folder: Path) -> list[tuple[str, Mapping[str, Any]]]:
         picture = page.with_suffix(".png")
         row = {"id": f"design2code/{page.stem}", "html": page.read_text(errors="replace")}
         rows.append((str(page), {**row, "image": str(picture)} if picture.exists() else row))
+    return rows
+
+
+def _chartmimic_folder(folder: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    """A ChartMimic folder's scripts (``ori_500/<name>.py``; ``folder`` is ``ori_500`` or holds
+    it), in their names' natural order, each with its picture's path (``<name>.png``, else
+    ``<name>.pdf``) when one is beside it."""
+    inner = folder / "ori_500"
+    folder = inner if inner.is_dir() else folder
+    found = sorted(
+        folder.glob("*.py"), key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.stem)]
+    )
+    if not found:
+        raise TaskFormatError(f"{folder}: a ChartMimic folder holds <name>.py files (and <name>.png); found none")
+    rows = []
+    for script in found:
+        row: dict[str, Any] = {"id": f"chartmimic/{script.stem}", "code": script.read_text(errors="replace")}
+        picture = next((p for p in (script.with_suffix(".png"), script.with_suffix(".pdf")) if p.exists()), None)
+        rows.append((str(script), {**row, "image": str(picture)} if picture else row))
     return rows

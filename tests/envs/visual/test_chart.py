@@ -136,3 +136,70 @@ def test_chartmimic_rows_load_from_memory_and_from_a_file(tmp_path: Path) -> Non
             env.close()
     with pytest.raises(TaskFormatError, match="field 'code'"):
         load_chart_tasks([{"instruction": "x", "code": 3}])
+
+
+def test_every_bundled_reference_sized_as_the_prompt_asks_matches_itself(env: ChartFromImageEnv) -> None:
+    """All 48 bundled charts: a reference that sizes its figure as the prompt says (4 x 3 in)
+    is laid out as the target was, so it scores as the reference does (the figure is sized
+    before the program runs, not resized after it drew)."""
+    sized = 'plt.rcParams["figure.figsize"] = (4, 3)\n'
+    assert all('plt.rcParams["figure.figsize"]' in t.prompt and "4 x 3 in" in t.prompt for t in env.tasks)
+    grades = codegym.score("codegym/ChartFromImage-v0", [(t.id, sized + (t.reference or "")) for t in env.tasks])
+    scores = {
+        t.id: (g.status, round(g.metrics.get("similarity", 0.0), 3)) for t, g in zip(env.tasks, grades, strict=True)
+    }
+    assert {k: v for k, v in scores.items() if v[0] is not Status.OK or v[1] < 0.99} == {}
+
+
+def test_a_chartmimic_folder_loads_and_its_unseeded_scripts_reproduce_their_picture(tmp_path: Path) -> None:
+    """ChartMimic's released layout (``ori_500/<name>.py`` beside ``<name>.png``), scripts
+    as they ship them: a figure of their own size, random data drawn without a seed, a
+    ``savefig`` at the end. Each one's own script scores >= 0.99 (the harness seeds numpy and
+    `random` before a program runs)."""
+    folder = tmp_path / "ori_500"
+    folder.mkdir()
+    scripts = {
+        "scatter_2": "import matplotlib.pyplot as plt\nimport numpy as np\n\nx = np.random.rand(40)\n"
+        "y = np.random.randn(40)\nfig, ax = plt.subplots(figsize=(8, 6))\nax.scatter(x, y, color='#1982c4')\n"
+        "ax.set_title('Unseeded')\nplt.tight_layout()\nplt.savefig('scatter_2.pdf', bbox_inches='tight')\n",
+        "bar_10": "import random\nimport matplotlib.pyplot as plt\n\nvalues = [random.randint(1, 9) for _ in range(6)]\n"
+        "plt.figure(figsize=(6, 4))\nplt.bar(range(6), values, color='#ff595e')\nplt.savefig('bar_10.pdf')\n",
+    }
+    for name, code in scripts.items():
+        (folder / f"{name}.py").write_text(code)
+    (folder / "bar_10.png").write_bytes(b"\x89PNG (the released picture; kept as metadata)")
+    for source in (folder, tmp_path):
+        tasks = load_chart_tasks(source)
+        assert [t.id for t in tasks] == ["chartmimic/bar_10", "chartmimic/scatter_2"]
+        assert tasks.get("chartmimic/bar_10").metadata["image"] == str(folder / "bar_10.png")
+    env = ChartFromImageEnv(tasks)
+    try:
+        for task in tasks:
+            assert similarity(env, task.id, task.reference or "")[1] >= 0.99, task.id
+            assert env.check_solutions(task) is None
+    finally:
+        env.close()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(TaskFormatError, match=r"a ChartMimic folder holds <name>\.py files"):
+        load_chart_tasks(tmp_path / "empty")
+
+
+def test_a_runtime_error_shows_the_program_s_lines_only(env: ChartFromImageEnv) -> None:
+    """The traceback a model reads names its own lines, not the harness's or matplotlib's."""
+    code = "values = [1, 2]\n\ndef draw(ax):\n    ax.bar(['a', 'b'], values, colour='red')\n\nfig, ax = plt.subplots()\ndraw(ax)\n"
+    grade, _ = env.evaluate_task(env.tasks.get(BARS), code)
+    trace = grade.diagnostics[0].message
+    assert grade.status is Status.RE and "colour" in grade.message
+    assert 'File "chart.py", line 7, in <module>' in trace and 'File "chart.py", line 4, in draw' in trace
+    assert "plotting.py" not in trace and "matplotlib" not in trace and "site-packages" not in trace, trace
+    grade, _ = env.evaluate_task(env.tasks.get(BARS), "x = 1\ndef f(:\n")
+    assert grade.status is Status.RE and "SyntaxError" in grade.message
+    assert "line 2" in grade.diagnostics[0].message and "plotting.py" not in grade.diagnostics[0].message
+
+
+def test_an_area_chart_is_an_area_chart() -> None:
+    """The descriptions (and so the prompts) use the article their chart kind takes."""
+    area = charts.Chart((charts.Panel("area", ("a", "b"), ((1.0, 2.0),), ("A",), ("#1f77b4",), "T"),))
+    assert area.description == "an area chart (1 series)"
+    prompts = [t.prompt for t in load_chart_tasks("codegym-charts")]
+    assert any("an area chart" in p for p in prompts) and not any(" a area" in p for p in prompts)
