@@ -374,7 +374,8 @@ _TABLES = {
         "move_mount": 429, "open_tree": 428, "fspick": 433, "mount_setattr": 442,
         "lookup_dcookie": 212, "vhangup": 153, "sethostname": 170, "setdomainname": 171,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "socket": 41, "rt_sigprocmask": 14, "capset": 126,
+        "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "socket": 41, "connect": 42, "socketpair": 53,
+        "rt_sigprocmask": 14, "capset": 126,
         "prlimit64": 302, "setpriority": 141, "sched_setaffinity": 203, "sched_setscheduler": 144,
         "sched_setparam": 142, "sched_setattr": 314, "ioprio_set": 251,
     },
@@ -390,7 +391,8 @@ _TABLES = {
         "fsmount": 432, "fsconfig": 431, "move_mount": 429, "open_tree": 428, "fspick": 433,
         "mount_setattr": 442, "lookup_dcookie": 18, "vhangup": 58, "sethostname": 161,
         "setdomainname": 162, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427, "clone": 220, "clone3": 435, "socket": 198, "rt_sigprocmask": 135,
+        "io_uring_register": 427, "clone": 220, "clone3": 435, "socket": 198, "connect": 203, "socketpair": 199,
+        "rt_sigprocmask": 135,
         "capset": 91, "prlimit64": 261, "setpriority": 140, "sched_setaffinity": 122,
         "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274, "ioprio_set": 30,
     },
@@ -406,12 +408,15 @@ _ENOSYS = 38
 _EACCES = 13
 _EPERM = 1
 _AF_UNIX = 1
+_SOCK_DGRAM = 2
+_SOCK_TYPE_MASK = 0xF  # (socket types; the flags SOCK_NONBLOCK and SOCK_CLOEXEC lie above)
 _X32_SYSCALL_BIT = 0x40000000
 
 _LD_W_ABS = 0x20
 _JEQ_K = 0x15
 _JGE_K = 0x35
 _JSET_K = 0x45
+_ALU_AND_K = 0x54
 _RET_K = 0x06
 _OFFSET_NR = 0
 _OFFSET_ARCH = 4
@@ -482,20 +487,41 @@ def _other_process_rules(table: dict[str, int]) -> Ops:
     return ops
 
 
-def socket_program(sockets: str) -> bytes:
+def socket_program(sockets: str, *, unix: bool = True) -> bytes:
     """The filter of a sockets policy, installed on top of `seccomp_program`'s (the stricter
     answer of the two wins). Sockets other than AF_UNIX kill the process (``"kill"``: a
     network attempt is reported as such) or fail with EACCES (``"errno"``: for runtimes such
     as the JVM that open one at start-up). Either way the network namespace has no
-    interface to reach."""
+    interface to reach.
+
+    Without ``unix`` (the `container` tier: no network or mount namespace, so the machine's
+    unix sockets, by path or abstract name, are the container's), a step reaches no socket
+    outside itself: ``socket(AF_UNIX)`` and ``connect`` fail with EACCES, and ``socketpair``
+    makes only connected stream or seqpacket pairs (a datagram one could ``sendto`` any
+    path); what runtimes use among their own processes stays."""
     if sockets not in ("kill", "errno"):
         raise ValueError(f"sockets must be 'kill' or 'errno', got {sockets!r}")
+    refuse = (_RET_K, 0, 0, _RET_ERRNO | _EACCES)
     ops = _native_syscall_number()
-    ops.append((_JEQ_K, 0, 3, _SYSCALLS["socket"]))
-    ops.append((_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW))
-    ops.append((_JEQ_K, 1, 0, _AF_UNIX))
-    ops.append((_RET_K, 0, 0, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES))
-    ops.append((_RET_K, 0, 0, _RET_ALLOW))
+    if not unix:
+        ops += [
+            (_JEQ_K, 0, 1, _SYSCALLS["connect"]),
+            refuse,
+            (_JEQ_K, 0, 4, _SYSCALLS["socketpair"]),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG1_LOW),  # its type, with SOCK_NONBLOCK and SOCK_CLOEXEC
+            (_ALU_AND_K, 0, 0, _SOCK_TYPE_MASK),
+            (_JEQ_K, 0, 1, _SOCK_DGRAM),
+            refuse,
+            (_LD_W_ABS, 0, 0, _OFFSET_NR),
+        ]
+    ops += [
+        (_JEQ_K, 0, 3 if unix else 4, _SYSCALLS["socket"]),
+        (_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW),
+        (_JEQ_K, 1, 0, _AF_UNIX),
+        (_RET_K, 0, 0, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES),
+        *([] if unix else [refuse]),  # (AF_UNIX)
+        (_RET_K, 0, 0, _RET_ALLOW),
+    ]
     return _assemble(ops)
 
 

@@ -851,7 +851,8 @@ def main() -> None:
             enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
         seccomp = linux.SeccompFilter(linux.seccomp_program())
-        sockets = {policy: linux.SeccompFilter(linux.socket_program(policy)) for policy in ("kill", "errno")}
+        unix = tier != "container"  # (the container's own unix sockets are in reach there)
+        sockets = {policy: linux.SeccompFilter(linux.socket_program(policy, unix=unix)) for policy in ("kill", "errno")}
         status = os.open("/proc/self/status", os.O_RDONLY)  # (the supervisor is not in the next /proc)
         paths = container_paths(config) if tier == "container" else None
         own_pid_namespace = None if paths else os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves

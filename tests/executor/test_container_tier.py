@@ -1,0 +1,173 @@
+"""The `container` tier has no namespace of its own: what a container holds (its services'
+unix sockets, its one disk, its PID 1) is within a step's reach unless the tier keeps it
+out. Here on the host's `container` tier (root without namespaces); the same attacks run
+inside a real default ``docker run`` in ``test_container_docker.py``."""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+
+import gymnasium as gym
+import pytest
+
+import codegym  # noqa: F401  (registers the envs)
+from codegym.executor import Executor, Job, Limits, Step
+from codegym.task import Task, TaskSet, TestCase
+
+ADD = Task(
+    id="container/add",
+    family="PythonFunction",
+    prompt='def add(a: int, b: int) -> int:\n    """Return a + b."""\n',
+    tests=(TestCase("test_00", "assert add(1, 2) == 3", hidden=False), TestCase("test_01", "assert add(-5, 5) == 0")),
+    metadata={"entry_point": "add", "prefix": "", "test_prelude": ""},
+)
+A_PLUS_B = Task(
+    id="container/a-plus-b",
+    family="StdioProgram",
+    prompt="Read two integers a and b; print a + b.",
+    tests=(TestCase("test_00", "2 3\n", hidden=False, expected="5\n"), TestCase("test_01", "-4 10\n", expected="6\n")),
+    metadata={"checker": {"kind": "tokens"}},
+)
+ABSTRACT = "codegym-test-service"
+
+
+class Service:
+    """A service of the container: a stream socket at a world-writable path in its /tmp, one
+    in the abstract namespace and a datagram one at a path, each counting who reached it
+    (and answering "yes" on the stream ones)."""
+
+    def __init__(self, folder: str) -> None:
+        self.stream_path = os.path.join(folder, "service.sock")
+        self.datagram_path = os.path.join(folder, "service-dgram.sock")
+        self.reached: list[str] = []
+        self.sockets = []
+        for address, kind in ((self.stream_path, socket.SOCK_STREAM), ("\0" + ABSTRACT, socket.SOCK_STREAM),
+                              (self.datagram_path, socket.SOCK_DGRAM)):  # fmt: skip
+            sock = socket.socket(socket.AF_UNIX, kind)
+            sock.bind(address)
+            if not address.startswith("\0"):
+                os.chmod(address, 0o666)
+            if kind == socket.SOCK_STREAM:
+                sock.listen(8)
+            sock.settimeout(0.2)
+            self.sockets.append(sock)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            for sock in self.sockets:
+                try:
+                    if sock.type == socket.SOCK_DGRAM:
+                        self.reached.append(f"datagram {sock.recv(64)!r}")
+                        continue
+                    connection, _ = sock.accept()
+                except OSError:
+                    continue
+                self.reached.append(f"stream {sock.getsockname()!r}")
+                connection.sendall(b"yes")
+                connection.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        for sock in self.sockets:
+            sock.close()
+
+
+@pytest.fixture
+def service() -> Iterator[Service]:
+    folder = tempfile.mkdtemp(prefix="codegym-service-")
+    os.chmod(folder, 0o755)
+    running = Service(folder)
+    yield running
+    running.close()
+    for path in (running.stream_path, running.datagram_path):
+        os.unlink(path)
+    os.rmdir(folder)
+
+
+@pytest.fixture(scope="module")
+def container(tier_executors: Callable[[str], Executor]) -> Executor:
+    return tier_executors("container")
+
+
+def python_reaching(service: Service) -> str:
+    """A PythonFunction answer that is right only where it reached the service."""
+    return (
+        "import socket\n"
+        "def reach():\n"
+        "    heard = []\n"
+        f"    for address in ({service.stream_path!r}, '\\0{ABSTRACT}'):\n"
+        "        try:\n"
+        "            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "            sock.connect(address)\n"
+        "            heard.append(sock.recv(3))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    for make in (lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM),\n"
+        "                 lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0]):\n"
+        "        try:\n"
+        f"            make().sendto(b'hello', {service.datagram_path!r})\n"
+        "            heard.append(b'yes')\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return heard\n"
+        "def add(a, b):\n"
+        "    return a + b if reach() else None\n"
+    )
+
+
+def c_reaching(service: Service) -> str:
+    """A StdioProgram in C that prints the sum only where it reached the service."""
+    return (
+        "#include <stdio.h>\n#include <string.h>\n#include <sys/socket.h>\n#include <sys/un.h>\n#include <unistd.h>\n"
+        "static int reach(const char *path, int abstract) {\n"
+        "    struct sockaddr_un a; memset(&a, 0, sizeof a); a.sun_family = AF_UNIX;\n"
+        "    strcpy(a.sun_path + abstract, path);\n"
+        "    int fd = socket(AF_UNIX, SOCK_STREAM, 0); if (fd < 0) return 0;\n"
+        "    socklen_t n = sizeof(a.sun_family) + abstract + strlen(path);\n"
+        "    char yes[3]; return connect(fd, (struct sockaddr *)&a, n) == 0 && read(fd, yes, 3) == 3;\n"
+        "}\n"
+        "int main(void) {\n"
+        '    long x, y; if (scanf("%ld %ld", &x, &y) != 2) return 1;\n'
+        f'    int reached = reach("{service.stream_path}", 0) + reach("{ABSTRACT}", 1);\n'
+        '    if (reached) printf("%ld\\n", x + y);\n'
+        "    return 0;\n"
+        "}\n"
+    )
+
+
+def test_a_step_reaches_no_unix_socket_of_the_container(container: Executor, service: Service) -> None:
+    python = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([ADD]), executor=container)
+    python.reset(seed=0)
+    _, python_reward, _, _, python_info = python.step(python_reaching(service))
+    c = gym.make("codegym/StdioProgram-v0", tasks=TaskSet([A_PLUS_B]), language="c", executor=container)
+    c.reset(seed=0)
+    _, c_reward, _, _, c_info = c.step(c_reaching(service))
+    assert (python_info["status"], python_reward) == ("WA", 0.0), python_info["grade"].feedback()
+    assert (c_info["status"], c_reward) == ("WA", 0.0), c_info["grade"].feedback()
+    assert service.reached == []
+
+
+def test_sockets_within_a_step_still_work(container: Executor) -> None:
+    """Stream and seqpacket socket pairs (what runtimes use among their own processes)."""
+    source = (
+        "import socket\n"
+        "for kind in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET):\n"
+        "    a, b = socket.socketpair(socket.AF_UNIX, kind)\n"
+        "    a.sendall(b'ping')\n"
+        "    print(b.recv(4).decode())\n"
+        "try:\n"
+        "    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "except PermissionError:\n"
+        "    print('refused')\n"
+    )
+    job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()}, limits=Limits())
+    step = container.run(job).steps[0]
+    assert (step.exit_code, step.stdout) == (0, b"ping\nping\nrefused\n"), step.stderr
