@@ -115,7 +115,8 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
                       help="the samples file to write (its results beside it; both replaced on each run)")  # fmt: skip
     doctor = commands.add_parser(
         "doctor", parents=[common],
-        help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them",
+        help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them; "
+        "which families are ready, and what each lacks (Debian tools, Python extras, a GPU)",
     )  # fmt: skip
     doctor.add_argument("--isolation", choices=ISOLATION_CHOICES,
                         help="a tier to try instead of the strongest available (full, userns, container)")  # fmt: skip
@@ -283,8 +284,9 @@ def _list() -> int:
 
 
 def _doctor(requested: str | None) -> int:
-    """Print the isolation probe's report, then start a worker in the chosen tier and run a
-    program in it: a tier is only reported as working once it has run something."""
+    """Print the isolation probe's report and each registered family's readiness (its
+    `codegym.requirements.Requirements` probed here), then start a worker in the chosen tier
+    and run a program in it: a tier is only reported as working once it has run something."""
     from codegym.executor import Job, Step
     from codegym.executor.isolation import probe
     from codegym.executor.local import LocalExecutor
@@ -295,8 +297,13 @@ def _doctor(requested: str | None) -> int:
         with LocalExecutor(workers=1, isolation=requested) as executor:
             result = executor.run(Job(files={"check.py": b"print(6 * 7)"}, steps=(Step(("python", "check.py")),)))
     except SandboxError as e:
+    from codegym.requirements import family_report
+
         print(f"the sandbox does not run here: {e}")
         return 1
+    print("families (what each needs installed; docs/families/<family>.md says how):")
+    print(family_report(sorted(i for i in gym.registry if i.startswith("codegym/"))))
+    print()
     ran = result.steps[0].stdout == b"42\n"
     verdict = "ok" if ran else "FAILED"
     print(f"ran a program in the {result.isolation!r} tier (limits by cgroup {result.cgroup}): {verdict}")

@@ -33,6 +33,7 @@ from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError,
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
+from codegym.requirements import Requirements
 from codegym.spaces import MAX_TEXT, NO_STATUS, UnicodeText, observation_space
 from codegym.task import Quarantine, Task, TaskSet, quarantined
 from codegym.tools.calls import ToolCall, parse_tool_calls
@@ -98,6 +99,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
     family: ClassVar[str] = "abstract"
     preload: ClassVar[tuple[str, ...]] = ()
+    # What the family needs installed (Debian tools, codegym extras, a GPU): `codegym doctor` checks it.
+    requires: ClassVar[Requirements] = Requirements()
     max_tests: ClassVar[int] = 256
     # Called with each tool call's result as it completes, in ``mode="agent"`` (a server streams them).
     tool_listener: Callable[[ToolResult], None] | None = None

@@ -8,10 +8,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Toolchains of the StdioProgram family's languages (envs/stdio_program/languages.yaml), Icarus
 # Verilog and Verilator for the Verilog family, valgrind for Optimize, and librsvg (with
 # rsvg-convert, the benchmark's baseline), fonts and Chromium for the visual family, Dafny (on Mono)
-# and Why3 with Z3 for the verifier families.
+# and Why3 with Z3 for the verifier families, git for RepoRepair's agent workspaces.
 SYSTEM_PACKAGES=(python3 python3-venv python3-dev gcc g++ gfortran rustc golang-go openjdk-17-jdk-headless nodejs
                  ruby lua5.4 ocaml-nox r-base-core iverilog verilator docker.io debootstrap valgrind
-                 librsvg2-2 librsvg2-bin fonts-dejavu-core fontconfig chromium dafny z3 why3)
+                 librsvg2-2 librsvg2-bin fonts-dejavu-core fontconfig chromium dafny z3 why3 git)
 missing=()
 for package in "${SYSTEM_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

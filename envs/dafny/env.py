@@ -18,6 +18,7 @@ from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import InfraPolicy, Mode, TaskPolicy
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade, Status
+from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 from codegym.verifier import GateReport
 from codegym.verifier.dafny import LIMITS, Dafny
@@ -80,6 +81,7 @@ class DafnyEnv(VerifierEnv[Assembly]):
     """
 
     family: ClassVar[str] = "Dafny"
+    requires: ClassVar[Requirements] = Requirements(tools=(Tool("dafny", "dafny"),))
     submission: ClassVar[str] = "program.dfy"
     tool_name: ClassVar[str] = "Dafny 2.3"
     shell_command: ClassVar[str] = "dafny /compile:0 program.dfy"

@@ -28,6 +28,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
+from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 
 Measure = Literal["instructions", "wall"]
@@ -130,6 +131,13 @@ class OptimizeEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "Optimize"
+    requires: ClassVar[Requirements] = Requirements(
+        tools=(
+            Tool("valgrind", "valgrind", needed_for="C and C++ tasks (the instruction count)"),
+            Tool("gcc", "gcc", needed_for="C tasks"),
+            Tool("g++", "g++", needed_for="C++ tasks"),
+        )
+    )
     preload: ClassVar[tuple[str, ...]] = (*meter.PRELOAD, "py_compile")
 
     def __init__(

@@ -22,6 +22,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPo
 from codegym.error import InvalidTask, UngradableSubmission
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade
+from codegym.requirements import HUMANEVAL_TASKS, Requirements
 from codegym.task import Quarantine, Task, TaskSet
 
 logger = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ class OutputPredictionEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "OutputPrediction"
+    requires: ClassVar[Requirements] = Requirements(modules=(HUMANEVAL_TASKS,))
     preload: ClassVar[tuple[str, ...]] = (CANDIDATE, HARNESS, INPUTS)
 
     def __init__(

@@ -24,6 +24,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
+from codegym.requirements import Module, Requirements
 from codegym.task import Quarantine, Task, TaskSet
 
 DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
@@ -88,6 +89,7 @@ class PyContractsEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "PyContracts"
+    requires: ClassVar[Requirements] = Requirements(modules=(Module("crosshair", "contracts"),))
     preload: ClassVar[tuple[str, ...]] = sandbox.PRELOAD
     submission: ClassVar[str] = "solution.py"
 

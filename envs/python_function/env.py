@@ -18,6 +18,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPo
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
+from codegym.requirements import HUMANEVAL_TASKS, Requirements
 from codegym.task import Quarantine, Task, TaskSet
 
 HARNESS = "codegym.envs.python_function.harness"
@@ -90,6 +91,7 @@ class PythonFunctionEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "PythonFunction"
+    requires: ClassVar[Requirements] = Requirements(modules=(HUMANEVAL_TASKS,))
     preload: ClassVar[tuple[str, ...]] = (CANDIDATE, HARNESS)
 
     def __init__(

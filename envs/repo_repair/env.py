@@ -31,6 +31,7 @@ from codegym.error import TaskFormatError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.executor.base import MiB
 from codegym.grade import Diagnostic, Grade, Status
+from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 
 Context = Literal["listing", "file", "source"]
@@ -75,6 +76,7 @@ class RepoRepairEnv(CodeEnv):
     """
 
     family = "repo_repair"
+    requires = Requirements(tools=(Tool("git", "git", needed_for="mode='agent' and `codegym repo build`"),))
     preload = sandbox.MODULES
 
     def __init__(

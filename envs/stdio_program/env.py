@@ -20,7 +20,25 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPo
 from codegym.error import SandboxError, UngradableSubmission
 from codegym.executor import Executor, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade
+from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
+
+# The programs each language's compile and run commands start (languages.yaml), and their Debian packages.
+LANGUAGE_TOOLS = (
+    ("gcc", "gcc", "c"),
+    ("g++", "g++", "cpp"),
+    ("rustc", "rustc", "rust"),
+    ("go", "golang-go", "go"),
+    ("javac", "openjdk-17-jdk-headless", "java"),
+    ("java", "openjdk-17-jdk-headless", "java"),
+    ("node", "nodejs", "javascript"),
+    ("ruby", "ruby", "ruby"),
+    ("luac5.4", "lua5.4", "lua"),
+    ("lua5.4", "lua5.4", "lua"),
+    ("ocamlopt", "ocaml-nox", "ocaml"),
+    ("gfortran", "gfortran", "fortran"),
+    ("Rscript", "r-base-core", "r"),
+)
 
 CHECKER_LIMITS = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=512 << 20)
 RUN_LIMITS = Limits(cpu_s=2.0, wall_s=4.0, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
@@ -120,6 +138,11 @@ class StdioProgramEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "StdioProgram"
+    requires: ClassVar[Requirements] = Requirements(
+        tools=tuple(
+            Tool(command, package, needed_for=f"language={name!r}") for command, package, name in LANGUAGE_TOOLS
+        )
+    )
     preload: ClassVar[tuple[str, ...]] = ("py_compile",)
 
     def __init__(

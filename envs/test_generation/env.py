@@ -24,6 +24,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade
+from codegym.requirements import HUMANEVAL_TASKS, Requirements
 from codegym.task import Quarantine, Task, TaskSet
 
 DEFAULT_LIMITS = Limits(cpu_s=10.0, wall_s=15.0, memory_bytes=512 << 20, processes=16)
@@ -77,6 +78,7 @@ class TestGenerationEnv(CodeEnv):
 
     __test__ = False  # (not a pytest class)
     family: ClassVar[str] = FAMILY
+    requires: ClassVar[Requirements] = Requirements(modules=(HUMANEVAL_TASKS,))
     preload: ClassVar[tuple[str, ...]] = (*PRELOAD, CANDIDATE, PYTHON_HARNESS)
 
     def __init__(

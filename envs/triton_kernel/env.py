@@ -21,6 +21,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPo
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Harness, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade, Status
+from codegym.requirements import Module, Requirements
 from codegym.task import Quarantine, Task, TaskSet
 
 logger = logging.getLogger(__name__)
@@ -141,6 +142,10 @@ class TritonKernelEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "TritonKernel"
+    requires: ClassVar[Requirements] = Requirements(
+        modules=(Module("triton", "triton"), Module("torch", "triton")),
+        gpu="timings and the speed term (without one, Triton's interpreter runs kernels on the CPU: correctness only)",
+    )
     preload: ClassVar[tuple[str, ...]] = sandbox.runtime(interpret=True)
 
     def __init__(

@@ -18,6 +18,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPo
 from codegym.error import InvalidTask
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Diagnostic, Grade, Status
+from codegym.requirements import Module, Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 
 LintPolicy = Literal["failure", "always", "never"]
@@ -103,6 +104,10 @@ class VerilogEnv(CodeEnv):
         quarantine: Quarantine | None = None,
         validate: bool | int = False,
     ) -> None:
+    requires: ClassVar[Requirements] = Requirements(
+        tools=(Tool("iverilog", "iverilog"), Tool("vvp", "iverilog"), Tool("verilator", "verilator")),
+        modules=(Module("pyslang", "verilog"),),
+    )
         if lint not in ("failure", "always", "never"):
             raise ValueError(f"lint must be 'failure', 'always' or 'never', got {lint!r}")
         super().__init__(

@@ -28,6 +28,7 @@ from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.grade import Grade, Status
+from codegym.requirements import Module, Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 
 RENDERER = "codegym.envs.visual.render"
@@ -337,6 +338,7 @@ class SVGFromImageEnv(VisualEnv):
     """
 
     family: ClassVar[str] = "SVGFromImage"
+    requires: ClassVar[Requirements] = Requirements(tools=(Tool("rsvg-2", "librsvg2-2", library=True),))
     kind: ClassVar[str] = "svg"
     file: ClassVar[str] = "drawing.svg"
     bundled: ClassVar[str] = "codegym-svg"
@@ -397,6 +399,9 @@ class ChartFromImageEnv(VisualEnv):
     """
 
     family: ClassVar[str] = "ChartFromImage"
+    requires: ClassVar[Requirements] = Requirements(
+        tools=(Tool("rsvg-2", "librsvg2-2", library=True),), modules=(Module("matplotlib", "visual"),)
+    )
     kind: ClassVar[str] = "chart"
     metric_names: ClassVar[tuple[str, ...]] = (*metrics.METRICS, *records.CHART_METRICS)
     file: ClassVar[str] = "chart.py"
@@ -486,6 +491,9 @@ class HTMLFromScreenshotEnv(VisualEnv):
     """
 
     family: ClassVar[str] = "HTMLFromScreenshot"
+    requires: ClassVar[Requirements] = Requirements(
+        tools=(Tool(browser_page.CHROMIUM, "chromium"),), modules=(Module("PIL", "visual"),)
+    )
     kind: ClassVar[str] = "page"
     file: ClassVar[str] = browser_page.PAGE
     preload: ClassVar[tuple[str, ...]] = (BROWSER,)

@@ -15,6 +15,7 @@ from codegym.agent import AgentLimits
 from codegym.core import InfraPolicy, Mode, TaskPolicy
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade
+from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 from codegym.verifier import GateReport
 from codegym.verifier.env import VerifierEnv
@@ -60,6 +61,7 @@ class WhyMLEnv(VerifierEnv[Assembly]):
     """
 
     family: ClassVar[str] = "WhyML"
+    requires: ClassVar[Requirements] = Requirements(tools=(Tool("why3", "why3"), Tool("z3", "z3")))
     submission: ClassVar[str] = "program.mlw"
     tool_name: ClassVar[str] = "Why3 1.5 with Z3"
     shell_command: ClassVar[str] = "why3 config detect; why3 prove -P z3 -a split_vc program.mlw"
