@@ -290,20 +290,19 @@ def _doctor(requested: str | None) -> int:
     from codegym.executor import Job, Step
     from codegym.executor.isolation import probe
     from codegym.executor.local import LocalExecutor
+    from codegym.requirements import family_report
 
     print(probe().render())
+    print()
+    print("families (what each needs installed; docs/families/<family>.md says how):")
+    print(family_report(sorted(i for i in gym.registry if i.startswith("codegym/"))))
     print()
     try:
         with LocalExecutor(workers=1, isolation=requested) as executor:
             result = executor.run(Job(files={"check.py": b"print(6 * 7)"}, steps=(Step(("python", "check.py")),)))
     except SandboxError as e:
-    from codegym.requirements import family_report
-
         print(f"the sandbox does not run here: {e}")
         return 1
-    print("families (what each needs installed; docs/families/<family>.md says how):")
-    print(family_report(sorted(i for i in gym.registry if i.startswith("codegym/"))))
-    print()
     ran = result.steps[0].stdout == b"42\n"
     verdict = "ok" if ran else "FAILED"
     print(f"ran a program in the {result.isolation!r} tier (limits by cgroup {result.cgroup}): {verdict}")

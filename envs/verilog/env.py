@@ -86,6 +86,10 @@ class VerilogEnv(CodeEnv):
     """
 
     family: ClassVar[str] = "Verilog"
+    requires: ClassVar[Requirements] = Requirements(
+        tools=(Tool("iverilog", "iverilog"), Tool("vvp", "iverilog"), Tool("verilator", "verilator")),
+        modules=(Module("pyslang", "verilog"),),
+    )
     preload: ClassVar[tuple[str, ...]] = (RUNNER,)
 
     def __init__(
@@ -104,10 +108,6 @@ class VerilogEnv(CodeEnv):
         quarantine: Quarantine | None = None,
         validate: bool | int = False,
     ) -> None:
-    requires: ClassVar[Requirements] = Requirements(
-        tools=(Tool("iverilog", "iverilog"), Tool("vvp", "iverilog"), Tool("verilator", "verilator")),
-        modules=(Module("pyslang", "verilog"),),
-    )
         if lint not in ("failure", "always", "never"):
             raise ValueError(f"lint must be 'failure', 'always' or 'never', got {lint!r}")
         super().__init__(
