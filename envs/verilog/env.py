@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import secrets
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from codegym.envs.verilog import gate as gates
 from codegym.envs.verilog import grader, testbench
-from codegym.envs.verilog.runner import IVERILOG
+from codegym.envs.verilog.runner import COMPILED, IVERILOG
 from codegym.envs.verilog.tasks import interface_block, load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, ReferenceTimeLimits, TaskPolicy
 from codegym.error import InvalidTask
-from codegym.executor import Executor, Job, Limits, RunResult, Step
+from codegym.executor import Executor, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Diagnostic, Grade, Status
 from codegym.requirements import Module, Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
@@ -29,6 +29,24 @@ VERILATOR = ("verilator", "--lint-only", "-Wall", "-Wno-DECLFILENAME", "-Wno-EOF
 RUNNER = "codegym.envs.verilog.runner"
 SUBMISSION = "TopModule.sv"  # the graded file of an agent episode
 PUBLIC_BENCH = "tests/tb_interface.sv"
+# An external testbench's reference runs once, under the env's limits raised to these: a limit
+# a correct reference needs is raised for the task's submissions (`VerilogEnv.limits_for`), so
+# that no task is dropped for it. A submission gets this multiple of the reference run's CPU
+# time plus the floor, where that is more than the env's limits.
+REFERENCE_CPU_S = 60.0
+REFERENCE_WALL_S = 120.0
+REFERENCE_MULTIPLE = 2.0
+REFERENCE_FLOOR_S = 1.0
+
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    """What an external testbench's reference run measured: the samples per phase of a
+    complete run, and its CPU and wall-clock seconds."""
+
+    samples: dict[str, int]
+    cpu_s: float
+    wall_s: float
 
 
 class VerilogEnv(CodeEnv):
@@ -123,7 +141,7 @@ class VerilogEnv(CodeEnv):
             quarantine=quarantine,
         )
         self.lint = lint
-        self._expected: dict[str, dict[str, int]] = {}
+        self._measured: dict[str, ReferenceRun] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
 
@@ -148,8 +166,8 @@ class VerilogEnv(CodeEnv):
         self.expected_samples(task)  # an external testbench's reference runs once, here
 
     def evaluate(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
-        report = self.check(task, code)
-        if not report.passed:  # judged without a sandbox run
+        report = self.check(task, code) if task.invalid is None else None  # (one the loader could not read is IE)
+        if report is not None and not report.passed:  # judged without a sandbox run
             return grader.grade(report, None, expected=None), {}
         return super().evaluate(task, code)
 
@@ -183,10 +201,33 @@ class VerilogEnv(CodeEnv):
         reference for an external testbench."""
         if task.metadata["expected"] is not None:
             return dict(task.metadata["expected"])
+        return dict(self.reference_run(task).samples)
+
+    def reference_run(self, task: Task) -> ReferenceRun:
+        """An external testbench's reference run, measured once (under the env's limits
+        raised to `REFERENCE_CPU_S` and `REFERENCE_WALL_S`).
+
+        Raises:
+            InvalidTask: The reference did not compile, hit a limit (named, with its value),
+                failed, or does not pass its own testbench.
+        """
         with self._lock:  # held while measuring: concurrent first steps simulate it once
-            if task.id not in self._expected:
-                self._expected[task.id] = self._measure_reference(task)
-            return self._expected[task.id]
+            if task.id not in self._measured:
+                self._measured[task.id] = self._measure_reference(task)
+            return self._measured[task.id]
+
+    def limits_for(self, task: Task) -> Limits:
+        """The env's limits (or `ReferenceTimeLimits`'), raised for an external testbench
+        whose reference needs more: ``REFERENCE_FLOOR_S + REFERENCE_MULTIPLE x`` its CPU
+        time, and the wall-clock time in the env's proportion (a correct design must not be
+        ``TLE`` where the reference is not)."""
+        if task.metadata.get("expected", {}) is not None or "harness" not in task.metadata:
+            return super().limits_for(task)
+        measured = self.reference_run(task)
+        limits = needed_limits(self.limits, measured.cpu_s)
+        if self.time_limits is None:
+            return limits
+        return self.time_limits.derive(limits, measured.cpu_s, measured.wall_s)
 
     def run_lint(self, code: str) -> tuple[Diagnostic, ...]:
         """Verilator's lint warnings on the design, from a sandbox of their own."""
@@ -208,13 +249,14 @@ class VerilogEnv(CodeEnv):
             preload=self.preload,
         )
 
-    def _measure_reference(self, task: Task) -> dict[str, int]:
+    def _measure_reference(self, task: Task) -> ReferenceRun:
         reference = task.reference or ""
-        result = self.executor.run(self.simulation_job(task, reference, self.limits))
+        limits = replace(self.limits, cpu_s=max(self.limits.cpu_s, REFERENCE_CPU_S),
+                         wall_s=max(self.limits.wall_s, REFERENCE_WALL_S))  # fmt: skip
+        result = self.executor.run(self.simulation_job(task, reference, limits))
         simulate = result.steps[0]
         if not simulate.ok:
-            output = simulate.stderr.decode(errors="replace")[-2000:]
-            raise InvalidTask(f"its reference did not compile and run cleanly:\n{output}")
+            raise InvalidTask(reference_failure(simulate, limits))
         nonce = grader.nonce_of(simulate) or ""
         report = grader.external_report(grader.tagged_lines(simulate.stdout, nonce))
         if grader.imitations(simulate.stdout, nonce):  # every design would be flagged HACK
@@ -226,7 +268,51 @@ class VerilogEnv(CodeEnv):
         if sum(report.errors.values()):
             mismatches = ", ".join(f"{name}: {count}" for name, count in report.errors.items() if count)
             raise InvalidTask(f"its reference does not pass its own testbench (mismatched samples: {mismatches})")
-        return dict(report.samples)
+        return ReferenceRun(dict(report.samples), simulate.cpu_s, simulate.wall_s)
+
+
+def needed_limits(limits: Limits, reference_cpu_s: float) -> Limits:
+    """``limits``, raised where a reference run that took ``reference_cpu_s`` of CPU needs more
+    (see `REFERENCE_MULTIPLE`); the wall-clock limit keeps its proportion to the CPU limit."""
+    needed = REFERENCE_FLOOR_S + REFERENCE_MULTIPLE * reference_cpu_s
+    if needed <= limits.cpu_s:
+        return limits
+    return replace(limits, cpu_s=needed, wall_s=max(limits.wall_s, needed * limits.wall_s / limits.cpu_s))
+
+
+def limit_value(limits: Limits, name: str) -> str:
+    """The value of the limit ``name`` (a `StepResult.limit`) in ``limits``, in words."""
+    values = {
+        "cpu": f"{limits.cpu_s:g} s of CPU time",
+        "wall": f"{limits.wall_s:g} s of wall-clock time",
+        "memory": f"{limits.memory_bytes >> 20} MiB",
+        "output": f"{limits.output_bytes} bytes of output",
+        "file_size": f"{limits.file_size_bytes} bytes per file",
+        "processes": f"{limits.processes} processes",
+    }
+    return values.get(name, name)
+
+
+def reference_failure(step: StepResult, limits: Limits) -> str:
+    """Why a reference's run failed, in words: never empty, and without the runner's own
+    marker line (``@@codegym-compiled@@``)."""
+    compiled = grader.compile_report(step.stderr)
+    if compiled is not None and compiled[1] not in ("0", "timeout"):
+        output = compiled[0].strip() or "no output"
+        return f"its reference did not compile (iverilog exited with status {compiled[1]}): {output[-2000:]}"
+    if step.limit is not None:
+        where = "compile" if compiled is None or compiled[1] == "timeout" else "simulation"
+        return (
+            f"its reference's {where} hit the {step.limit} limit ({limit_value(limits, step.limit)}) after "
+            f"{step.cpu_s:.1f} s of CPU time and {step.wall_s:.1f} s of wall-clock time: raise `limits`"
+        )
+    if compiled is None or compiled[1] == "timeout":
+        return f"its reference did not finish compiling within {limits.wall_s:g} s"
+    after = step.stderr.decode(errors="replace")
+    after = "\n".join(line for line in after.splitlines() if not line.startswith(COMPILED)).strip()
+    printed = (after + "\n" + step.stdout.decode(errors="replace")).strip()[-2000:] or "it printed nothing"
+    how = f"was killed by signal {step.signal}" if step.signal is not None else f"exited with status {step.exit_code}"
+    return f"its reference's simulation {how}: {printed}"
 
 
 RUN_TESTS = """\
