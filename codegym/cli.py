@@ -79,7 +79,16 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", parents=[common], help="registered envs and built-in task sets")
+    lister = commands.add_parser("list", parents=[common], help="the registered envs; with ENV, its tasks")
+    lister.add_argument("env", nargs="?", type=_env_id,
+                        help="list this env's tasks: id, difficulty, test tiers, public/hidden tests")  # fmt: skip
+    show = commands.add_parser("show", parents=[common], help="print a task's prompt, as the model reads it")
+    show.add_argument("env", type=_env_id, help="a registered env id, e.g. codegym/StdioProgram-v0")
+    show.add_argument("task_id", help="a task id (`codegym list ENV` lists them)")
+    for tasks_parser in (lister, show):
+        tasks_parser.add_argument("--tasks", help="the task source (a bundled set's name, a file or a folder)")
+        tasks_parser.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                                  help=OPTION_HELP)  # fmt: skip
     score = commands.add_parser("score", parents=[common], help="score a JSONL of {task_id, completion}")
     score.add_argument("samples", type=Path, help=f"a JSONL file, one sample per line: {SAMPLE_LINE}")
     score.add_argument("--env", type=_env_id, default=DEFAULT_ENV,
@@ -154,8 +163,8 @@ def _serve_parser(commands: Any, common: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace, repo: Any) -> int:
     if args.command == "repo":
         return repo.main(args)
-    if args.command == "list":
-        return _list()
+    if args.command in ("list", "show"):
+        return _list(args)
     if args.command == "serve":
         return _serve(args)
     if args.command == "doctor":
@@ -258,28 +267,18 @@ def _start_docker() -> None:
         raise SystemExit(f"codegym: the docker backend needs a Docker daemon: {e}") from None
 
 
-TASK_SETS = {
-    "PythonFunction": "codegym-py, humaneval, or an MBPP/codegym JSONL file",
-    "OutputPrediction": "generated (count=, seed=, knobs=), codegym-py, humaneval, or a CRUXEval-format JSONL file",
-    "StdioProgram": "codegym-stdio, or an APPS/CodeContests/LiveCodeBench/plain JSON(L) file",
-    "Optimize": "codegym-optimize (Python, C, C++), or a JSON(L) file of rows with reference, generator and tests",
-    "TritonKernel": "codegym-triton, a folder of KernelBench problem files, or a JSON(L) file of KernelBench rows",
-    "Verilog": "codegym-verilog, a folder in the VerilogEval v2 layout, or a JSON(L) file of records",
-    "TestGeneration": "any PythonFunction task set (codegym-py, humaneval, an MBPP/HumanEval file)",
-    "RepoRepair": "bundled (7 PyPI libraries), a task file from `codegym repo build`, or SWE-bench JSONL",
-    "SVGFromImage": "codegym-svg (48 pictures), generated, or a JSON(L) file of svg-stack rows (Filename, Svg)",
-    "ChartFromImage": "codegym-charts (48 charts), generated, or a JSON(L) file of ChartMimic rows",
-    "HTMLFromScreenshot": "codegym-pages (42 pages), generated, WebSight rows, or a Design2Code folder",
-    "Dafny": "codegym-dafny (task_kind='hints', 'impl' or 'spec'), a DafnyBench or vericoding folder, or rows",
-    "WhyML": "codegym-whyml (31 modules: Defs, Spec, Impl), a folder of such .mlw files, or rows",
-    "PyContracts": "codegym-contracts (51 functions with hidden PEP 316 contracts), a folder of such .py files or rows",
-}
+def _list(args: argparse.Namespace) -> int:
+    """``list``: the envs, or one env's tasks (``list ENV``); ``show``: a task's prompt."""
+    from codegym import listing
 
-
-def _list() -> int:
-    for env_id in sorted(i for i in gym.registry if i.startswith("codegym/")):
-        family = env_id.removeprefix("codegym/").rsplit("-v", 1)[0]
-        print(f"{env_id:31} tasks: {TASK_SETS.get(family, 'see the env docstring')}")
+    if args.command == "show":
+        print(listing.task_prompt(args.env, args.task_id, args.tasks, dict(args.option)))
+    elif args.env is None:
+        if args.tasks is not None or args.option:
+            raise UsageError("--tasks and --option need an env: codegym list ENV --tasks SRC")
+        print("\n".join(listing.env_lines()))
+    else:
+        print(listing.task_table(listing.env_tasks(args.env, args.tasks, dict(args.option))))
     return 0
 
 
