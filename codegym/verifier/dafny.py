@@ -6,6 +6,8 @@ One step runs ``dafny /compile:0 /trace`` on the file: it verifies and compiles 
     Verifying Impl$$_module.__default.Sum ...
       [0.086 s, 16 proof obligations]  verified
 
+The trace gives Boogie's names, in which Dafny doubles each ``_`` (``add_one`` is
+``add__one``); the report names each procedure as the source does (`source_name`).
 Errors follow the procedure they belong to, as ``file(line,column): Error ...: text`` (Dafny
 counts columns from 0; a `Message` from 1). The run is ``complete`` only when Dafny's last
 line (``Dafny program verifier finished with ...``) is there and agrees with the outcomes
@@ -48,7 +50,8 @@ _MESSAGE = re.compile(r"^(?P<file>[^\s()]+)\((?P<line>\d+),(?P<column>\d+)\): (?
                       r"(?: (?P<code>[A-Z]+\d+))?:?\s?(?P<text>.*)$")  # fmt: skip
 _FINISHED = re.compile(r"^Dafny program verifier finished with (\d+) verified, (\d+) errors?"
                        r"(?:, (\d+) time outs?)?(?:, (\d+) out of resource)?", re.MULTILINE)  # fmt: skip
-_SYNTAX = re.compile(r"^\d+ (?:parse|resolution/type) errors? detected in ", re.MULTILINE)
+_SYNTAX = re.compile(r"^(\d+) (parse|resolution/type) errors? detected in (.+?)\s*$", re.MULTILINE)
+_ESCAPES: Mapping[str, str] = {"__": "_", "_k": "'", "_q": "?", "_h": "#"}  # (Dafny's CompilerizeName, reversed)
 _OUTCOMES: Mapping[str, Outcome] = {
     "verified": "verified", "error": "failed", "errors": "failed",
     "timed out": "timeout", "out of resource": "timeout", "out of memory": "timeout",
@@ -133,7 +136,9 @@ class Dafny:
         if step.limit is not None:
             return VerifierReport(verifier, "timeout", procedures, messages, failure[1] if failure else "stopped")
         if syntax := _SYNTAX.search(text):
-            return VerifierReport(verifier, "syntax", (), messages, syntax.group(0).strip())
+            count, what, file = int(syntax.group(1)), syntax.group(2), syntax.group(3)
+            detail = f"{count} {what} error{'s' if count != 1 else ''} detected in {file}"
+            return VerifierReport(verifier, "syntax", (), messages, detail)
         finished = _FINISHED.search(text)
         if finished is None or step.exit_code not in (0, 4):
             why = failure[1] if failure else "Dafny ended without its summary line"
@@ -147,13 +152,29 @@ class Dafny:
         return VerifierReport(verifier, "complete", procedures, messages)
 
 
+def source_name(boogie: str) -> str:
+    """The Dafny name of a member whose Boogie name is ``boogie``: Dafny writes ``_`` as
+    ``__``, ``'`` as ``_k``, ``?`` as ``_q`` and ``#`` as ``_h`` (``add_one`` is traced as
+    ``add__one``)."""
+    parts, at = [], 0
+    while at < len(boogie):
+        pair = boogie[at : at + 2]
+        if pair in _ESCAPES:
+            parts.append(_ESCAPES[pair])
+            at += 2
+        else:
+            parts.append(boogie[at])
+            at += 1
+    return "".join(parts)
+
+
 def _procedures(text: str) -> tuple[tuple[Procedure, ...], tuple[Message, ...]]:
     procedures: list[Procedure] = []
     messages: list[Message] = []
     current: tuple[str, str] | None = None
     for line in text.splitlines():
         if found := _VERIFYING.match(line):
-            current = (found.group(1), found.group(2).rsplit(".", 1)[-1])
+            current = (found.group(1), source_name(found.group(2).rsplit(".", 1)[-1]))
         elif (found := _OUTCOME.match(line)) and current is not None:
             outcome = _OUTCOMES.get(found.group(2), "inconclusive")
             procedures.append(Procedure(current[1], current[0], outcome, int(found.group(1))))

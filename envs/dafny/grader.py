@@ -40,7 +40,7 @@ def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | 
     obligations = sum(p.obligations for p in report.procedures if p.name not in ours)
     metrics = verdict.metrics(units, obligations)
     if (unfinished := verdict.unfinished(report, diagnostics, verdict.metrics((), obligations))) is not None:
-        return unfinished
+        return _with_first_error(unfinished)
     if report.outcome_of(assembly.canary) != "failed":
         return verdict.inconsistent(diagnostics, metrics)
     unproved = _without_implementation(report, assembly)
@@ -73,6 +73,15 @@ def _without_implementation(report: VerifierReport, assembly: Assembly) -> list[
     implemented = {p.name for p in report.procedures if p.check == "Impl"}
     names = [c.name for c in routines(assembly.text) if c.kind in OPENABLE and c.name not in assembly.checks]
     return list(dict.fromkeys(name for name in names if name not in implemented))
+
+
+def _with_first_error(unfinished: Grade) -> Grade:
+    """A ``CE`` grade's message with the first error Dafny gave (where it is the answer's)."""
+    first = next((d for d in unfinished.diagnostics if d.severity == "error"), None)
+    if unfinished.status is not Status.CE or first is None:
+        return unfinished
+    where = f" (line {first.line})" if first.file == "answer" and first.line else ""
+    return replace(unfinished, message=f"{unfinished.message}: {first.message}{where}")
 
 
 def _notes(assembly: Assembly) -> tuple[Diagnostic, ...]:

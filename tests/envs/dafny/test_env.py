@@ -195,3 +195,12 @@ def test_the_ahead_of_time_copy_gives_debians_verdicts(env: DafnyEnv, executor: 
         ]
         assert [(m.line, m.text) for m in aot.messages] == [(m.line, m.text) for m in plain.messages]
     assert any(p.outcome == "failed" for p in plain.procedures)
+
+
+def test_a_parse_error_says_how_many_where_and_the_first_error(executor: LocalExecutor) -> None:
+    program = "method AddOne(x: int) returns (y: int)\n  ensures y == x + 1\n{\n  y := x + 1;\n}\n"
+    env = DafnyEnv([{"id": "u", "program": program}], task_kind="impl", executor=executor)
+    broken = program.replace("  y := x + 1;\n", "  y := x + 1\n  y := y;\n")
+    grade, _ = env.evaluate(env.tasks.get("u"), broken)
+    assert grade.status is Status.CE
+    assert grade.message == "1 parse error detected in program.dfy: semi expected: `y := y;` (line 5)"
