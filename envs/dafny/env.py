@@ -60,7 +60,8 @@ class DafnyEnv(VerifierEnv[Assembly]):
     ## Registered configurations
     ``codegym/Dafny-v0`` with ``tasks="codegym-dafny"`` (the bundled programs) and
     ``task_kind="hints"`` (default), ``"impl"`` or ``"spec"``; ``tasks=<folder>`` loads
-    DafnyBench's ``ground_truth``/``hints_removed`` layout, vericoding files or verified
+    DafnyBench's layout (a clone, or its ``DafnyBench/dataset``: ``ground_truth/<stem>.dfy``
+    and ``hints_removed/<stem>_no_hints.dfy``), vericoding files or verified
     programs (with ``<stem>.spec.json`` for ``spec``); rows (``id``, ``program``, optional
     ``hints_removed``, ``description``, ``spec_cases``) are taken too.
 

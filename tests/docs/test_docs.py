@@ -319,3 +319,23 @@ def test_block_parser_and_markers() -> None:
         "16: a not-run marker must stand on the line just above a ```python fence",
         "20: a not-run marker must stand on the line just above a ```python fence",
     ]
+
+
+README = DOCS.parent / "README.md"
+
+
+@pytest.mark.timeout(PAGE_TIMEOUT_S + 60)
+def test_readme_examples_run_as_pasted(tmp_path: Path) -> None:
+    """Every python block of the README runs, in page order, in one namespace, as pasted: none is
+    marked not run, and none leans on a name it does not define (``first_try``, ``code``, ``...``)."""
+    python = [block for block in blocks(README.read_text(encoding="utf-8")) if block.language == "python"]
+    assert len(python) >= 4 and all(block.not_run is None for block in python), [b.line for b in python]
+    try:
+        done = run_blocks(README, python, tmp_path)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"README.md: its examples ran past {PAGE_TIMEOUT_S} s\n{e.stdout or ''}\n{e.stderr or ''}")
+    assert done.returncode == 0, f"README.md: an example failed (exit {done.returncode}):\n{done.stderr}"
+    printed = done.stdout.splitlines()
+    for expected in ("1.0 Status.OK 1.0", "Status.CE False", "1.0 True 2", "['OK', 'WA']", "[['OK', 'WA', 'CE']]",
+                     "1_A. Sum of two 1.0"):  # fmt: skip
+        assert expected in printed, (expected, done.stdout)
