@@ -26,7 +26,7 @@ import functools
 from collections.abc import Sequence
 
 from codegym.envs.dafny.lexer import LexError, Token, tokens
-from codegym.envs.dafny.program import declarations, opens_block, routines
+from codegym.envs.dafny.program import CLAUSES, declarations, opens_block, routines
 
 from codegym.verifier import GateReport, Violation
 
@@ -101,7 +101,9 @@ def _statement_position(found: Sequence[Token], index: int) -> bool:
 
 def _has_block(found: Sequence[Token], index: int) -> bool:
     """Whether the statement at ``index`` reaches a block before it ends (a quantifier,
-    with its ``::``, is an expression: it counts as having one)."""
+    with its ``::``, is an expression: it counts as having one). A ``;`` that ends one of
+    its clauses (``invariant 0 <= i;``, which Dafny 2.3 takes) ends the statement only when
+    neither a clause nor its block follows."""
     level = found[index].depth
     for at in range(index + 1, len(found)):
         text = found[at].text
@@ -109,6 +111,11 @@ def _has_block(found: Sequence[Token], index: int) -> bool:
             continue
         if text == "::" or (text == "{" and opens_block(found[at - 1])):
             return True
-        if text in (";", "}"):
+        if text == "}" or (text == ";" and not _clause_or_block_after(found, at)):
             return False
     return False
+
+
+def _clause_or_block_after(found: Sequence[Token], at: int) -> bool:
+    following = found[at + 1] if at + 1 < len(found) else None
+    return following is not None and (following.text == "{" or following.text in CLAUSES)

@@ -37,7 +37,8 @@ _EXPRESSION_WORDS = frozenset({
     "requires", "ensures", "reads", "modifies", "decreases", "invariant", "in", "then", "else", "multiset", "iset",
     "return", "returns", "assert", "assume", "var", "yield",
 })  # fmt: skip
-_BLOCK_AFTER = frozenset({")", "]", "}", ">", "|", "?"})
+# (and ``;``: Dafny 2.3 takes a clause ended by one, ``ensures r > 0;``, before a body)
+_BLOCK_AFTER = frozenset({")", "]", "}", ">", "|", "?", ";"})
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ A task's ``metadata``:
 from __future__ import annotations
 
 import json
+import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +35,8 @@ from codegym.envs.dafny.spec import SpecCases
 from codegym.error import TaskFormatError
 from codegym.task import Task, TaskSet, as_rows
 
+logger = logging.getLogger(__name__)
+
 Kind = Literal["hints", "impl", "spec"]
 KINDS: tuple[str, ...] = ("hints", "impl", "spec")
 DATA = Path(__file__).with_name("data")
@@ -43,14 +46,20 @@ VERSION_NOTE = (
     "use `while` loops (there is no `for` loop), and `returns (r: T)` for a method's results."
 )
 HINT_WORDS = frozenset({"invariant", "decreases", "assert"})
+NO_HINTS = "_no_hints"  # (DafnyBench's hints_removed/<stem>_no_hints.dfy)
 _SECTION = re.compile(r"^[ \t]*//[ \t]*<(/?)vc-(preamble|helpers|spec|code|description)>[ \t]*$", re.MULTILINE)
 
 
 def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]], kind: Kind = "hints") -> TaskSet:
     """Tasks of ``kind`` from ``source``: ``"codegym-dafny"`` (bundled), a folder (DafnyBench's
-    ``ground_truth``/``hints_removed`` layout, vericoding ``.dfy`` files, or plain verified
-    ``.dfy`` programs, each with its ``<stem>.spec.json`` for ``spec``), or rows (``id``,
-    ``program``, optional ``hints_removed``, ``description`` and ``spec_cases``)."""
+    layout, `load_dafnybench`: the clone, its ``DafnyBench/dataset`` or a folder holding
+    ``ground_truth``; vericoding ``.dfy`` files; or plain verified ``.dfy`` programs, each
+    with its ``<stem>.spec.json`` for ``spec``), or rows (``id``, ``program``, optional
+    ``hints_removed``, ``description`` and ``spec_cases``).
+
+    A file or row whose program cannot be made a task (it does not lex, has nothing to open,
+    is not UTF-8) costs only its own task: it is kept with ``metadata["invalid"]`` saying
+    why, its submissions are graded ``IE`` and ``codegym validate`` reports it."""
     if kind not in KINDS:
         raise ValueError(f"task_kind must be one of {KINDS}, got {kind!r}")
     if isinstance(source, TaskSet):
@@ -62,13 +71,50 @@ def load_tasks(source: str | Path | TaskSet | Iterable[Mapping[str, Any]], kind:
         if not path.is_dir():
             raise TaskFormatError(f"{path}: expected {BUNDLED!r}, a folder of .dfy files (DafnyBench's ground_truth/ "
                                   "and hints_removed/, vericoding files, or verified programs) or rows")  # fmt: skip
-        if (path / "ground_truth").is_dir():
-            return TaskSet(load_dafnybench(path, kind), name=path.name)
+        if (bench := dafnybench_root(path)) is not None:
+            return TaskSet(load_dafnybench(bench, kind), name=_bench_name(bench))
         return TaskSet(_from_folder(path, kind, prefix=path.name), name=path.name)
     rows = as_rows(source)
     if rows is None:
         raise TaskFormatError(f"expected a task source (a name, a folder or rows), got {type(source).__name__}")
-    return TaskSet([_from_row(row, kind, index) for index, row in enumerate(rows)], name="rows")
+    return TaskSet(_reported("rows", [_from_row(row, kind, index) for index, row in enumerate(rows)]), name="rows")
+
+
+def dafnybench_root(path: Path) -> Path | None:
+    """The folder of DafnyBench's ``ground_truth`` and ``hints_removed`` under ``path``: ``path``
+    itself, ``path/dataset`` (``path`` is the clone's ``DafnyBench`` folder) or
+    ``path/DafnyBench/dataset`` (``path`` is the clone); None when there is none."""
+    for root in (path, path / "dataset", path / "DafnyBench" / "dataset"):
+        if (root / "ground_truth").is_dir():
+            return root
+    return None
+
+
+def _bench_name(root: Path) -> str:
+    """The prefix of a DafnyBench folder's task ids: ``DafnyBench`` for its ``dataset`` folder."""
+    return root.parent.name if root.name == "dataset" and root.parent.name else root.name
+
+
+def _reported(where: object, tasks: list[Task]) -> list[Task]:
+    """``tasks``, after logging those that cannot be graded."""
+    invalid = [f"{t.id}: {t.invalid}" for t in tasks if t.invalid]
+    if invalid:
+        logger.warning("%s: %d task(s) cannot be graded (IE):\n%s", where, len(invalid), "\n".join(invalid))
+    return tasks
+
+
+def _or_invalid(task_id: str, make: Callable[[], Task], *, kind: Kind, program: str = "") -> Task:
+    """``make()``, or, when the program cannot be made a task, the task ``task_id`` kept
+    with ``metadata["invalid"]`` saying why (one bad file costs only its own task)."""
+    try:
+        return make()
+    except (TaskFormatError, LexError, OSError, ValueError) as e:
+        reason = str(e).removeprefix(f"{task_id}: ")
+    metadata = {"kind": kind, "trusted": program, "given": program, "open": (), "description": "", "hints": 0,
+                "size": 0, "invalid": f"cannot be made a task: {reason}"}  # fmt: skip
+    prompt = f"(task {task_id} cannot be graded: {reason})"
+    return Task(id=task_id, family="Dafny", prompt=prompt, tests=(), language="dafny", reference=program or None,
+                metadata=metadata)  # fmt: skip
 
 
 def program_task(task_id: str, program: str, kind: Kind, *, description: str = "", given: str | None = None,
@@ -86,9 +132,7 @@ def program_task(task_id: str, program: str, kind: Kind, *, description: str = "
         d.name for d in parts if d.kind in OPENABLE and d.body is not None]  # fmt: skip
     if kind == "spec":
         if spec is None:
-            make = "python -m codegym.envs.dafny.mutants <folder>"
-            raise TaskFormatError(f"{task_id}: a spec task needs its held inputs and mutants (<stem>.spec.json or "
-                                  f"a row's spec_cases): make them with `{make}`")  # fmt: skip
+            raise _missing_spec(task_id)
         names = [SpecCases.from_json(spec, task_id).signature.method]
     if not names:
         raise TaskFormatError(f"{task_id}: no method or lemma with a body to open")
@@ -104,6 +148,23 @@ def program_task(task_id: str, program: str, kind: Kind, *, description: str = "
     difficulty = "easy" if size <= 3 else "medium" if size <= 6 else "hard"
     return Task(id=task_id, family="Dafny", prompt=prompt, tests=(), language="dafny", difficulty=difficulty,
                 reference=program if reference else None, metadata=metadata)  # fmt: skip
+
+
+def _missing_spec(task_id: str) -> TaskFormatError:
+    make = "python -m codegym.envs.dafny.mutants <folder>"
+    return TaskFormatError(f"{task_id}: a spec task needs its held inputs and mutants (<stem>.spec.json or a row's "
+                           f"spec_cases): make them with `{make}`")  # fmt: skip
+
+
+def _spec_of(path: Path, kind: Kind, task_id: str) -> Path | None:
+    """The ``<stem>.spec.json`` beside program ``path`` for a ``spec`` task (raises when it is
+    missing: a set made for spec tasks lacks it, not one file); None for other kinds."""
+    if kind != "spec":
+        return None
+    cases = path.with_suffix(".spec.json")
+    if not cases.is_file() and not _SECTION.search(_text_of(path)):
+        raise _missing_spec(task_id)
+    return cases
 
 
 def _prompt(kind: Kind, given: str, description: str, names: list[str]) -> str:
@@ -140,15 +201,32 @@ def _from_folder(folder: Path, kind: Kind, *, prefix: str) -> list[Task]:
     files = sorted(folder.glob("*.dfy"))
     if not files:
         raise TaskFormatError(f"{folder}: no .dfy files")
-    return [_from_file(path, kind, prefix) for path in files]
+    specs = {path: _spec_of(path, kind, f"{prefix}/{path.stem}") for path in files}
+    return _reported(folder, [_or_invalid(f"{prefix}/{p.stem}", lambda p=p: _from_file(p, kind, prefix, specs[p]),
+                                          kind=kind, program=_text_of(p)) for p in files])  # fmt: skip
 
 
-def _from_file(path: Path, kind: Kind, prefix: str) -> Task:
-    text = path.read_text(encoding="utf-8")
+def _text_of(path: Path) -> str:
+    """``path``'s text, or "" when it cannot be read as UTF-8 (its task says why)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return ""
+
+
+def _read(path: Path) -> str:
+    """``path``'s text (raises `TaskFormatError` when it is not readable UTF-8)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as e:
+        raise TaskFormatError(f"{path.name} cannot be read as UTF-8 text ({e})") from e
+
+
+def _from_file(path: Path, kind: Kind, prefix: str, cases: Path | None) -> Task:
+    text = _read(path)
     if _SECTION.search(text):
         return vericoding_task(f"{prefix}/{path.stem}", text)
-    cases = path.with_suffix(".spec.json")
-    spec = json.loads(cases.read_text(encoding="utf-8")) if kind == "spec" and cases.exists() else None
+    spec = json.loads(_read(cases)) if cases is not None else None
     return program_task(f"{prefix}/{path.stem}", text, kind, description=_leading_comment(text), spec=spec)
 
 
@@ -162,19 +240,34 @@ def _leading_comment(text: str) -> str:
 
 
 def load_dafnybench(folder: str | Path, kind: Kind = "hints") -> list[Task]:
-    """DafnyBench's layout: ``ground_truth/<stem>.dfy`` (the verified program) and, for
-    ``hints`` tasks, ``hints_removed/<stem>.dfy`` (what the agent is shown); a stem without
-    its hints-removed file gets the hints stripped here."""
+    """DafnyBench's layout (``DafnyBench/dataset`` in its repository): ``ground_truth/<stem>.dfy``
+    (the verified program) and, for ``hints`` tasks, ``hints_removed/<stem>_no_hints.dfy``
+    (DafnyBench's own hints-removed program: what the agent is shown; ``<stem>.dfy`` there is
+    taken too). A stem without one gets its hints stripped here (`program.strip_hints`).
+    A file that cannot be made a task costs only its own (``metadata["invalid"]``)."""
     root = Path(folder)
     truths = sorted((root / "ground_truth").glob("*.dfy"))
     if not truths:
         raise TaskFormatError(f"{root / 'ground_truth'}: no .dfy files")
-    tasks = []
-    for truth in truths:
-        removed = root / "hints_removed" / truth.name
-        given = removed.read_text(encoding="utf-8") if kind == "hints" and removed.exists() else None
-        tasks.append(program_task(f"{root.name}/{truth.stem}", truth.read_text(encoding="utf-8"), kind, given=given))
-    return tasks
+    prefix = _bench_name(root)
+    specs = {truth: _spec_of(truth, kind, f"{prefix}/{truth.stem}") for truth in truths}
+    tasks = [_or_invalid(f"{prefix}/{t.stem}", lambda t=t: _bench_task(root, t, kind, prefix, specs[t]), kind=kind,
+                         program=_text_of(t)) for t in truths]  # fmt: skip
+    return _reported(root, tasks)
+
+
+def hints_removed(root: Path, stem: str) -> Path | None:
+    """DafnyBench's hints-removed file of ``stem``: ``hints_removed/<stem>_no_hints.dfy``, else
+    ``hints_removed/<stem>.dfy``; None when there is neither."""
+    found = (root / "hints_removed" / f"{name}.dfy" for name in (f"{stem}{NO_HINTS}", stem))
+    return next((path for path in found if path.is_file()), None)
+
+
+def _bench_task(root: Path, truth: Path, kind: Kind, prefix: str, cases: Path | None) -> Task:
+    removed = hints_removed(root, truth.stem) if kind == "hints" else None
+    given = _read(removed) if removed is not None else None
+    spec = json.loads(_read(cases)) if cases is not None else None
+    return program_task(f"{prefix}/{truth.stem}", _read(truth), kind, given=given, spec=spec)
 
 
 def vericoding_task(task_id: str, text: str) -> Task:
@@ -214,6 +307,12 @@ def _from_row(row: Mapping[str, Any], kind: Kind, index: int) -> Task:
     if not isinstance(program, str):
         raise TaskFormatError(f"row {index}: expected a 'program' (the verified Dafny program, a string)")
     task_id = str(row.get("id", f"row-{index}"))
+    if kind == "spec" and row.get("spec_cases") is None:
+        raise _missing_spec(task_id)
+    return _or_invalid(task_id, lambda: _row_task(row, kind, task_id, program), kind=kind, program=program)
+
+
+def _row_task(row: Mapping[str, Any], kind: Kind, task_id: str, program: str) -> Task:
     given = row.get("hints_removed") if kind == "hints" else None
     spec = row.get("spec_cases")
     if isinstance(spec, str):
