@@ -50,6 +50,35 @@ LIMIT_STATUS: Mapping[str, tuple[Status, str]] = {
 }
 
 
+# How feedback shows whitespace where expected and got differ only in it.
+VISIBLE_WHITESPACE = {" ": "\u00b7", "\t": "\u2192", "\r": "\u240d", "\n": "\u23ce\n"}
+WHITESPACE_NOTE = "(expected and got differ only in whitespace: \u00b7 is a space, \u2192 a tab, \u23ce a line's end)"
+
+
+def _shown(test: TestOutcome) -> list[str]:
+    """A failing test's call (or input), expected and got, for `Grade.feedback`: a value of
+    several lines fenced; where expected and got differ only in whitespace, it made visible."""
+    expected, got, note = test.expected, test.got, []
+    if expected is not None and got is not None and expected != got and expected.split() == got.split():
+        expected, got, note = visible_whitespace(expected), visible_whitespace(got), [f"  {WHITESPACE_NOTE}"]
+    lines = []
+    for label, value in ((test.call_label, test.call), ("expected", expected), ("got", got)):
+        if value is None:
+            continue
+        body = value.removesuffix("\n")
+        if "\n" not in body:
+            lines.append(f"  {label}: {body}")
+            continue
+        fence = "```" if "```" not in body else "````"
+        lines += [f"  {label}:", f"  {fence}", *(f"  {line}" for line in body.split("\n")), f"  {fence}"]
+    return lines + note
+
+
+def visible_whitespace(text: str) -> str:
+    """``text`` with its spaces, tabs, carriage returns and line ends drawn (`VISIBLE_WHITESPACE`)."""
+    return "".join(VISIBLE_WHITESPACE.get(char, char) for char in text)
+
+
 def step_failure(step: StepResult) -> tuple[Status, str] | None:
     """Why the sandbox says ``step`` failed, as every family words it: a `Status` and a short
     message. None when it ran to completion (exit status 0 within every limit): its output is
@@ -115,12 +144,15 @@ class TestOutcome:
     call_args: str | None = None  # the failing call's arguments, family-encoded, for credit assignment
     status: str | None = None  # this test's own outcome (a `Status` value), where the family has one
     memory_bytes: int | None = field(default=None, compare=False)  # measured peak, where available
+    call_label: str = "call"  # how feedback labels ``call`` ("input": what a program read on stdin)
+    group: str | None = None  # the count feedback puts it in (None: "Public tests" or "Hidden tests")
 
     def public_view(self) -> TestOutcome:
         """What the agent may see of this test."""
         if not self.hidden:
             return self
-        return TestOutcome(name=self.name, passed=self.passed, hidden=True, tier=self.tier, status=self.status)
+        return TestOutcome(name=self.name, passed=self.passed, hidden=True, tier=self.tier, status=self.status,
+                           group=self.group)  # fmt: skip
 
 
 def pass_metrics(tests: Sequence[TestOutcome]) -> dict[str, float]:
@@ -192,18 +224,16 @@ class Grade:
             return lines[0]
         if level == "full":
             lines += [d.render() for d in self.diagnostics[:max_tests]]
-        public = [t for t in self.tests if not t.hidden]
-        hidden = [t for t in self.tests if t.hidden]
-        for test in [t for t in public if not t.passed][:max_tests]:
+        for test in [t for t in self.tests if not t.hidden and not t.passed][:max_tests]:
             lines.append(f"FAILED {test.name}")
-            for label, value in (("call", test.call), ("expected", test.expected), ("got", test.got)):
-                if value is not None:
-                    lines.append(f"  {label}: {value}")
+            lines += _shown(test)
             if test.trace and level == "full":
                 lines.append("  " + test.trace.strip().replace("\n", "\n  "))
-        if public:
-            lines.append(f"Public tests: {sum(t.passed for t in public)}/{len(public)} passed")
-        if hidden:
-            lines.append(f"Hidden tests: {sum(t.passed for t in hidden)}/{len(hidden)} passed")
+        groups: dict[str, list[TestOutcome]] = {"Public tests": [], "Hidden tests": []}
+        for test in self.tests:
+            groups.setdefault(test.group or ("Hidden tests" if test.hidden else "Public tests"), []).append(test)
+        lines += [
+            f"{name}: {sum(t.passed for t in tests)}/{len(tests)} passed" for name, tests in groups.items() if tests
+        ]
         text = "\n".join(lines)
         return text if len(text) <= max_chars else text[: max_chars - 15] + "\n... (truncated)"

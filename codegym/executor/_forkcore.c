@@ -24,10 +24,10 @@
  * its step's path. It learns only from rehearsals, whose code is trusted: what a submission
  * writes never shapes what the next one finds.
  *
- * prepare(uid, filter, name, attr, rules) is `_forkserver._prepare` for a spare: its own session,
- * the submission's uid, its sockets policy's seccomp filter, in the `container` tier its own
- * Landlock layer (`attr` and `rules` of `_linux.StepLandlock`; empty elsewhere) and the keeper
- * of its address space.
+ * prepare(uid, filter, name, attr, rules, new_ipc) is `_forkserver._prepare` for a spare: an IPC
+ * namespace of its own (`new_ipc`: the namespace tiers), its own session, the submission's uid,
+ * its sockets policy's seccomp filter, in the `container` tier its own Landlock layer (`attr`
+ * and `rules` of `_linux.StepLandlock`; empty elsewhere) and the keeper of its address space.
  * attach(sock, keeper) is `_forkserver.attach`: it waits for the step's request, wires its
  * descriptors, applies its rlimits (to the keeper too) and enters the work dir, so that the
  * step's first instructions after its request are a few system calls rather than an
@@ -40,6 +40,7 @@
 #include <Python.h>
 
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -601,10 +602,22 @@ failed:;
     return -1;
 }
 
+/* Clear the effective, permitted and inheritable capability sets (and so the ambient one). */
+static int clear_capabilities(void) {
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    return (int)syscall(SYS_capset, &header, data);
+}
+
 /* The first of prepare's steps that fails, or NULL; errno says why. */
 static const char *confine(long long uid, const struct sock_fprog *program, const char *name, const Py_buffer *attr,
-                           const Py_buffer *rules, pid_t *keeper) {
+                           const Py_buffer *rules, int new_ipc, pid_t *keeper) {
     if (prctl(PR_SET_NAME, "codegym-keeper", 0, 0, 0) < 0) return "prctl(PR_SET_NAME)"; /* the keeper's */
+    /* An IPC namespace of our own, while we hold CAP_SYS_ADMIN; where no setuid below drops
+     * it (a nested user's fork server kept it for this), give it up now. */
+    if (new_ipc && unshare(CLONE_NEWIPC) < 0) return "unshare(CLONE_NEWIPC)";
+    if (new_ipc && uid < 0 && clear_capabilities() < 0) return "capset";
     if (setsid() < 0) return "setsid";
     /* Our /proc files are root's while we are not dumpable (as forked from the fork server),
      * which a plain user's worker is not. */
@@ -632,11 +645,12 @@ static PyObject *prepare(PyObject *module, PyObject *args) {
     long long uid;
     Py_buffer filter, attr, rules;
     const char *name;
+    int new_ipc;
     (void)module;
-    if (!PyArg_ParseTuple(args, "Ly*yy*y*:prepare", &uid, &filter, &name, &attr, &rules)) return NULL;
+    if (!PyArg_ParseTuple(args, "Ly*yy*y*p:prepare", &uid, &filter, &name, &attr, &rules, &new_ipc)) return NULL;
     struct sock_fprog program = {(unsigned short)(filter.len / sizeof(struct sock_filter)), filter.buf};
     pid_t keeper = -1;
-    const char *failed = confine(uid, &program, name, &attr, &rules, &keeper);
+    const char *failed = confine(uid, &program, name, &attr, &rules, new_ipc, &keeper);
     int failed_errno = errno;
     PyBuffer_Release(&filter);
     PyBuffer_Release(&attr);

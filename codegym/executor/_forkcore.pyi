@@ -9,9 +9,10 @@ def attach(sock: int, keeper: int, /) -> tuple[bytes, int] | None:
     `_forkserver.attach` does; returns its marshal'd argv and environment and its setup pipe,
     or None if the supervisor sent WARM instead."""
 
-def prepare(uid: int, filter: bytes, name: bytes, attr: bytes, rules: bytes, /) -> int:
+def prepare(uid: int, filter: bytes, name: bytes, attr: bytes, rules: bytes, new_ipc: bool, /) -> int:
     """In a spare: confine it as `_forkserver._prepare` does (``uid`` -1: keep ours; ``attr``
-    and ``rules``: its `_linux.StepLandlock`'s, empty for none); the keeper's pid."""
+    and ``rules``: its `_linux.StepLandlock`'s, empty for none; ``new_ipc``: enter an IPC
+    namespace of our own first); the keeper's pid."""
 
 def learned() -> int:
     """How many pages each spare copies as it is forked, learned from the worker's

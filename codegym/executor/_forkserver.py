@@ -116,6 +116,7 @@ class ForkServer:
         host_proc: str | None = None,
         nest_user: bool = False,
         paths: Paths | None = None,
+        new_ipc: bool = False,
     ) -> None:
         self.sock = sock
         self.seccomp = seccomp
@@ -131,6 +132,9 @@ class ForkServer:
         self.host_proc = host_proc
         self.own_proc = True  # whether /proc lists this namespace's processes
         self.nest_user = nest_user  # enter a user namespace of our own, as SANDBOX_UID
+        # Each spare enters an IPC namespace of its own: System V objects and POSIX message
+        # queues live in the namespace, and nothing of one step's may reach the next.
+        self.new_ipc = new_ipc
         # (`container` tier) no namespaces: the folders a step may use, under Landlock
         self.paths = paths
         self.work = paths.work if paths else WORK
@@ -155,11 +159,13 @@ class ForkServer:
         """Become SANDBOX_UID of a user namespace of our own, with no capability: the
         submissions, forked from us, never run as uid 0 of their namespace (a plain user's
         worker has no other uid to give them). While we are not dumpable, our /proc files
-        are not ours to write: the maps are written in between."""
+        are not ours to write: the maps are written in between. Where each spare enters an
+        IPC namespace of its own, we keep CAP_SYS_ADMIN (of this namespace only) for that, and
+        each spare gives it up at once (see `_prepare`)."""
         linux.prctl(linux.PR_SET_DUMPABLE, 1)
         linux.unshare(linux.CLONE_NEWUSER)
         linux.write_id_maps("self", f"{SANDBOX_UID} 0 1", f"{SANDBOX_UID} 0 1")
-        linux.drop_capabilities()
+        linux.drop_capabilities(keep=linux.CAP_SYS_ADMIN if self.new_ipc else None)
         linux.prctl(linux.PR_SET_DUMPABLE, 0)
 
     def serve(self) -> NoReturn:
@@ -334,6 +340,7 @@ class ForkServer:
                 native=self.native,
                 work=self.work,
                 landlock=self.step_landlock,
+                new_ipc=self.new_ipc,
             )
         finally:
             os._exit(127)  # never back into the fork server's loop
@@ -468,21 +475,25 @@ class Submission:
         native: bool,
         work: str = WORK,
         landlock: linux.StepLandlock | None = None,
+        new_ipc: bool = False,
     ) -> NoReturn:
         """Confine this process ahead of its request, then wait for the request and run it;
         each WARM that comes first, run the ``warm_ups`` (the supervisor sends it once the
         worker has been idle a while). A failure of either is reported on the request's
         setup pipe. ``native``: confine it and take the request with `_forkcore.prepare`
         and `_forkcore.attach`, which do what `_prepare` and `attach` do. ``work``: the
-        folder the step runs in; ``landlock``: the `container` tier's step layer (see `_prepare`)."""
+        folder the step runs in; ``landlock``: the `container` tier's step layer, ``new_ipc``:
+        enter an IPC namespace of our own (see `_prepare`)."""
         keeper = -1
         try:
             if native:
                 assert _forkcore is not None
                 rules = (landlock.attr, landlock.rules) if landlock else (b"", b"")
-                keeper = _forkcore.prepare(-1 if uid is None else uid, sockets.program, b"codegym-spare", *rules)
+                keeper = _forkcore.prepare(
+                    -1 if uid is None else uid, sockets.program, b"codegym-spare", *rules, new_ipc
+                )
             else:
-                keeper = _prepare(uid, sockets, name="codegym-spare", landlock=landlock)
+                keeper = _prepare(uid, sockets, name="codegym-spare", landlock=landlock, new_ipc=new_ipc)
             failure = None
         except BaseException:
             failure = traceback.format_exc()
@@ -582,14 +593,25 @@ def attach(fds: list[int], keeper: int, rlimits: tuple[tuple[int, int, int], ...
 
 
 def _prepare(
-    uid: int | None, sockets: linux.SeccompFilter, *, name: str, landlock: linux.StepLandlock | None = None
+    uid: int | None,
+    sockets: linux.SeccompFilter,
+    *,
+    name: str,
+    landlock: linux.StepLandlock | None = None,
+    new_ipc: bool = False,
 ) -> int:
-    """The half of confinement that needs no request: session, uid, the sockets policy's
-    filter (no_new_privs and the deny list come from the fork server); then the keeper of
-    our address space, confined as we are. Returns the keeper's pid. (No parent-death
-    signal is needed: if pid 1 dies, the kernel kills its whole namespace.)
-    `_forkcore.prepare` does the same."""
+    """The half of confinement that needs no request: ``new_ipc``, a fresh IPC namespace
+    (while we still hold CAP_SYS_ADMIN: as root, or a nested user's fork server's, which we
+    give up here where no uid change does); session, uid, the sockets policy's filter
+    (no_new_privs and the deny list come from the fork server); then the keeper of our
+    address space, confined as we are. Returns the keeper's pid. (No parent-death signal is
+    needed: if pid 1 dies, the kernel kills its whole namespace.) `_forkcore.prepare` does
+    the same."""
     linux.set_name(KEEPER_NAME)  # the name the keeper is born with
+    if new_ipc:
+        linux.unshare(linux.CLONE_NEWIPC)
+        if uid is None:
+            linux.clear_capabilities()
     os.setsid()
     linux.prctl(linux.PR_SET_DUMPABLE, 1)  # (else our /proc files are root's, not a plain user's)
     set_oom_score_adj(1000)

@@ -57,6 +57,7 @@ PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_MODE_FILTER = 2
 _CAPABILITY_VERSION_3 = 0x20080522
+CAP_SYS_ADMIN = 21
 
 
 def _check(result: int, what: str) -> None:
@@ -194,14 +195,22 @@ def _write_file(path: str, text: str) -> None:
         os.close(fd)
 
 
-def drop_capabilities() -> None:
+def drop_capabilities(*, keep: int | None = None) -> None:
     """Give up every capability, for good: the bounding set, then the effective, permitted
-    and inheritable sets (which clears the ambient one)."""
+    and inheritable sets (which clears the ambient one). ``keep``: a capability (a number,
+    as `CAP_SYS_ADMIN`) kept effective and permitted, but out of the bounding set."""
     for capability in range(64):
         if _libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), ctypes.c_ulong(capability), 0, 0, 0) != 0:
             break  # past the last capability this kernel knows
+    clear_capabilities(keep=keep)
+
+
+def clear_capabilities(*, keep: int | None = None) -> None:
+    """Clear the effective, permitted and inheritable sets (and so the ambient one) but
+    ``keep``, effective and permitted (needs no capability)."""
     header = struct.pack("=Ii", _CAPABILITY_VERSION_3, 0)
-    data = bytes(24)  # two records of (effective, permitted, inheritable), all zero
+    kept = 0 if keep is None else 1 << keep  # (the capabilities below 32: the first record)
+    data = struct.pack("=6I", kept, kept, 0, 0, 0, 0)  # two records of (effective, permitted, inheritable)
     number = _SYSCALLS["capset"]
     _check(_libc.syscall(ctypes.c_long(number), header, data), "capset")
 
@@ -359,6 +368,19 @@ DENIED = (
 )  # fmt: skip
 # Syscalls that runtimes probe and fall back from: fail them quietly with ENOSYS.
 UNSUPPORTED = ("io_uring_setup", "io_uring_enter", "io_uring_register", "clone3")
+# System V IPC and POSIX message queues: their objects live in the IPC namespace, not in a
+# process. Where a worker cannot give each step a namespace of its own (the `container` tier
+# shares the container's with every worker), they fail with EPERM.
+SYSV_IPC = (
+    "shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl", "semtimedop",
+    "msgget", "msgsnd", "msgrcv", "msgctl",
+)  # fmt: skip
+POSIX_MQUEUE = ("mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr")
+# Memory that RLIMIT_DATA does not count: shared mappings (anonymous, of /dev/zero, of a
+# memfd), memfds (written to, never mapped) and System V segments and messages. Where no
+# cgroup counts it, they fail with EPERM (``mmap`` only with MAP_SHARED).
+SHARED_MEMORY = ("memfd_create", "shmget", "msgget", "semget")
+MAP_SHARED = 0x01  # (MAP_SHARED_VALIDATE, 0x03, has it too)
 
 _TABLES = {
     "x86_64": {
@@ -378,6 +400,10 @@ _TABLES = {
         "rt_sigprocmask": 14, "capset": 126,
         "prlimit64": 302, "setpriority": 141, "sched_setaffinity": 203, "sched_setscheduler": 144,
         "sched_setparam": 142, "sched_setattr": 314, "ioprio_set": 251,
+        "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66,
+        "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240,
+        "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
+        "mq_getsetattr": 245, "mmap": 9, "memfd_create": 319,
     },
     "aarch64": {
         "ptrace": 117, "mount": 40, "umount2": 39, "pivot_root": 41, "unshare": 97,
@@ -395,6 +421,10 @@ _TABLES = {
         "rt_sigprocmask": 135,
         "capset": 91, "prlimit64": 261, "setpriority": 140, "sched_setaffinity": 122,
         "sched_setscheduler": 119, "sched_setparam": 118, "sched_setattr": 274, "ioprio_set": 30,
+        "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197, "semget": 190, "semop": 193,
+        "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
+        "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184,
+        "mq_getsetattr": 185, "mmap": 222, "memfd_create": 279,
     },
 }  # fmt: skip
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
@@ -422,6 +452,7 @@ _OFFSET_NR = 0
 _OFFSET_ARCH = 4
 _OFFSET_ARG0_LOW = 16  # args[0], low 32 bits on a little-endian machine
 _OFFSET_ARG1_LOW = 24
+_OFFSET_ARG3_LOW = 40
 # Calls that act on another process named by pid (args[0]); refused (EPERM) for pid 1, the
 # fork server, which in the `userns` tier may share the submission's user: it must not be
 # able to lower its limits or its priority, or move it to a busy CPU.
@@ -434,14 +465,39 @@ FORK_SERVER_PID = 1
 Ops = list[tuple[int, int, int, int]]  # sock_filter records: code, jt, jf, k
 
 
-def seccomp_program() -> bytes:
+def seccomp_program(*, new_ipc: bool = False, refuse_ipc: bool = False, refuse_shared_memory: bool = False) -> bytes:
     """Assemble the classic-BPF deny-list filter as raw ``sock_filter`` records.
 
     Denied syscalls kill the process; ``clone`` asking for new namespaces is denied too.
     Sockets are left to `socket_program`, a second filter on top of this one.
+
+    ``new_ipc``: ``unshare(CLONE_NEWIPC)`` alone is let through (each step's process enters
+    an IPC namespace of its own before it drops its privileges; the kernel refuses it to a
+    process without CAP_SYS_ADMIN, as every submission is). ``refuse_ipc``: `SYSV_IPC` and
+    `POSIX_MQUEUE` fail with EPERM. ``refuse_shared_memory``: `SHARED_MEMORY` and ``mmap``
+    with MAP_SHARED fail with EPERM.
     """
     table = _SYSCALLS
     ops = _native_syscall_number()
+    if new_ipc:
+        ops += [
+            (_JEQ_K, 0, 4, table["unshare"]),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW),
+            (_JEQ_K, 0, 1, CLONE_NEWIPC),
+            (_RET_K, 0, 0, _RET_ALLOW),
+            (_RET_K, 0, 0, _RET_KILL_PROCESS),
+        ]
+    refused = (*(SYSV_IPC + POSIX_MQUEUE if refuse_ipc else ()), *(SHARED_MEMORY if refuse_shared_memory else ()))
+    for name in dict.fromkeys(refused):
+        ops += [(_JEQ_K, 0, 1, table[name]), (_RET_K, 0, 0, _RET_ERRNO | _EPERM)]
+    if refuse_shared_memory:
+        ops += [
+            (_JEQ_K, 0, 4, table["mmap"]),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG3_LOW),  # flags
+            (_JSET_K, 0, 1, MAP_SHARED),
+            (_RET_K, 0, 0, _RET_ERRNO | _EPERM),
+            (_LD_W_ABS, 0, 0, _OFFSET_NR),
+        ]
     for name in DENIED:
         if name in table:
             ops.append((_JEQ_K, 0, 1, table[name]))  # equal: fall through to the kill

@@ -833,6 +833,20 @@ def _read_available(fd: int) -> bytes:
         return b""
 
 
+def _deny_list(config: dict[str, Any]) -> bytes:
+    """The fork server's seccomp filter, for its tier. Where namespaces are to be had, each
+    step enters an IPC namespace of its own; in the `container` tier the IPC namespace is the
+    container's (every worker's, and kept between jobs): System V IPC and POSIX message
+    queues are refused there. Where no cgroup counts memory, what RLIMIT_DATA leaves out
+    (shared mappings, memfds, System V segments and messages) is refused."""
+    tier = config["isolation"]
+    return linux.seccomp_program(
+        new_ipc=tier != "container",
+        refuse_ipc=tier == "container",
+        refuse_shared_memory=config["cgroup"]["version"] == "none",
+    )
+
+
 def main() -> None:
     config = _CONFIG
     ctl, res = config["ctl_fd"], config["res_fd"]
@@ -850,7 +864,7 @@ def main() -> None:
         if userns:
             enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
-        seccomp = linux.SeccompFilter(linux.seccomp_program())
+        seccomp = linux.SeccompFilter(_deny_list(config))
         unix = tier != "container"  # (the container's own unix sockets are in reach there)
         sockets = {policy: linux.SeccompFilter(linux.socket_program(policy, unix=unix)) for policy in ("kill", "errno")}
         status = os.open("/proc/self/status", os.O_RDONLY)  # (the supervisor is not in the next /proc)
@@ -880,7 +894,8 @@ def main() -> None:
             cgroup.join()  # the fork server and its submissions, not the supervisor
             server = ForkServer(theirs, seccomp, sockets, config["uid"], warm_ups(config["preload"]), native=native,
                                 tasks_fd=cgroup.tasks_fd(), host_proc=HOST_PROC if config["keep_host_proc"] else None,
-                                nest_user=userns and config["user_map"] == "single", paths=paths)  # fmt: skip
+                                nest_user=userns and config["user_map"] == "single", paths=paths,
+                                new_ipc=tier != "container")  # fmt: skip
             server.serve()
         theirs.close()
         if own_pid_namespace is not None:

@@ -94,7 +94,7 @@ def _judge_runs(
         outcomes.append(
             TestOutcome(
                 name=test.name, passed=passed, hidden=test.hidden, tier=test.tier, time_s=step.wall_s,
-                call=_excerpt(test.code), expected=_excerpt(test.expected or ""), got=_excerpt(got),
+                call=_excerpt(test.code), call_label="input", expected=_excerpt(test.expected or ""), got=_excerpt(got),
                 trace=trace or ("not run: an earlier test failed" if step.skipped else None),
                 status=("OK" if passed else (status or Status.WA).value) if not step.skipped else None,
                 memory_bytes=step.peak_memory_bytes if not step.skipped else None,

@@ -29,6 +29,9 @@ TASK = Task(
 )
 CORRECT = "def add(a, b):\n    return a + b\n"
 
+FILL = "import mmap, os\nSIZE = 384 << 20\n{setup}m = {open}\nfor i in range(0, SIZE, 4096):\n    m[i] = 1\n"
+SHARED_MEMORY = ("shared-mmap", "dev-zero-mmap", "memfd-mmap", "memfd-write", "sysv-shm")
+
 ATTACKS = {
     # name: (source, expected status)
     "cpu-spin": ("def add(a, b):\n    while True:\n        pass\n", "TLE"),
@@ -96,6 +99,25 @@ ATTACKS = {
         "WA",
     ),
     "channel-garbage": ("import os\nos.write(4, b'\\xff' * 64)\n", "HACK"),
+    # Memory that RLIMIT_DATA does not count (bounded: the limit plus 256 MiB at most), then a
+    # correct function: never OK. (A memfd is a file: RLIMIT_FSIZE stops it first.)
+    "shared-mmap": (FILL.format(setup="", open="mmap.mmap(-1, SIZE)") + CORRECT, "MLE"),
+    "dev-zero-mmap": (FILL.format(setup="", open="mmap.mmap(os.open('/dev/zero', os.O_RDWR), SIZE)") + CORRECT, "MLE"),
+    "memfd-mmap": (
+        FILL.format(setup="fd = os.memfd_create('x')\nos.ftruncate(fd, SIZE)\n", open="mmap.mmap(fd, SIZE)") + CORRECT,
+        "OLE",
+    ),
+    "memfd-write": (
+        "import os\nfd = os.memfd_create('x')\nfor _ in range(384):\n    os.write(fd, b'x' * (1 << 20))\n" + CORRECT,
+        "OLE",
+    ),
+    "sysv-shm": (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\n"
+        "libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]\nSIZE = 384 << 20\nsegment = libc.shmget(0, SIZE, 0o1600)\n"
+        "if segment < 0:\n    raise OSError(ctypes.get_errno(), 'shmget')\naddress = libc.shmat(segment, None, 0)\n"
+        "for offset in range(0, SIZE, 1 << 20):\n    ctypes.memset(address + offset, 1, 1 << 20)\n" + CORRECT,
+        "MLE",
+    ),
     "forged-reply": (
         "import os, struct, json\n"
         "body = json.dumps({'d': [['kind', 'ready'], ['functions', []]]}).encode()\n"
@@ -114,12 +136,16 @@ def executor(any_tiered_executor: Executor) -> Executor:
     return any_tiered_executor
 
 
-def expected(name: str, cgroup: str) -> str:
+def expected(name: str, cgroup: str, isolation: str = "full") -> str:
     """The status an attack earns. Without a cgroup (a plain user's `userns`, a container's
     tiers), memory is limited per process by RLIMIT_DATA: a single allocation over the limit
     fails at once and the program ends as its runtime reports it (MemoryError: RE); growing
-    into the limit is MLE in every tier."""
-    if name == "memory-bomb" and cgroup == "none":
+    into the limit is MLE in every tier. Memory that RLIMIT_DATA would not count (shared
+    mappings, memfds, System V segments) is refused there (EPERM: the runtime raises, RE), as
+    System V IPC is in the `container` tier."""
+    if name in ("memory-bomb", *SHARED_MEMORY) and cgroup == "none":
+        return "RE"
+    if name == "sysv-shm" and isolation == "container":
         return "RE"
     return ATTACKS[name][1]
 
@@ -128,6 +154,12 @@ def expected(name: str, cgroup: str) -> str:
 def cgroup(executor: Executor) -> str:
     """The cgroup version that limits the tier's steps ("none": rlimits do)."""
     return executor.run(Job(steps=(Step(argv=("true",)),))).cgroup
+
+
+@pytest.fixture(scope="module")
+def isolation(executor: Executor) -> str:
+    """The tier the steps run in (the `container` tier inside a default Docker container)."""
+    return executor.run(Job(steps=(Step(argv=("true",)),))).isolation
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +182,8 @@ def test_the_task_is_solvable(env: gym.Env) -> None:
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_attack_earns_nothing(env: gym.Env, cgroup: str, leftovers, name: str) -> None:
-    source, status = ATTACKS[name][0], expected(name, cgroup)
+def test_attack_earns_nothing(env: gym.Env, cgroup: str, isolation: str, leftovers, name: str) -> None:
+    source, status = ATTACKS[name][0], expected(name, cgroup, isolation)
     started = time.monotonic()
     reward, info = submit(env, source)
     assert time.monotonic() - started < LIMITS.wall_s + MARGIN_S
@@ -177,3 +209,54 @@ def test_state_does_not_carry_into_the_next_episode(env: gym.Env) -> None:
     reward, info = submit(env, use)
     assert (reward, info["status"]) == (0.0, "WA")
     assert info["grade"].tests[0].got == "None"
+
+
+# Objects that live in the IPC namespace (or in /dev/shm), not in a process: one job plants
+# "3" in each, a later one answers right only if it is still there.
+IPC_PRELUDE = (
+    "import ctypes, os, struct\nfrom ctypes import c_char_p, c_int, c_size_t, c_void_p\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = c_void_p\n"
+    "libc.shmget.argtypes = [c_int, c_size_t, c_int]\nlibc.msgsnd.argtypes = [c_int, c_char_p, c_size_t, c_int]\n"
+    "KEY, FAILED, NAME = 0x43470ABC, ctypes.c_void_p(-1).value, b'/codegym-plant'\n"
+)
+IPC_CHANNELS = {
+    # name: (plant, found): `found` ends in an expression that is true if the plant is there
+    "sysv-shm": (
+        "segment = libc.shmget(KEY, 4096, 0o1666)\naddress = libc.shmat(segment, None, 0) if segment >= 0 else FAILED\n"
+        "if address != FAILED:\n    ctypes.memmove(address, b'3', 1)\n",
+        "segment = libc.shmget(KEY, 0, 0)\naddress = libc.shmat(segment, None, 0o10000) if segment >= 0 else FAILED\n"
+        "return address != FAILED and ctypes.string_at(address, 1) == b'3'\n",
+    ),
+    "sysv-msg": (
+        "queue = libc.msgget(KEY, 0o1666)\nlibc.msgsnd(queue, struct.pack('l', 1) + b'3', 1, 0o4000)\n",
+        "return libc.msgget(KEY, 0) >= 0\n",  # (each test calls it: reading would take the message)
+    ),
+    "sysv-sem": ("libc.semget(KEY, 1, 0o1666)\n", "return libc.semget(KEY, 0, 0) >= 0\n"),
+    "posix-mq": (
+        "libc.mq_open(NAME, os.O_CREAT | os.O_RDWR, 0o666, None)\n",
+        "return libc.mq_open(NAME, os.O_RDONLY) >= 0\n",
+    ),
+    "dev-shm": (
+        "open('/dev/shm/codegym-plant', 'w').write('3')\n",
+        "return os.path.exists('/dev/shm/codegym-plant')\n",
+    ),
+}
+
+
+def _indented(code: str) -> str:
+    return "".join(f"    {line}\n" for line in code.splitlines())
+
+
+@pytest.mark.parametrize("channel", list(IPC_CHANNELS))
+def test_ipc_objects_do_not_carry_into_the_next_episode(env: gym.Env, channel: str) -> None:
+    """Each step has an IPC namespace of its own where the tier has namespaces; the
+    `container` tier, whose IPC namespace is the container's, refuses System V IPC and POSIX
+    message queues (EPERM), and /dev/shm is out of every step's reach."""
+    plant, found = IPC_CHANNELS[channel]
+    plant = IPC_PRELUDE + "try:\n" + _indented(plant) + "except OSError:\n    pass\n" + CORRECT
+    use = IPC_PRELUDE + "def found():\n" + _indented(found) + "def add(a, b):\n    return a + b if found() else None\n"
+    for _ in range(2):
+        assert submit(env, plant)[0] == 1.0
+    for _ in range(2):
+        reward, info = submit(env, use)
+        assert (reward, info["status"]) == (0.0, "WA"), info["grade"].message
