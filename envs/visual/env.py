@@ -12,6 +12,7 @@ import re
 import secrets
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,7 +28,7 @@ from codegym.agent import AgentEpisode, AgentSetup, FamilyTool
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
-from codegym.grade import Grade, Status
+from codegym.grade import Diagnostic, Grade, Status
 from codegym.requirements import Module, Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
 
@@ -53,8 +54,18 @@ RENDER_TRIES = 3  # renders of a submission the renderer died on (not at a limit
 
 
 class VisualEnv(CodeEnv):
-    """The kernel of the visual-to-code envs (see `SVGFromImageEnv` for one in full)."""
+    """The kernel of the visual-to-code envs (see `SVGFromImageEnv` for one in full).
 
+    Beside every codegym env's options: ``canvas`` (height, width) in pixels;
+    ``reward_weights`` and ``similarity`` (a learned metric) mix the reward; ``solved_at``,
+    the similarity that counts as solved; ``difference_feedback=True`` adds the difference
+    map, as text (`grader.difference_text`), to each render's feedback (a note
+    ``[difference]``: where the render and the target differ, for a model that reads no
+    pictures); ``render_mode="rgb_array"``: `render` returns target | render | difference
+    side by side (``"ansi"``: the prompt and the last feedback, as text).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     family: ClassVar[str] = "Visual"
     kind: ClassVar[str] = ""  # the renderer (`render.RENDERERS`)
     metric_names: ClassVar[tuple[str, ...]] = metrics.METRICS  # what ``reward_weights`` may name
@@ -81,7 +92,10 @@ class VisualEnv(CodeEnv):
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
         validate: bool | int = False,
+        difference_feedback: bool = False,
     ) -> None:
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         height, width = canvas or self.default_canvas
         if not (16 <= width <= 1024 and 16 <= height <= 1024):
             raise ValueError(f"canvas must be (height, width) between 16 and 1024 pixels, got {canvas}")
@@ -96,10 +110,12 @@ class VisualEnv(CodeEnv):
             mode=mode,
             executor=executor,
             on_infra_error=on_infra_error,
-            render_mode=render_mode,
+            render_mode="ansi" if render_mode == "ansi" else None,
             on_task_error=on_task_error,
             quarantine=quarantine,
         )
+        self.render_mode = render_mode
+        self.difference_feedback = difference_feedback
         self.canvas = (height, width)
         self.reward_weights = weights
         self.similarity = similarity
@@ -126,7 +142,7 @@ class VisualEnv(CodeEnv):
     def build_job(self, task: Task, code: str, limits: Limits | None = None) -> Job:
         if self.gate(code) is not None:
             return Job(steps=(Step(argv=("true",)),))  # nothing of a refused submission runs
-        return self.render_job(code, limits or self.limits, strict=True)
+        return self.render_job(code, limits or self.limits)
 
     def evaluate(self, task: Task, code: str) -> tuple[Grade, dict[str, str]]:
         violation = self.gate(code)
@@ -145,7 +161,12 @@ class VisualEnv(CodeEnv):
             result = self.executor.run(self.build_job(task, code))
         if self.renderer_died(result):
             self._control_render(task)
-        return self.judge(target, result)
+        grade = self.judge(target, result)
+        if not self.difference_feedback or "difference" not in grade.artifacts:
+            return grade
+        said = Diagnostic(grader.difference_text(grade.artifacts["difference"]), file=self.file, severity="note",
+                          code="difference")  # fmt: skip
+        return replace(grade, diagnostics=(*grade.diagnostics, said))
 
     def renderer_died(self, result: RunResult) -> bool:
         """Whether the renderer itself died on ``result``'s render: not at a limit, and not
@@ -157,14 +178,14 @@ class VisualEnv(CodeEnv):
         """Render ``task``'s reference as a control once a submission's renders all died:
         if it dies too, the renderer is broken (`SandboxError`: never the submission's
         fault); if it renders, the submission is what kills the renderer."""
-        result = self.executor.run(self.render_job(task.reference or "", self.limits, strict=False))
+        result = self.executor.run(self.render_job(task.reference or "", self.limits))
         if self.renderer_died(result) or self.read_render(result) is None:
             said = result.steps[-1].stderr.decode(errors="replace").strip()[-300:]
             raise SandboxError(f"the {self.kind} renderer dies on the task's own reference too: {said or 'no picture'}")
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
         """The grade of a render ``result`` of a submission the gate let through."""
-        nonce = result.steps[-1].argv[-2]
+        nonce = result.steps[-1].argv[-1]
         return grader.grade(target, result, nonce, self.reward_weights, self.similarity, file=self.file)
 
     def check_task(self, task: Task) -> None:
@@ -225,7 +246,7 @@ class VisualEnv(CodeEnv):
             raise SandboxError(problem["infra_error"])
         self._preview = grade
         text = grade.feedback()
-        if "difference" in grade.artifacts:
+        if "difference" in grade.artifacts and not self.difference_feedback:  # (else the feedback has it)
             text += "\n" + grader.difference_text(grade.artifacts["difference"])
         return text, 0 if grade.status is Status.OK else 1
 
@@ -235,21 +256,33 @@ class VisualEnv(CodeEnv):
         self._preview = None
         return super().reset(seed=seed, options=options)
 
+    def render(self) -> Any:
+        """``render_mode="rgb_array"``: the target, the last render and their difference side
+        by side, a uint8 ``(H, 3 W, 3)`` array (black where there is none yet); ``"ansi"``:
+        the prompt and the last feedback."""
+        if self.render_mode != "rgb_array":
+            return super().render()
+        empty = np.zeros((*self.canvas, 3), dtype=np.uint8)
+        if self.task is None:
+            return np.concatenate([empty] * 3, axis=1)
+        shown = self.last_grade or self._preview
+        artifacts = shown.artifacts if shown is not None else {}
+        pictures = (self.target(self.task).image, artifacts.get("render", empty), artifacts.get("difference", empty))
+        return np.concatenate(pictures, axis=1)
+
     # --- the parts -------------------------------------------------------------------------------
 
-    def render_job(self, code: str, limits: Limits, *, strict: bool) -> Job:
-        """The job that renders ``code`` on the canvas. ``strict``: a picture that declares
-        another size is refused (a submission); else it is scaled to fit (a reference)."""
-        return Job(steps=(self.render_step(strict=strict),), files={self.file: code.encode()}, limits=limits,
+    def render_job(self, code: str, limits: Limits) -> Job:
+        """The job that renders ``code`` on the canvas (a reference and a submission alike: a
+        picture of another size is scaled to fit, see `render.rendered`)."""
+        return Job(steps=(self.render_step(),), files={self.file: code.encode()}, limits=limits,
                    preload=self.preload)  # fmt: skip
 
-    def render_step(self, *, strict: bool) -> Step:
-        """The step that renders the job's file with `kind`'s renderer, under a fresh nonce."""
+    def render_step(self) -> Step:
+        """The step that renders the job's file with `kind`'s renderer, under a fresh nonce
+        (its last argument)."""
         height, width = self.canvas
-        nonce = secrets.token_hex(16)
-        return Step(
-            argv=("python", "-m", RENDERER, self.kind, str(width), str(height), nonce, "strict" if strict else "fit")
-        )
+        return Step(argv=("python", "-m", RENDERER, self.kind, str(width), str(height), secrets.token_hex(16)))
 
     def target(self, task: Task) -> metrics.Target:
         """``task``'s target picture (and what the metrics measure of it): its reference,
@@ -264,7 +297,7 @@ class VisualEnv(CodeEnv):
         (`REFERENCE_TRIES` in all) before the task is invalid, so that a renderer that died
         once (a Chromium crash on a loaded machine) does not condemn the task."""
         for _ in range(REFERENCE_TRIES):
-            result = self.executor.run(self.render_job(task.reference or "", self.limits, strict=False))
+            result = self.executor.run(self.render_job(task.reference or "", self.limits))
             failed = next((step for step in result.steps if not step.ok), None)
             rendered = self.read_render(result) if failed is None else None
             if rendered is not None:
@@ -283,7 +316,7 @@ class VisualEnv(CodeEnv):
         compares one (None: no picture of the canvas's size)."""
         height, width = self.canvas
         step = result.steps[-1]
-        picture = grader.decode(step.stdout, step.argv[-2], width, height)
+        picture = grader.decode(step.stdout, step.argv[-1], width, height)
         return None if picture is None else (picture, None)
 
     def _observation(self, grade: Grade | None) -> dict[str, Any]:
@@ -424,10 +457,10 @@ class ChartFromImageEnv(VisualEnv):
     def agent_stub(self) -> str:
         return "# plt, np and matplotlib are imported already: draw on the current figure.\n"
 
-    def render_job(self, code: str, limits: Limits, *, strict: bool) -> Job:
+    def render_job(self, code: str, limits: Limits) -> Job:
         height, width = self.canvas
         plot = Step(argv=("python", "-m", sandbox.PLOTTING, str(width), str(height)))
-        return Job(steps=(plot, self.render_step(strict=False)), files={self.file: code.encode()}, limits=limits,
+        return Job(steps=(plot, self.render_step()), files={self.file: code.encode()}, limits=limits,
                    preload=self.preload, collect=(CHART_SVG,))  # fmt: skip
 
     def judge(self, target: metrics.Target, result: RunResult) -> Grade:
@@ -439,7 +472,7 @@ class ChartFromImageEnv(VisualEnv):
         if violation is not None:
             return grader.refused(violation)
         extra = records.scores(target.record, records.read(figure))
-        nonce = result.steps[-1].argv[-2]
+        nonce = result.steps[-1].argv[-1]
         return grader.grade(target, result, nonce, self.reward_weights, self.similarity, file=self.file, extra=extra)
 
     def read_render(self, result: RunResult) -> tuple[np.ndarray, Any] | None:
@@ -522,7 +555,7 @@ class HTMLFromScreenshotEnv(VisualEnv):
     def agent_stub(self) -> str:
         return "<!DOCTYPE html>\n<html>\n<head>\n<style>\n</style>\n</head>\n<body>\n</body>\n</html>\n"
 
-    def render_step(self, *, strict: bool) -> Step:
+    def render_step(self) -> Step:
         height, width = self.canvas
         argv = (
             "python",

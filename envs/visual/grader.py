@@ -3,8 +3,8 @@
 The picture comes out of the sandbox as one frame tagged with the step's nonce (see
 `codegym.envs.visual.render`); everything is computed here, outside, from its pixels. Failure
 is never partial credit: a submission the gate refuses is ``HACK`` (or ``CE`` past a size
-limit), one the renderer cannot read is ``CE``, a render of the wrong size or a blank one is
-``WA``, and each scores 0. A picture that renders is ``OK`` and scores its similarity.
+limit), one the renderer cannot read is ``CE``, a blank render is ``WA``, and each scores 0.
+A picture that renders is ``OK`` and scores its similarity.
 """
 
 from __future__ import annotations
@@ -115,12 +115,10 @@ def grade(
     height, width = target.image.shape[:2]
     resources = {"cpu_s": step.cpu_s, "wall_s": step.wall_s}
     said = step.stderr.decode(errors="replace").strip()[-2000:]
-    if step.limit is None and step.exit_code in (2, 3) and not step.denied_syscall:
-        status, what = (
-            (Status.CE, "the renderer could not read it") if step.exit_code == 2 else (Status.WA, "wrong size")
-        )
+    if step.limit is None and step.exit_code == 2 and not step.denied_syscall:
+        what = "the renderer could not read it"
         diagnostic = Diagnostic(said or what, file=file, code="render")
-        return Grade(status, diagnostics=(diagnostic,), message=f"{what}: {said[:200]}", metrics={"similarity": 0.0},
+        return Grade(Status.CE, diagnostics=(diagnostic,), message=f"{what}: {said[:200]}", metrics={"similarity": 0.0},
                      resources=resources)  # fmt: skip
     failure = step_failure(step)
     if failure is not None:

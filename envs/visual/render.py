@@ -1,16 +1,16 @@
 """The renderers' side of the sandbox: turn a submission into pixels, and nothing else.
 
-A step runs ``python -m codegym.envs.visual.render <kind> <width> <height> <nonce> <mode>`` in a warm
+A step runs ``python -m codegym.envs.visual.render <kind> <width> <height> <nonce>`` in a warm
 worker that imported this module (and so loaded librsvg and cairo) once; the step's fork reads
-the submission from the work dir, renders it on a white ``width`` x ``height`` canvas, and
-writes one frame to stdout::
+the submission from the work dir, renders it on a white ``width`` x ``height`` canvas (a
+picture of another size scaled to fit, its aspect ratio kept, centred: a reference and a
+submission alike), and writes one frame to stdout::
 
     codegym-render <nonce> <width> <height> <length>\\n<raw deflate of cairo's B G R A bytes, row by row>
 
 Whatever else appears on stdout, and any frame without the step's nonce, is ignored by the
 grader (`codegym.envs.visual.grader`). Exit status 2 means the submission could not be read
-(stderr says why, in the renderer's words), 3 that it declares a size other than the canvas
-(mode ``strict``: a submission; mode ``fit`` scales a reference to the canvas instead).
+(stderr says why, in the renderer's words).
 
 Kinds:
     ``svg``: ``drawing.svg`` rendered by librsvg (Debian's ``librsvg2-2``, the library behind
@@ -55,10 +55,6 @@ class RenderError(Exception):
     """The submission could not be rendered; the message is the renderer's."""
 
 
-class WrongSize(Exception):
-    """The picture declares a size other than the canvas asked for."""
-
-
 class _Libraries:
     """librsvg, cairo and GObject, loaded once, with the prototypes this module calls."""
 
@@ -71,12 +67,6 @@ class _Libraries:
         self._declare(self.rsvg, "rsvg_handle_new_from_data", p, [ctypes.c_char_p, size, _ErrorOut])
         self._declare(
             self.rsvg, "rsvg_handle_render_document", ctypes.c_int, [p, p, ctypes.POINTER(_Rectangle), _ErrorOut]
-        )
-        self._declare(
-            self.rsvg,
-            "rsvg_handle_get_intrinsic_size_in_pixels",
-            ctypes.c_int,
-            [p, ctypes.POINTER(double), ctypes.POINTER(double)],
         )
         self._declare(self.cairo, "cairo_image_surface_create", p, [ctypes.c_int, ctypes.c_int, ctypes.c_int])
         self._declare(self.cairo, "cairo_create", p, [p])
@@ -107,14 +97,15 @@ def libraries() -> _Libraries:
 
 
 @contextlib.contextmanager
-def rendered(source: bytes, width: int, height: int, strict: bool = True) -> Iterator[memoryview]:
+def rendered(source: bytes, width: int, height: int) -> Iterator[memoryview]:
     """``source`` rendered on a white ``width`` x ``height`` canvas: cairo's own pixel rows
     (B G R A bytes, alpha 255 everywhere), seen in place for as long as the block runs.
 
-    Raises `RenderError` when librsvg cannot read or draw it, and (``strict``) `WrongSize`
-    when it declares a size in pixels other than ``width`` x ``height``; a picture that
-    declares none, only a ``viewBox``, and any picture when not ``strict``, is scaled to fit
-    the canvas. (In place: each copy of the pixels would cost a forked step its pages.)"""
+    A picture is scaled to fit the canvas, its aspect ratio kept and centred (librsvg's
+    viewport: the size it declares, in any unit, or its ``viewBox``; one of 24 x 24 fills a
+    256 x 256 canvas, one of 48 x 24 fills its width), so that a picture and the same one
+    at another size draw the same pixels. Raises `RenderError` when librsvg cannot read or
+    draw it. (In place: each copy of the pixels would cost a forked step its pages.)"""
     lib = libraries()
     error = ctypes.POINTER(_GError)()
     handle = lib.rsvg.rsvg_handle_new_from_data(source, len(source), ctypes.byref(error))
@@ -122,10 +113,6 @@ def rendered(source: bytes, width: int, height: int, strict: bool = True) -> Ite
         raise RenderError(_message(lib, error, "librsvg could not read the SVG"))
     surface = context = None
     try:
-        w, h = ctypes.c_double(), ctypes.c_double()
-        declared = lib.rsvg.rsvg_handle_get_intrinsic_size_in_pixels(handle, ctypes.byref(w), ctypes.byref(h))
-        if strict and declared and (round(w.value), round(h.value)) != (width, height):
-            raise WrongSize(f"the SVG is {w.value:g} x {h.value:g} pixels; the canvas is {width} x {height}")
         surface = lib.cairo.cairo_image_surface_create(ARGB32, width, height)
         context = lib.cairo.cairo_create(surface)
         lib.cairo.cairo_set_source_rgb(context, 1.0, 1.0, 1.0)
@@ -166,16 +153,12 @@ RENDERERS = {"svg": SVG_FILE, "chart": CHART_FILE}  # kind -> the file librsvg r
 
 
 def main() -> None:
-    kind, width, height, nonce, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+    kind, width, height, nonce = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     try:
         with open(RENDERERS[kind], "rb") as handle:
             source = handle.read()
-        with rendered(source, width, height, mode == "strict") as bgra:
+        with rendered(source, width, height) as bgra:
             out = frame(nonce, width, height, bgra)
-    except WrongSize as e:
-        sys.stderr.write(f"{e}\n")
-        sys.stderr.flush()
-        os._exit(3)
     except (RenderError, OSError) as e:
         sys.stderr.write(f"{e}\n")
         sys.stderr.flush()
@@ -205,7 +188,7 @@ def rehearsal() -> Job:
         b'<circle cx="160" cy="160" r="60" fill="none" stroke="#236" stroke-width="6"/>'
         b'<text x="20" y="230" font-size="24">Rehearsal</text></svg>'
     )
-    step = Step(argv=("python", "-m", __name__, "svg", "256", "256", "rehearsal", "strict"))
+    step = Step(argv=("python", "-m", __name__, "svg", "256", "256", "rehearsal"))
     return Job(steps=(step,), files={SVG_FILE: source}, preload=(__name__,))
 
 

@@ -42,7 +42,8 @@ EXPECTED = (
 )
 SVG_PROMPT = """\
 Write an SVG document that draws the target picture (the observation's `target`: {width} x {height} pixels, RGB).
-Give the root <svg> width="{width}" height="{height}" (or only a viewBox, scaled to fit). The canvas is white.
+Give the root <svg> width="{width}" height="{height}" (or only a viewBox); a picture of another size is scaled to fit \
+the canvas, its aspect ratio kept, centred. The canvas is white.
 Use shapes, paths, gradients, transforms and text; embedded rasters (<image>, data: URLs), links to other \
 files and <foreignObject> are refused.{about}
 Answer with the SVG document only. It is scored by how alike the render is: pixels, structure, edges and colours."""

@@ -77,7 +77,7 @@ def test_a_warm_browser_renders_as_a_browser_per_job_does(javascript: bool) -> N
         executor = env.executor
         assert isinstance(executor, warm.WarmPageExecutor)
         for task in list(env.tasks)[:: 12 if javascript else 6]:
-            job = env.render_job(task.reference or "", env.limits, strict=False)
+            job = env.render_job(task.reference or "", env.limits)
             nonce = job.steps[0].argv[-2]
             warmed = decode_page(executor.run(job).steps[0].stdout, nonce, 400, 300)
             per_job = decode_page(executor.base.run(job).steps[0].stdout, nonce, 400, 300)
@@ -254,7 +254,7 @@ def test_a_warm_browser_starts_in_each_tier_beside_a_checkout_under_tmp(
         executor = warm.WarmPageExecutor(base)
         reads = f"<html><body><iframe src='file://{hidden}/secret.txt'></iframe></body></html>"
         for code in (HELLO, reads):
-            job = env.render_job(code, env.limits, strict=True)
+            job = env.render_job(code, env.limits)
             result = executor.run(job)
             assert executor.broken is None, executor.broken
             assert result.steps[0].exit_code == 0, result.steps[0]

@@ -83,8 +83,6 @@ def test_failures_score_zero_never_partial_credit(env: SVGFromImageEnv) -> None:
     assert similarity(env, HOUSE, "not svg at all") == (Status.CE, 0.0)
     assert similarity(env, HOUSE, OPEN + "</svg>") == (Status.WA, 0.0)  # blank
     assert similarity(env, HOUSE, OPEN + '<rect width="256" height="256" fill="#123456"/></svg>') == (Status.WA, 0.0)
-    wrong_size = '<svg xmlns="http://www.w3.org/2000/svg" width="128" height="256"><circle r="40"/></svg>'
-    assert similarity(env, HOUSE, wrong_size) == (Status.WA, 0.0)
     slow = (
         OPEN + '<path d="' + "M0 0 L256 256 " * 2000 + '" stroke="#000" stroke-dasharray="0.01"/></svg>'
     )  # (millions of dashes)
@@ -98,6 +96,68 @@ def test_a_viewbox_only_picture_is_scaled_to_the_canvas(env: SVGFromImageEnv) ->
         'viewBox="0 0 256 256"', 'viewBox="0 0 256 256" width="100%"', 1
     )
     assert similarity(env, HOUSE, scaled)[1] >= 0.99
+
+
+def test_a_picture_of_another_size_is_scaled_to_fit_as_the_target_is(env: SVGFromImageEnv) -> None:
+    """Every picture, reference or submission, is scaled to fit the canvas, its aspect ratio
+    kept and centred: the house at twice the size draws the same pixels; its left half alone
+    (a picture half as wide) is drawn in the middle (and scores less), not refused."""
+    reference = env.tasks.get(HOUSE).reference or ""
+    double = reference.replace('width="256" height="256"', 'width="512" height="512"', 1)
+    assert similarity(env, HOUSE, double)[1] >= 0.99
+    narrow = reference.replace('width="256" height="256" viewBox="0 0 256 256"', 'viewBox="0 0 128 256"', 1)
+    grade, _ = env.evaluate_task(env.tasks.get(HOUSE), narrow)
+    assert grade.status is Status.OK and 0 < grade.metrics["similarity"] < 0.9
+    render = grade.artifacts["render"]
+    assert not (255 - render[:, :64]).any() and (255 - render[:, 64:70]).any()  # (moved right to the middle)
+
+
+# svg-stack rows as the data set ships them (``Filename``, ``Svg``), of every common shape: a
+# feather icon (24 x 24 and a viewBox), a viewBox alone, a size in em, in px and not square, a
+# size without a viewBox.
+FEATHER = (
+    'fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">'
+    '<circle cx="12" cy="12" r="10"/><line x1="12" y1="8" x2="12" y2="16"/><line x1="8" y1="12" x2="16" y2="12"/>'
+)
+SVG_STACK = {
+    "plus-circle.svg": (f'<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" '
+                        f"{FEATHER}</svg>"),
+    "viewbox-only.svg": f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" {FEATHER}</svg>',
+    "em.svg": f'<svg xmlns="http://www.w3.org/2000/svg" width="1.5em" height="1.5em" viewBox="0 0 24 24" {FEATHER}</svg>',
+    "wide-px.svg": ('<svg xmlns="http://www.w3.org/2000/svg" width="48px" height="24px" viewBox="0 0 48 24">'
+                    '<rect x="2" y="2" width="44" height="20" fill="#1d4ed8"/></svg>'),
+    "tall-no-viewbox.svg": ('<svg xmlns="http://www.w3.org/2000/svg" width="30" height="60">'
+                            '<rect width="30" height="60" fill="#c00"/></svg>'),
+}  # fmt: skip
+
+
+def test_svg_stack_rows_of_any_size_are_solved_by_their_own_svg() -> None:
+    """A row's own SVG scores >= 0.99 whatever size it declares, so `check_solutions` keeps
+    every row and ``validate=True`` drops none; the picture fills the canvas (a 24 x 24 icon
+    is drawn 256 x 256, not in a corner), one of another aspect centred between white bands."""
+    rows = [{"Filename": name, "Svg": svg} for name, svg in SVG_STACK.items()]
+    env = SVGFromImageEnv(rows, validate=True)
+    try:
+        assert len(env.tasks) == len(rows) and env.invalid_tasks == {}
+        for task in env.tasks:
+            assert similarity(env, task.id, task.reference or "") == (Status.OK, 1.0), task.id
+            assert env.check_solutions(task) is None
+        inked = {t.id.removeprefix("svg-stack/"): _ink(env.target(t).image) for t in env.tasks}
+        boxes = {"plus-circle.svg": (10, 245, 10, 245), "viewbox-only.svg": (10, 245, 10, 245),
+                 "em.svg": (10, 245, 10, 245), "wide-px.svg": (10, 245, 74, 181),  # (256 x 128, centred)
+                 "tall-no-viewbox.svg": (64, 191, 0, 255)}  # fmt: skip
+        for name, box in boxes.items():  # (within a pixel of antialiasing)
+            assert max(abs(a - b) for a, b in zip(inked[name], box, strict=True)) <= 1, (name, inked[name])
+        at_canvas_size = SVG_STACK["plus-circle.svg"].replace('width="24" height="24"', 'width="256" height="256"')
+        assert similarity(env, "svg-stack/plus-circle.svg", at_canvas_size)[1] >= 0.99
+    finally:
+        env.close()
+
+
+def _ink(picture: np.ndarray) -> tuple[int, int, int, int]:
+    """The box of what is not white in ``picture``: (left, right, top, bottom)."""
+    ys, xs = np.nonzero(picture.min(axis=2) < 250)
+    return int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
 
 
 # --- cheats --------------------------------------------------------------------------------------
@@ -282,3 +342,53 @@ def test_the_generator_is_seeded() -> None:
     assert [t.reference for t in first] == [t.reference for t in again]
     assert [t.reference for t in first] != [t.reference for t in generate_svg_tasks(6, seed=4)]
     assert {t.difficulty for t in first} == {"easy", "medium", "hard"}
+
+
+def test_refine_feedback_can_carry_the_difference_map_as_text() -> None:
+    """With ``difference_feedback=True`` the feedback a model reads says where the render
+    and the target differ, as a grid of digits; off by default."""
+    half = (
+        OPEN
+        + '<rect width="256" height="256" fill="#e0f2fe"/><rect y="200" width="256" height="56" fill="#65a30d"/></svg>'
+    )
+    for flag in (False, True):
+        env = SVGFromImageEnv(mode="refine", difference_feedback=flag)
+        try:
+            env.reset(options={"task_id": HOUSE})
+            observation, _, terminated, _, info = env.step(half)
+            assert not terminated
+            assert ("Where they differ" in observation["feedback"]) is flag
+            assert ("Where they differ" in info["grade"].feedback()) is flag
+        finally:
+            env.close()
+    grid = observation["feedback"].split("rows from the top; 0: the same, 9: far apart):\n", 1)[1].splitlines()[:8]
+    assert len(grid) == 8 and all(len(row) == 8 and row.isdigit() for row in grid)
+    assert grid[0] == "00000000" and int(max(grid[3])) > 0  # (the sky and grass match; the house is missing)
+    assert info["grade"].diagnostics[-1].code == "difference" and info["grade"].diagnostics[-1].severity == "note"
+
+
+def test_render_mode_rgb_array_shows_target_render_and_difference() -> None:
+    made = gym.make("codegym/SVGFromImage-v0", render_mode="rgb_array")
+    env = made.unwrapped
+    assert isinstance(env, SVGFromImageEnv)
+    try:
+        assert "rgb_array" in env.metadata["render_modes"]
+        check_env(env)  # (its render checks included)
+        env.reset(options={"task_id": HOUSE})
+        strip = env.render()
+        assert strip.shape == (256, 768, 3) and strip.dtype == np.uint8
+        assert np.array_equal(strip[:, :256], env.target(env.tasks.get(HOUSE)).image) and not strip[:, 256:].any()
+        observation, *_ = env.step(OPEN + '<circle cx="128" cy="128" r="60" fill="#dc2626"/></svg>')
+        strip = env.render()
+        assert np.array_equal(strip[:, 256:512], observation["render"])
+        assert np.array_equal(strip[:, 512:], observation["difference"]) and strip[:, 512:].any()
+    finally:
+        env.close()
+    made = gym.make("codegym/ChartFromImage-v0", render_mode="rgb_array")
+    try:
+        made.reset(seed=0)
+        assert made.render().shape == (300, 1200, 3)  # type: ignore[union-attr]
+    finally:
+        made.close()
+    with pytest.raises(ValueError, match="render_mode must be None, 'ansi' or 'rgb_array'"):
+        SVGFromImageEnv(render_mode="human")
