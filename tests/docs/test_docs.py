@@ -339,3 +339,22 @@ def test_readme_examples_run_as_pasted(tmp_path: Path) -> None:
     for expected in ("1.0 Status.OK 1.0", "Status.CE False", "1.0 True 2", "['OK', 'WA']", "[['OK', 'WA', 'CE']]",
                      "1_A. Sum of two 1.0"):  # fmt: skip
         assert expected in printed, (expected, done.stdout)
+
+
+def test_task_sources_covers_every_registered_env() -> None:
+    """docs/task_sources.md's table has a row for each registered env's family, linking its page,
+    and the page gives each family's formats an example."""
+    text = (DOCS / "task_sources.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| \[(\w+)\]\((families/\w+\.md)\) \|", text, re.M))
+    families = {env_id.removeprefix("codegym/").rsplit("-v", 1)[0] for env_id in codegym_env_ids()}
+    assert families <= set(rows), families - set(rows)
+    assert all((DOCS / page).is_file() for page in rows.values())
+    examples = "".join(block.code for block in blocks(text) if block.language == "python")
+    for env_id in codegym_env_ids():
+        assert f'"{env_id}"' in examples, f"docs/task_sources.md has no example that uses {env_id}"
+
+
+def codegym_env_ids() -> list[str]:
+    import gymnasium as gym
+
+    return sorted(env_id for env_id in gym.registry if env_id.startswith("codegym/"))
