@@ -348,8 +348,8 @@ class SVGFromImageEnv(VisualEnv):
     weighted mean of ``pixel``, ``ssim``, ``edges`` and ``colour`` (`metrics`; the mix is
     `metrics.DEFAULT_WEIGHTS`, ``reward_weights=`` changes it, and ``similarity=`` adds a
     learned metric of the user's as ``learned``). Each metric is in
-    ``info["grade"].metrics``. 0 when the SVG does not parse (``CE``), declares another size
-    or renders blank (``WA``), runs past its limits (``TLE``) or smuggles a raster (``HACK``).
+    ``info["grade"].metrics``. 0 when the SVG does not parse (``CE``), renders blank
+    (``WA``), runs past its limits (``TLE``) or smuggles a raster (``HACK``).
 
     ## Episode end
     ``mode="single"``: after one submission; ``mode="refine"``: when the similarity reaches
@@ -366,7 +366,9 @@ class SVGFromImageEnv(VisualEnv):
        ``<foreignObject>`` and pixel painting (hundreds of one-pixel shapes), as ``HACK``
        with the construct and its line; past 256 KiB or 4,000 elements, ``CE``.
     2. librsvg renders the SVG on a white canvas in the sandbox, in a warm worker that loaded
-       it once (`render`); only the pixels come out, in a frame tagged with a nonce.
+       it once (`render`); only the pixels come out, in a frame tagged with a nonce. A
+       picture of another size is scaled to fit, its aspect ratio kept and centred, the
+       reference as a submission (an svg-stack icon of 24 x 24 is solved by its own SVG).
     3. The harness compares them with the target (`grader`), which never enters the sandbox.
     """
 
@@ -415,7 +417,7 @@ class ChartFromImageEnv(VisualEnv):
 
     ## Registered configurations
     ``codegym/ChartFromImage-v0``: the bundled charts (``tasks="codegym-charts"``);
-    ``tasks="generated"``; ChartMimic rows (`tasks.load_chart_tasks`).
+    ``tasks="generated"``; ChartMimic rows or its released folder (`tasks.load_chart_tasks`).
 
     ## How it is judged
     1. The gate (`chart_gate.check_chart`, on the host) refuses rasters (``imshow``,
@@ -423,11 +425,13 @@ class ChartFromImageEnv(VisualEnv):
        interpreter access (``open``, ``eval``, private attributes) and literal data enough to
        paint pixels, as ``HACK`` with the construct and its line.
     2. In the sandbox, a warm worker with matplotlib loaded (`sandbox.PlottingExecutor`) runs
-       the program and saves its figure at the canvas size as SVG, text as text
-       (`plotting`). A second process, which the program never sees, renders that SVG with
-       librsvg under a fresh nonce (`render`). matplotlib's own PNG is never read: the
-       program's process could have written any picture; the SVG is checked again (an
-       embedded raster in it is ``HACK``) and the pixels are librsvg's.
+       the program, a new figure sized to the canvas (``figure.figsize``, 100 dpi) and
+       numpy's and `random`'s generators seeded before it starts, and saves its figure at the
+       canvas size as SVG, text as text (`plotting`). A second process, which the program
+       never sees, renders that SVG with librsvg under a fresh nonce (`render`).
+       matplotlib's own PNG is never read: the program's process could have written any
+       picture; the SVG is checked again (an embedded raster in it is ``HACK``) and the
+       pixels are librsvg's.
     3. The harness compares the pixels and the figure's record with the target's.
     """
 
