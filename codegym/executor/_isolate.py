@@ -73,8 +73,16 @@ def container_paths(config: dict[str, Any]) -> Paths:
     hidden = set(config["hide"])
     readable = [source for source, target in config["binds"] if target not in hidden]
     readable = [path for source in readable for path in _without(source, config["masks"])]
-    devices = ("null", "zero", "full", "random", "urandom", *config.get("devices", ()))
-    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices), "/proc"])
+    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices(config)), "/proc"])
+
+
+def devices(config: dict[str, Any]) -> tuple[str, ...]:
+    """The device nodes in a step's reach (under /dev), the executor's extra ones (a GPU's)
+    among them. Where shared memory is refused (``config["refuse_shared_memory"]``: no
+    cgroup counts it), /dev/zero is not: a shared mapping of it is anonymous shared memory,
+    which RLIMIT_DATA does not count (and a seccomp filter cannot tell it from a file's)."""
+    zero = () if config.get("refuse_shared_memory") else ("zero",)
+    return ("null", *zero, "full", "random", "urandom", *config.get("devices", ()))
 
 
 def _without(folder: str, masked: list[str]) -> list[str]:
@@ -145,7 +153,7 @@ def build_view(config: dict[str, Any]) -> None:
     for source, target in binds:
         _bind_into(root, source, target, readonly=True)
     # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
-    for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
+    for device in devices(config):
         _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
     for index, name in enumerate(("stdin", "stdout", "stderr")):
         os.symlink(f"/proc/self/fd/{index}", f"{root}/dev/{name}")

@@ -376,11 +376,13 @@ SYSV_IPC = (
     "msgget", "msgsnd", "msgrcv", "msgctl",
 )  # fmt: skip
 POSIX_MQUEUE = ("mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr")
-# Memory that RLIMIT_DATA does not count: shared mappings (anonymous, of /dev/zero, of a
-# memfd), memfds (written to, never mapped) and System V segments and messages. Where no
-# cgroup counts it, they fail with EPERM (``mmap`` only with MAP_SHARED).
+# Memory that RLIMIT_DATA does not count: shared anonymous mappings, memfds and System V
+# segments and messages. Where no cgroup counts it, they fail with EPERM (``mmap`` only with
+# MAP_SHARED and MAP_ANONYMOUS: a shared mapping of a file is bounded by the file's size,
+# and /dev/zero, whose shared mappings are anonymous ones, is then out of the view).
 SHARED_MEMORY = ("memfd_create", "shmget", "msgget", "semget")
 MAP_SHARED = 0x01  # (MAP_SHARED_VALIDATE, 0x03, has it too)
+MAP_ANONYMOUS = 0x20
 
 _TABLES = {
     "x86_64": {
@@ -475,7 +477,7 @@ def seccomp_program(*, new_ipc: bool = False, refuse_ipc: bool = False, refuse_s
     an IPC namespace of its own before it drops its privileges; the kernel refuses it to a
     process without CAP_SYS_ADMIN, as every submission is). ``refuse_ipc``: `SYSV_IPC` and
     `POSIX_MQUEUE` fail with EPERM. ``refuse_shared_memory``: `SHARED_MEMORY` and ``mmap``
-    with MAP_SHARED fail with EPERM.
+    with MAP_SHARED and MAP_ANONYMOUS fail with EPERM.
     """
     table = _SYSCALLS
     ops = _native_syscall_number()
@@ -492,9 +494,10 @@ def seccomp_program(*, new_ipc: bool = False, refuse_ipc: bool = False, refuse_s
         ops += [(_JEQ_K, 0, 1, table[name]), (_RET_K, 0, 0, _RET_ERRNO | _EPERM)]
     if refuse_shared_memory:
         ops += [
-            (_JEQ_K, 0, 4, table["mmap"]),
+            (_JEQ_K, 0, 5, table["mmap"]),
             (_LD_W_ABS, 0, 0, _OFFSET_ARG3_LOW),  # flags
-            (_JSET_K, 0, 1, MAP_SHARED),
+            (_JSET_K, 0, 2, MAP_SHARED),
+            (_JSET_K, 0, 1, MAP_ANONYMOUS),
             (_RET_K, 0, 0, _RET_ERRNO | _EPERM),
             (_LD_W_ABS, 0, 0, _OFFSET_NR),
         ]

@@ -841,9 +841,7 @@ def _deny_list(config: dict[str, Any]) -> bytes:
     (shared mappings, memfds, System V segments and messages) is refused."""
     tier = config["isolation"]
     return linux.seccomp_program(
-        new_ipc=tier != "container",
-        refuse_ipc=tier == "container",
-        refuse_shared_memory=config["cgroup"]["version"] == "none",
+        new_ipc=tier != "container", refuse_ipc=tier == "container", refuse_shared_memory=config["refuse_shared_memory"]
     )
 
 
@@ -861,6 +859,7 @@ def main() -> None:
         # the fork server may mount its /proc only while a whole one is in view.
         config["in_user_namespace"] = userns or not in_initial_user_namespace()
         config["keep_host_proc"] = userns or (tier == "full" and config["in_user_namespace"])
+        config["refuse_shared_memory"] = config["cgroup"]["version"] == "none"  # (see `_deny_list`)
         if userns:
             enter_user_namespace(config["user_map"])
         set_oom_score_adj(-1000)  # the OOM killer picks the submission, never us
