@@ -22,7 +22,7 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from codegym.core import CodeEnv
-from codegym.error import InvalidTask, SandboxError
+from codegym.error import InvalidTask, SandboxError, UsageError
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.task import Task
@@ -135,6 +135,7 @@ def score(
     *,
     progress: bool = False,
     server: str | Sequence[str] | None = None,
+    token: str | None = None,
     **env_kwargs: Any,
 ) -> list[Grade]:
     """Grade ``(task_id, answer)`` pairs with the env registered as ``env_id``.
@@ -150,11 +151,15 @@ def score(
         server: A ``codegym serve`` URL, or a list of them: the submissions are graded there
             (in chunks spread over the servers; see `codegym.remote.score_remote`), with
             the same grades as here.
+        token: The server's token (else ``$CODEGYM_SERVER_TOKEN`` or the URL's password),
+            sent as a header, never as an env setting.
         **env_kwargs: Passed to ``gym.make`` (``tasks=...``, ``limits=...``, ...).
     """
     if server is not None:
         from codegym.remote import score_remote
 
-        return score_remote(env_id, submissions, server, env_kwargs=env_kwargs, progress=progress)
+        return score_remote(env_id, submissions, server, env_kwargs=env_kwargs, token=token, progress=progress)
+    if token is not None:
+        raise UsageError("token= is a server's token: pass it with server=URL (scoring here needs none)")
     with Scorer(env_id, **env_kwargs) as scorer:
         return scorer.score(submissions, progress=progress)

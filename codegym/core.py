@@ -29,7 +29,7 @@ from codegym.agent import (
     agent_prompt,
     tools_for,
 )
-from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError, UngradableSubmission
+from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError, UngradableSubmission, UsageError
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
@@ -105,15 +105,23 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     # Called with each tool call's result as it completes, in ``mode="agent"`` (a server streams them).
     tool_listener: Callable[[ToolResult], None] | None = None
 
-    def __new__(cls, *args: Any, server: str | Sequence[str] | None = None, **kwargs: Any) -> Any:
-        """``gym.make("codegym/<Family>-v<N>", server=URL, **kwargs)``: a `codegym.remote.RemoteEnv`
-        playing this env on a ``codegym serve`` at URL (a list: round robin), made there with
-        ``kwargs``, instead of this env."""
+    def __new__(
+        cls, *args: Any, server: str | Sequence[str] | None = None, token: str | None = None, **kwargs: Any
+    ) -> Any:
+        """``gym.make("codegym/<Family>-v<N>", server=URL, token=T, **kwargs)``: a
+        `codegym.remote.RemoteEnv` playing this env on a ``codegym serve`` at URL (a list: round
+        robin), made there with ``kwargs``, instead of this env; ``token`` (else
+        ``$CODEGYM_SERVER_TOKEN`` or the URL's password) is the server's, sent as a header."""
         if server is None:
+            if token is not None:
+                raise UsageError("token= is a server's token: pass it with server=URL (an env made here needs none)")
             return super().__new__(cls)
         from codegym.remote import RemoteEnv, env_id_of
 
-        return RemoteEnv(server, env_id_of(cls, kwargs), env_kwargs=kwargs)
+        try:
+            return RemoteEnv(server, env_id_of(cls, kwargs), env_kwargs=kwargs, token=token)
+        except TypeError as e:  # (gym.make would repeat its kwargs, the token among them, in the message)
+            raise UsageError(str(e)) from e
 
     def __init__(
         self,

@@ -7,9 +7,15 @@ server=URL)`` makes one; a list of URLs spreads sessions over servers, round rob
 (``codegym.score(..., server=URL_or_list)``) posts batches to ``/v1/score`` in chunks spread over
 the servers and returns the grades the env would give in this process.
 
-A server with a token: pass ``token=``, set ``$CODEGYM_SERVER_TOKEN``, or put it in the URL as the
-password (``http://codegym:TOKEN@host:8000``). Needs ``websockets`` (the ``serve`` extra) for
-`RemoteEnv`; `score_remote` needs only the standard library.
+A server with a token: pass ``token=`` (to `RemoteEnv`, ``gym.make(..., server=URL, token=T)``
+or ``codegym.score(..., server=URL, token=T)``), set ``$CODEGYM_SERVER_TOKEN``, or put it in the
+URL as the password (``http://codegym:TOKEN@host:8000``). It goes out in the ``Authorization``
+header only: it is never sent as an env setting, and never shown in a message, a repr or an
+env's spec (a spec keeps the URL without its credentials and no ``token``; an env remade from
+it takes the token from ``$CODEGYM_SERVER_TOKEN``). ``gym.make_vec(..., token=T)`` is the
+exception: Gymnasium keeps the vector env's keyword arguments in its spec as given, so give a
+vector env its token by ``$CODEGYM_SERVER_TOKEN``. Needs ``websockets`` (the ``serve`` extra)
+for `RemoteEnv`; `score_remote` needs only the standard library.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import gymnasium as gym
+from gymnasium.envs.registration import EnvSpec
 from tqdm import tqdm
 
 from codegym import error
@@ -37,6 +44,7 @@ from codegym.grade import Grade
 from codegym.serve.wire import decode, grade_from_dict, space_from_dict
 
 TOKEN_VARIABLE = "CODEGYM_SERVER_TOKEN"
+TOKEN_HELP = f"pass token=, set ${TOKEN_VARIABLE}, or put the token in the URL as its password"
 CHUNK = 256  # items per /v1/score request
 BUSY_RETRIES = 120  # 503 answers waited out per chunk
 _turns: dict[tuple[str, ...], itertools.count[int]] = {}
@@ -88,18 +96,43 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
             from websockets.sync.client import connect
         except ImportError as e:
             raise error.DependencyNotInstalled("RemoteEnv needs websockets: pip install 'codegym[serve]'") from e
-        self.server, self.env_id, self.timeout_s = pick(server), env_id, timeout_s
-        base, headers = _auth(self.server, token)
+        chosen = pick(server)
+        self.server, self.env_id, self.timeout_s = redact(chosen), env_id, timeout_s
+        base, headers = _auth(chosen, token)
         url = _ws_url(base) + f"/envs/{env_id}/ws"
         try:
             opened = connect(url, additional_headers=headers, open_timeout=connect_timeout_s, max_size=None)
             self._ws: Any = opened.__enter__()  # (closed in close(), not by a with block)
         except Exception as e:  # (OSError, a timeout, websockets' InvalidStatus for a refusal)
+            status = getattr(getattr(e, "response", None), "status_code", None)
+            if status in (401, 403):  # (a WebSocket refused before it opens: the token)
+                raise error.RemoteError(_refused(self.server, status, sent=bool(headers))) from e
             raise error.RemoteError(f"cannot open a session at {url}: {e}") from e
         spaces = self._call("configure", {"env_kwargs": wire_kwargs(env_kwargs or {})}, expect="spaces")
         self.observation_space = space_from_dict(spaces["observation_space"])
         self.action_space = space_from_dict(spaces["action_space"])
         self.session_id: str = spaces.get("session_id", "")
+
+    @property
+    def spec(self) -> EnvSpec | None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """The env's spec, as ``gym.make`` recorded it, less its credentials: no ``token``, and
+        server URLs without a user and password."""
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        if spec is not None:
+            kwargs = {k: v for k, v in spec.kwargs.items() if k != "token"}
+            if "server" in kwargs:
+                servers = kwargs["server"]
+                kwargs["server"] = redact(servers) if isinstance(servers, str) else [redact(u) for u in servers]
+            spec = dataclasses.replace(spec, kwargs=kwargs)
+        self._spec = spec
+
+    _spec: EnvSpec | None = None
+
+    def __repr__(self) -> str:
+        return f"<RemoteEnv {self.env_id} at {self.server}>"
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -249,9 +282,10 @@ def score_remote(
     return [grade_from_dict(result["grade"]) for result in results]
 
 
-def _post(server: str, path: str, body: Any, token: str | None, timeout_s: float) -> Any:
+def _post(url: str, path: str, body: Any, token: str | None, timeout_s: float) -> Any:
     """POST ``body`` as JSON; wait out 503s; a JSON error becomes its exception."""
-    base, headers = _auth(server, token)
+    base, headers = _auth(url, token)
+    server = redact(url)
     data = json.dumps(body).encode()
     request = urllib.request.Request(base + path, data, {**headers, "Content-Type": "application/json"}, method="POST")
     for _ in range(BUSY_RETRIES):
@@ -262,6 +296,8 @@ def _post(server: str, path: str, body: Any, token: str | None, timeout_s: float
             if e.code == 503:
                 time.sleep(float(e.headers.get("Retry-After") or 1))
                 continue
+            if e.code in (401, 403):
+                raise error.RemoteError(_refused(server, e.code, sent=bool(headers))) from e
             raise _http_error(server, e) from e
         except (urllib.error.URLError, OSError) as e:
             raise error.RemoteError(f"cannot reach {server}: {e}") from e
@@ -290,6 +326,21 @@ def _auth(url: str, token: str | None) -> tuple[str, dict[str, str]]:
     token = token or parts.password or os.environ.get(TOKEN_VARIABLE)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return urlunsplit((parts.scheme or "http", netloc, parts.path, "", "")), headers
+
+
+def redact(url: str) -> str:
+    """``url`` without its user and password (what messages, reprs and specs show)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
+
+
+def _refused(server: str, status: int, *, sent: bool) -> str:
+    """What a refusal for the token says (never the token)."""
+    if sent:
+        return f"{server} refused the token (HTTP {status}): it is not this server's token; {TOKEN_HELP}"
+    return f"{server} needs a token (HTTP {status}) and none was given: {TOKEN_HELP}"
 
 
 def _ws_url(url: str) -> str:

@@ -324,7 +324,11 @@ class Guard:
             await receive()  # (websocket.connect)
             await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
             return
-        message = "this server needs a token: send Authorization: Bearer TOKEN (or HTTP Basic auth, TOKEN the password)"
+        how = "Authorization: Bearer TOKEN (or HTTP Basic auth, TOKEN the password)"
+        if dict(scope.get("headers") or ()).get(b"authorization"):  # (what was sent is not repeated)
+            message = f"the token this request carries is not this server's: send its token as {how}"
+        else:
+            message = f"this server needs a token: send {how}"
         await _json(send, 401, {"error": {"type": "Unauthorized", "message": message}},
                     {"www-authenticate": 'Bearer realm="codegym"'})  # fmt: skip
 

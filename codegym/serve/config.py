@@ -43,7 +43,7 @@ class ServeConfig:
 
     host: str = "127.0.0.1"
     port: int = 8000
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # (never in a repr or a log)
     insecure: bool = False
     max_sessions: int = 64
     max_concurrency: int = field(default_factory=lambda: max(2, 2 * (os.cpu_count() or 1)))

@@ -78,6 +78,9 @@ def env_kwargs(config: ServeConfig, requested: Any) -> dict[str, Any]:
         requested = {}
     if not isinstance(requested, dict):
         raise ApiError(400, "InvalidKwargs", f"env_kwargs must be a JSON object, got {type(requested).__name__}")
+    if "token" in requested:  # (a client's token goes in its Authorization header; its value is not repeated)
+        raise ApiError(400, "InvalidKwargs", "env_kwargs has a 'token': a server's token is sent in the Authorization "
+                       "header (Bearer TOKEN), never as an env setting; update the client")  # fmt: skip
     refused = sorted(set(requested) & SERVER_ONLY_KWARGS)
     if refused:
         raise ApiError(403, "ForbiddenKwargs", f"env_kwargs {refused} are the server's to choose (codegym serve "
