@@ -27,7 +27,7 @@ import gymnasium as gym
 import codegym
 from codegym.error import Error, SandboxError, UnknownTask, UsageError
 from codegym.executor.isolation import CHOICES as ISOLATION_CHOICES
-from codegym.grade import Grade
+from codegym.grade import Grade, TestOutcome
 from codegym.remote import TOKEN_VARIABLE
 from codegym.task import json_kind, json_lines, shown
 
@@ -42,6 +42,8 @@ SAMPLE_FIELDS = ("completion", "solution", "code", "answer", "response")
 SAMPLE_LINE = '{"task_id": ..., "completion": "<code>"} (or the code under ' + ", ".join(SAMPLE_FIELDS[1:]) + ")"
 SHOWN_DIAGNOSTICS = 3  # per sample, in the results file
 SHOWN_FAILED = 5  # failing test names per sample, in the results file
+DEFAULT_KS = (1, 10, 100)  # the pass@k printed without -k (those every task has k samples for)
+SHOWN_TRACE = 1000  # characters of a test's trace, in the results file with --details
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -95,8 +97,12 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
                        help=f"the registered env that grades the samples (default: {DEFAULT_ENV}; `codegym list` "
                        "names them all)")  # fmt: skip
     score.add_argument("--tasks", help="task set; inferred from the task ids when omitted")
-    score.add_argument("-k", type=_ks, default="1,10,100",
-                       help="comma-separated k for pass@k (positive integers; default 1,10,100)")  # fmt: skip
+    score.add_argument("-k", type=_ks,
+                       help="comma-separated k for pass@k (positive integers; default 1,10,100, each printed where "
+                       "every task has at least k samples)")  # fmt: skip
+    score.add_argument("--details", action="store_true",
+                       help="write every test's outcome (name, passed, expected, got, ...) in each results "
+                       "row")  # fmt: skip
     score.add_argument("--out", type=Path,
                        help="where to write per-sample results (default: SAMPLES_results.jsonl, which an earlier run's "
                        "results there stop unless --force); a file named here is replaced")  # fmt: skip
@@ -175,7 +181,7 @@ def _run(args: argparse.Namespace, repo: Any) -> int:
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", [1, 2], None, force=True)
     return _score(args.samples, args.env, args.tasks, args.k, args.out, args.executor, force=args.force,
-                  skip_bad=args.skip_bad, options=dict(args.option))  # fmt: skip
+                  skip_bad=args.skip_bad, options=dict(args.option), details=args.details)  # fmt: skip
 
 
 # --- argument types: a bad value is a usage error (argparse prints it, exit status 2) -------------
@@ -397,13 +403,14 @@ def _score(
     samples: Path,
     env_id: str,
     tasks: str | None,
-    ks: list[int],
+    ks: list[int] | None,
     out: Path | None,
     executor: str | None = None,
     *,
     force: bool = False,
     skip_bad: bool = False,
     options: Mapping[str, Any] | None = None,
+    details: bool = False,
 ) -> int:
     lines = _read_samples(samples)
     out = _results_path(samples, out, force=force)
@@ -425,22 +432,31 @@ def _score(
             raise UsageError(_bad_lines(samples, lines, bad, "nothing was graded") + ("\n" + fix) * bool(good))
         grades = scorer.score([(str(line.task_id), line.code) for line in good], progress=True)
         rewards = [scorer.env.reward(grade) for grade in grades]
-        ids = [scorer.env.tasks.get(line.task_id).id for line in good]
+        found = [scorer.env.tasks.get(line.task_id) for line in good]
     elapsed = time.perf_counter() - started
     replaced = out.exists()
     _write_results(out, lines, dict(zip([line.number for line in good], zip(grades, rewards, strict=True),
-                                        strict=True)))  # fmt: skip
+                                        strict=True)), details=details)  # fmt: skip
     per_task: dict[str, list[bool]] = defaultdict(list)
-    for task_id, grade in zip(ids, grades, strict=True):
-        per_task[task_id].append(grade.passed)
+    difficulty: dict[str, str] = {}
+    for task, grade in zip(found, grades, strict=True):
+        per_task[task.id].append(bool(grade.solved))
+        difficulty[task.id] = task.difficulty or "unknown"
     print(f"scored {len(grades)} samples of {len(per_task)} tasks in {elapsed:.1f} s ({len(grades) / elapsed:.0f}/s)")
     if bad:
         print(f"skipped {len(bad)} line(s) that cannot be graded (graded: false in the results): lines "
               f"{_ranges([line.number for line in bad])}")  # fmt: skip
     print("status:", dict(Counter(g.status.value for g in grades).most_common()))
+    print(f"solved: {sum(bool(g.solved) for g in grades)} of {len(grades)} samples (the family's \"solved\": "
+          "pass@k counts these)")  # fmt: skip
     print(f"mean reward: {sum(rewards) / len(rewards):.4f}")
-    for k in ks:
-        print(_pass_at(k, per_task))
+    wanted = list(ks or DEFAULT_KS)
+    for line in _pass_lines(wanted, per_task, asked=ks is not None):
+        print(line)
+    if len(set(difficulty.values())) > 1:
+        print("by difficulty:")
+        for line in _by_difficulty(wanted, per_task, difficulty):
+            print("  " + line)
     print(f"per-sample results: {out}" + (" (replaced the file that was there)" if replaced else ""))
     return 0
 
@@ -495,15 +511,30 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
 
 
-def _write_results(out: Path, lines: list[_Line], graded: Mapping[int, tuple[Grade, float]]) -> None:
-    """One row per line of the samples file, in its order: the grade of each graded sample,
-    and ``graded: false`` with the reason for each line that was skipped."""
+def _write_results(
+    out: Path, lines: list[_Line], graded: Mapping[int, tuple[Grade, float]], *, details: bool = False
+) -> None:
+    """One row per line of the samples file, in its order: the grade of each graded sample
+    (with ``details``, every test's outcome), and ``graded: false`` with the reason for each
+    line that was skipped."""
     try:
         with out.open("w", encoding="utf-8") as handle:
             for line in lines:
-                handle.write(json.dumps(_result_row(line, graded.get(line.number))) + "\n")
+                row = _result_row(line, graded.get(line.number))
+                if details and line.number in graded:
+                    row["tests"] = [_test_row(test) for test in graded[line.number][0].tests]
+                handle.write(json.dumps(row) + "\n")
     except OSError as e:
         raise UsageError(f"cannot write the results to {out}: {e}") from None
+
+
+def _test_row(test: TestOutcome) -> dict[str, Any]:
+    """A test's outcome for the results file: its fields that are set (a trace cut to
+    `SHOWN_TRACE` characters)."""
+    fields = {"name": test.name, "passed": test.passed, "hidden": test.hidden, "tier": test.tier,
+              "status": test.status, "call": test.call, "expected": test.expected, "got": test.got,
+              "trace": test.trace[-SHOWN_TRACE:] if test.trace else None, "time_s": test.time_s}  # fmt: skip
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 def _result_row(line: _Line, result: tuple[Grade, float] | None) -> dict[str, Any]:
@@ -516,18 +547,44 @@ def _result_row(line: _Line, result: tuple[Grade, float] | None) -> dict[str, An
     diagnostics = [{k: v for k, v in dataclasses.asdict(d).items() if v is not None}
                    for d in grade.diagnostics[:SHOWN_DIAGNOSTICS]]  # fmt: skip
     return {**record, "line": line.number, "graded": True, "status": grade.status.value, "passed": grade.passed,
-            "pass_rate": grade.pass_rate, "reward": reward, "message": grade.message, "diagnostics": diagnostics,
-            "failed_tests": failed[:SHOWN_FAILED], "metrics": dict(grade.metrics)}  # fmt: skip
+            "solved": bool(grade.solved), "pass_rate": grade.pass_rate, "reward": reward, "message": grade.message,
+            "diagnostics": diagnostics, "failed_tests": failed[:SHOWN_FAILED],
+            "metrics": dict(grade.metrics)}  # fmt: skip
 
 
-def _pass_at(k: int, per_task: Mapping[str, list[bool]]) -> str:
-    """``pass@k: VALUE``, or why it is not computed (a task with fewer than k samples)."""
-    short = [len(v) for v in per_task.values() if len(v) < k]
-    if short:
-        return (f"pass@{k}: not computed: it needs {k} samples of every task, and {len(short)} of {len(per_task)} "
-                f"tasks have fewer (fewest: {min(short)})")  # fmt: skip
-    value = sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / len(per_task)
-    return f"pass@{k}: {value:.4f}"
+def _pass_lines(ks: Sequence[int], per_task: Mapping[str, list[bool]], *, asked: bool) -> list[str]:
+    """``pass@k: VALUE`` for each k that every task has k samples for; for the others, one
+    line saying why, when they were ``asked`` for with -k (the defaults are left out quietly)."""
+    values = {k: _pass_at(k, per_task) for k in ks}
+    lines = [f"pass@{k}: {value:.4f}" for k, value in values.items() if value is not None]
+    missing = [k for k, value in values.items() if value is None]
+    if missing and asked:
+        fewest = min(len(v) for v in per_task.values())
+        names = ", ".join(f"pass@{k}" for k in missing)
+        lines.append(f"{names}: not computed: each needs k samples of every task; the fewest a task has is {fewest}")
+    return lines
+
+
+def _pass_at(k: int, per_task: Mapping[str, list[bool]]) -> float | None:
+    """The mean over tasks of the unbiased pass@k of each task's solved samples; None when
+    some task has fewer than k samples."""
+    if not per_task or any(len(v) < k for v in per_task.values()):
+        return None
+    return sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / len(per_task)
+
+
+def _by_difficulty(ks: Sequence[int], per_task: Mapping[str, list[bool]], difficulty: Mapping[str, str]) -> list[str]:
+    """One line per difficulty (easy, medium, hard, then others): tasks, samples, the share
+    solved, and each pass@k that can be computed over its tasks."""
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    lines = []
+    for level in sorted(set(difficulty.values()), key=lambda d: (order.get(d, 3), d)):
+        tasks = {t: v for t, v in per_task.items() if difficulty[t] == level}
+        samples = [s for v in tasks.values() for s in v]
+        passes = [f"pass@{k} {value:.4f}" for k in ks if (value := _pass_at(k, tasks)) is not None]
+        lines.append(f"{level:8} {len(tasks)} tasks, {len(samples)} samples, solved {sum(samples) / len(samples):.4f}"
+                     + "".join(f", {p}" for p in passes))  # fmt: skip
+    return lines
 
 
 def _infer_tasks(task_id: str | int) -> str | None:

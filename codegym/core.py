@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -39,6 +40,10 @@ from codegym.task import Quarantine, Task, TaskSet, quarantined
 from codegym.tools.calls import ToolCall, parse_tool_calls
 
 logger = logging.getLogger(__name__)
+
+# A refine episode still going after this many attempts is taken as unbounded, and warned of once.
+UNBOUNDED_REFINE_ATTEMPTS = 50
+_warned_unbounded: set[str] = set()  # the env ids warned of, in this process
 
 Mode = Literal["single", "refine", "agent"]
 InfraPolicy = Literal["raise", "flag"]
@@ -206,10 +211,18 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         return episode.read_submission()
 
     def solved(self, grade: Grade) -> bool:
-        """Whether ``grade`` ends a ``mode="refine"`` episode: status ``OK`` (every test
-        passes); a family whose ``OK`` leaves room to improve (tests that may kill more
-        mutants) says otherwise."""
+        """Whether ``grade``'s answer solves its task, as the family defines "solved" (its
+        docs page says): by default status ``OK`` (every test passes); a family whose ``OK``
+        leaves room to improve (a similarity under a threshold, mutants left alive, a slower
+        program) says otherwise. Recorded in the grade as `Grade.solved` (see
+        `grade_checked`), which pass@k, trainers' ``correct`` and validation count; it also
+        ends a ``mode="refine"`` episode (see `refine_ends`)."""
         return grade.status is Status.OK
+
+    def refine_ends(self, grade: Grade) -> bool:
+        """Whether ``grade`` ends a ``mode="refine"`` episode: when it is solved. A family in
+        which a better answer is always possible (a faster program) never ends one."""
+        return self.solved(grade)
 
     def reward(self, grade: Grade) -> float:
         """The env's reward for ``grade``: the sum of its `reward_components`."""
@@ -360,9 +373,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         reward = float(sum(components.values()))
         grade = _with_components(grade, components)
         self.last_grade = grade
-        terminated = self.mode == "single" or self.solved(grade)
+        terminated = self.mode == "single" or self.refine_ends(grade)
         truncated = "task_error" in problem and not terminated  # (no attempt can succeed: refine stops)
         self._done = terminated or truncated
+        if self.mode == "refine" and not self._done and self.attempt == UNBOUNDED_REFINE_ATTEMPTS:
+            self._warn_unbounded()
         info = {
             "task_id": task.id,
             "grade": grade,
@@ -373,6 +388,21 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         }
         info.update(problem)
         return self._observation(grade), reward, terminated, truncated, info
+
+    def _warn_unbounded(self) -> None:
+        """Warn, once per process and env id, that a refine episode looks unbounded: no
+        ``max_episode_steps`` (nothing truncated it), and it ends only when solved."""
+        env_id = self.spec.id if self.spec is not None else type(self).__name__
+        if env_id in _warned_unbounded:
+            return
+        _warned_unbounded.add(env_id)
+        warnings.warn(
+            f"{env_id}: a mode='refine' episode is still going after {self.attempt} attempts. A refine episode ends "
+            "only when solved (an Optimize one never ends by itself), so one never solved runs forever: bound it "
+            f"with gym.make({env_id!r}, mode='refine', max_episode_steps=N) (or gymnasium.wrappers.TimeLimit)",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _agent_step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Run the action's tool calls in order (see `codegym.agent`); grade at ``submit``."""
@@ -479,9 +509,12 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             raise self._invalidate(task, e) from e
 
     def grade_checked(self, task: Task, code: str, result: RunResult) -> Grade:
-        """`grade`, turning a grader's failure other than the sandbox's into `InvalidTask`."""
+        """`grade`, with the family's verdict recorded (`Grade.solved`, see `solved`), turning
+        a grader's failure other than the sandbox's into `InvalidTask`. Every route to a grade
+        (``step``, `codegym.Scorer`, a server, an agent's ``submit``) passes here."""
         try:
-            return self.grade(task, code, result)
+            grade = self.grade(task, code, result)
+            return replace(grade, solved=self.solved(grade))
         except SandboxError:
             raise
         except Exception as e:

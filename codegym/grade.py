@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 Severity = Literal["error", "warning", "note"]
 FeedbackLevel = Literal["status", "public", "full"]
 FEEDBACK_LEVELS: tuple[str, ...] = ("status", "public", "full")
+REPR_MESSAGE = 120  # characters of the message a `Grade` repr shows
+REPR_METRICS = 6  # metrics a `Grade` repr shows
 
 
 class Status(str, enum.Enum):
@@ -155,22 +157,29 @@ class TestOutcome:
                            group=self.group)  # fmt: skip
 
 
+def _number(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, (int, float)) else repr(value)[:40]
+
+
 def pass_metrics(tests: Sequence[TestOutcome]) -> dict[str, float]:
-    """The pass-rate metrics every family reports: overall, public, hidden, and counts."""
+    """The pass-rate metrics every family reports: overall, public, hidden, and counts.
+    ``hidden_pass_rate`` is there only when some test is hidden (a task without hidden tests
+    has no such rate, rather than a rate of 0)."""
 
     def rate(subset: list[TestOutcome]) -> float:
         return sum(t.passed for t in subset) / len(subset) if subset else 0.0
 
+    hidden = [t for t in tests if t.hidden]
     return {
         "pass_rate": rate(list(tests)),
         "public_pass_rate": rate([t for t in tests if not t.hidden]),
-        "hidden_pass_rate": rate([t for t in tests if t.hidden]),
+        **({"hidden_pass_rate": rate(hidden)} if hidden else {}),
         "tests_passed": float(sum(t.passed for t in tests)),
         "tests_total": float(len(tests)),
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Grade:
     """The full verdict on one submission, built by a family's pure grader.
 
@@ -188,6 +197,12 @@ class Grade:
         artifacts: What a feedback tool made, for the observation (a render and its
             difference from the target, as arrays): bulky and derived, so no part of
             equality either.
+        solved: Whether the answer solves its task as its family defines "solved" (status
+            ``OK`` for most; a similarity threshold, every mutant killed, at least the
+            reference's speed for others: each family page says), recorded by the env that
+            graded it (`codegym.CodeEnv.solved`); None for a grade no env has judged (a
+            family grader's own output). pass@k, the ``correct`` reward of the trainer
+            adapters, ``codegym score`` and ``codegym validate`` count it, not ``status``.
     """
 
     status: Status
@@ -198,10 +213,33 @@ class Grade:
     message: str = ""
     resources: Mapping[str, float] = field(default_factory=dict, compare=False)
     artifacts: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    solved: bool | None = None
 
     @property
     def passed(self) -> bool:
+        """Whether the status is ``OK`` (every test passes); see `solved` for whether that
+        solves the task."""
         return self.status is Status.OK
+
+    def __repr__(self) -> str:
+        """One line: the status, the message, the verdict, the test counts and a few metrics
+        (the tests themselves are in ``tests``, the text a model reads in `feedback`)."""
+        message = self.message if len(self.message) <= REPR_MESSAGE else self.message[: REPR_MESSAGE - 3] + "..."
+        parts = [self.status.value, repr(message)]
+        if self.solved is not None:
+            parts.append(f"solved={self.solved}")
+        if self.tests:
+            parts.append(f"tests={sum(t.passed for t in self.tests)}/{len(self.tests)} passed")
+        if self.diagnostics:
+            parts.append(f"diagnostics={len(self.diagnostics)}")
+        shown = list(self.metrics.items())[:REPR_METRICS]
+        if shown:
+            more = ", ..." if len(self.metrics) > REPR_METRICS else ""
+            parts.append("metrics={" + ", ".join(f"{k!r}: {_number(v)}" for k, v in shown) + more + "}")
+        if self.reward_components:
+            terms = ", ".join(f"{k!r}: {_number(v)}" for k, v in self.reward_components.items())
+            parts.append("reward_components={" + terms + "}")
+        return f"Grade({', '.join(parts)})"
 
     @property
     def pass_rate(self) -> float:

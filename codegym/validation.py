@@ -1,7 +1,8 @@
 """Task validation: run every task's reference, report which tasks can be graded, quarantine the rest.
 
-A task is *valid* when its reference passes every one of ``runs`` gradings, *invalid* when
-none does (with the reason: it does not compile, fails its own tests, exceeds limits, its
+A task is *valid* when its reference is solved (`codegym.Grade.solved`: its family's measure,
+which for some families asks more than status ``OK``) in every one of ``runs`` gradings, *invalid* when
+none is (with the reason: it does not compile, fails its own tests, exceeds limits, its
 testbench reports a timeout, ...) or its family's own checks of it fail (a KernelBench
 ``Model`` that does not run, an optimization task's faster solution that is not faster),
 and *flaky* when runs disagree. A task without a reference solution (LiveCodeBench rows have
@@ -182,7 +183,7 @@ def _unreferenced(env: CodeEnv, task: Task) -> TaskCheck:
 
 def _judge(task: Task, grades: Sequence[Grade], invalid: str | None) -> TaskCheck:
     statuses = tuple(g.status for g in grades)
-    failed = [g for g in grades if g.status is not Status.OK]
+    failed = [g for g in grades if not g.solved]  # (the family's "solved": OK is not always enough)
     if not failed:
         return TaskCheck(task.id, "valid", statuses)
     reasons = list(dict.fromkeys(invalid if invalid and g.status is Status.IE else _reason(g) for g in failed))
@@ -198,6 +199,8 @@ def _reason(grade: Grade) -> str:
     what = _REASONS.get(grade.status, grade.status.value)
     if grade.status is Status.IE:
         return grade.message
+    if grade.status is Status.OK:  # passes, but short of its family's "solved"
+        return f"the reference is not solved by its family's measure (OK): {grade.message or 'no message'}"
     failing = [t for t in grade.tests if not t.passed]
     named = ", ".join(t.name for t in failing[:SHOWN_FAILING]) + (
         f" and {len(failing) - SHOWN_FAILING} more" if len(failing) > SHOWN_FAILING else ""

@@ -54,7 +54,7 @@ def _reward(grade: Grade, env: CodeEnv) -> float:
 
 
 def _correct(grade: Grade, env: CodeEnv) -> float:
-    return 1.0 if grade.status is Status.OK else 0.0
+    return 1.0 if grade.solved else 0.0  # (the family's "solved": a similarity threshold, every mutant killed, ...)
 
 
 def _pass_rate(grade: Grade, env: CodeEnv) -> float:

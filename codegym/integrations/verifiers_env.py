@@ -229,7 +229,7 @@ def remember(trace: vf.Trace, answer: str, grade: Grade, env: CodeEnv) -> None:
         "reward": env.reward_of(grade),
         "reward_components": dict(env.reward_components(grade)),
         "pass_rate": grade.pass_rate,
-        "correct": 1.0 if grade.status is Status.OK else 0.0,
+        "correct": 1.0 if grade.solved else 0.0,
         "tests_passed": float(sum(t.passed for t in grade.tests)),
         "tests_total": float(len(grade.tests)),
         "answer_sha256": _digest(answer),
@@ -357,7 +357,7 @@ class CodegymEnv(vf.Env[CodegymEnvConfig]):
                 grade = await grading.grade(task.task_id, answer)
                 remember(chat.trace, answer, grade, grading.env)
                 attempts += 1
-                if grading.env.solved(grade) or attempts >= self.config.max_attempts:
+                if grading.env.refine_ends(grade) or attempts >= self.config.max_attempts:
                     break
                 segment = await chat.turn(grade.feedback(self.config.feedback))
             chat.trace.record_metric("attempts", attempts)

@@ -129,6 +129,7 @@ def grade_to_dict(grade: Grade) -> dict[str, Any]:
         "message": grade.message,
         "resources": encode(dict(grade.resources)),
         "artifacts": encode(dict(grade.artifacts)),
+        "solved": grade.solved,
     }
 
 
@@ -165,6 +166,7 @@ def grade_from_dict(data: Mapping[str, Any]) -> Grade:
         message=data.get("message", ""),
         resources=decode(data.get("resources", {})),
         artifacts=decode(data.get("artifacts", {})),
+        solved=data.get("solved"),
     )
 
 

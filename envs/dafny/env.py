@@ -164,6 +164,13 @@ class DafnyEnv(VerifierEnv[Assembly]):
             return super().reward_components(grade)
         return {"kills": float(grade.metrics["kill_rate"]) if grade.status is Status.OK else 0.0}
 
+    def solved(self, grade: Grade) -> bool:
+        """A spec answer is solved when it verifies and rules out every held mutant (kill
+        rate 1); a hints or impl answer when it verifies (``OK``)."""
+        if "mutants" not in grade.metrics:
+            return super().solved(grade)
+        return grade.status is Status.OK and grade.metrics.get("kill_rate", 0.0) >= 1.0
+
     def check_solutions(self, task: Task) -> str | None:
         """A hints or impl task that verifies as given has nothing to ask for; a spec task's
         own specification must rule out at least `SPEC_KILLS` of its mutants, and its

@@ -47,6 +47,7 @@ CALIBRATION_LIMITS = Limits(cpu_s=120.0, wall_s=240.0, memory_bytes=1 << 30, pro
 METER_SLACK = 3.0
 METER_FLOOR_S = 5.0
 MIN_SPEEDUP = 1.1  # what `codegym validate` asks of a task's faster solution
+SOLVED_SPEEDUP = 0.99  # "as fast as the reference": its own count moves by up to about 0.5% between runs
 GENERATOR = r"""
 import json, random, sys
 namespace = {"__name__": "generator"}
@@ -494,6 +495,16 @@ class OptimizeEnv(CodeEnv):
     # --- the reward ----------------------------------------------------------------------
 
     def solved(self, grade: Grade) -> bool:
+        """Correct (``OK``) and at least as fast as the reference: a speedup of at least
+        `SOLVED_SPEEDUP` (1, less the count's own noise on the reference); with
+        ``measure="wall"``, a 95% interval of the speedup that reaches 1."""
+        if grade.status is not Status.OK:
+            return False
+        if "speedup_high" in grade.metrics:
+            return grade.metrics["speedup_high"] >= 1.0
+        return grade.metrics.get("speedup", 0.0) >= SOLVED_SPEEDUP
+
+    def refine_ends(self, grade: Grade) -> bool:
         return False  # (a faster program is always possible: refine ends by max_episode_steps)
 
     def reward_components(self, grade: Grade) -> dict[str, float]:

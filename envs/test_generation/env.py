@@ -206,7 +206,8 @@ class TestGenerationEnv(CodeEnv):
                 for name, weight in self.reward_weights.items()}  # fmt: skip
 
     def solved(self, grade: Grade) -> bool:
-        """Refine episodes end when every mutant is killed (valid tests are ``OK`` already)."""
+        """Solved when the tests are valid and kill every mutant (valid tests are ``OK``
+        already); refine episodes end then."""
         return _all_killed(grade)
 
     def matrix(
