@@ -79,7 +79,12 @@ def main() -> None:
         sys.stderr.write(program_traceback(e))
         sys.stderr.flush()
         os._exit(1)
-    save(width, height)
+    try:
+        save(width, height)
+    except Exception as e:  # (what the program asked for that fails only when drawn: a bad mathtext)
+        sys.stderr.write("the figure could not be drawn when it was saved:\n" + program_traceback(e))
+        sys.stderr.flush()
+        os._exit(1)
     os._exit(0)
 
 

@@ -195,6 +195,10 @@ def test_a_runtime_error_shows_the_program_s_lines_only(env: ChartFromImageEnv) 
     grade, _ = env.evaluate_task(env.tasks.get(BARS), "x = 1\ndef f(:\n")
     assert grade.status is Status.RE and "SyntaxError" in grade.message
     assert "line 2" in grade.diagnostics[0].message and "plotting.py" not in grade.diagnostics[0].message
+    grade, _ = env.evaluate_task(env.tasks.get(BARS), "fig, ax = plt.subplots()\nax.set_title(r'$\\frac{$')\n")
+    trace = grade.diagnostics[0].message  # (a title that fails only when the figure is drawn, at its saving)
+    assert grade.status is Status.RE and "could not be drawn when it was saved" in trace and "frac" in trace
+    assert "plotting.py" not in trace and "matplotlib" not in trace, trace
 
 
 def test_an_area_chart_is_an_area_chart() -> None:
