@@ -49,9 +49,10 @@ class PyContractsEnv(CodeEnv):
     ## Observation space
     `codegym.spaces.observation_space`: the prompt (description, signature, examples; never
     the contract), feedback (failing examples; each counterexample CrossHair found and the
-    replay confirmed: the input, the postcondition it breaks with what the function returned,
-    an exception, or the reference's output against the function's; the gate's refusals),
-    status, one test per hidden test and per contract unit, pass rate and attempt count.
+    replay confirmed: the input, the reference's output and the function's, and which
+    postcondition (by number, never its text) that breaks, or an exception; the gate's
+    refusals), status, one test per hidden test and per contract unit (counted apart, as
+    "Contract checks"), pass rate and attempt count.
 
     ## Rewards
     1.0 iff every test passes and no counterexample to a postcondition, no exception and no

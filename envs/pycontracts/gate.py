@@ -103,11 +103,20 @@ def check(answer: str, entry_point: str) -> GateReport:
         return GateReport(unreadable=f"line {e.lineno}: SyntaxError: {e.msg}")
     except (tokenize.TokenError, IndentationError) as e:
         return GateReport(unreadable=f"it does not tokenize: {e}")
-    defined = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == entry_point]
-    if not defined:
-        return GateReport(unreadable=f"the answer must define the function `{entry_point}` at the top level")
+    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if entry_point not in functions:
+        return GateReport(unreadable=misnamed(entry_point, functions))
     violations = [*comments, *_Walker(_module_names(tree)).visit_all(tree)]
     return GateReport(tuple(sorted(set(violations), key=lambda v: (v.line, v.column, v.construct))))
+
+
+MISNAMED = "expected a function named"  # (how `misnamed` starts: the grader words it as no syntax error)
+
+
+def misnamed(entry_point: str, functions: list[str]) -> str:
+    """Why an answer without a top-level ``entry_point`` cannot be checked, naming what it defines."""
+    found = ", ".join(f"`{name}`" for name in functions) if functions else "no function at the top level"
+    return f"{MISNAMED} `{entry_point}`, found {found}: name the function as the task's signature does"
 
 
 def _comments(answer: str) -> Iterator[Violation]:

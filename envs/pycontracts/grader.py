@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from codegym.envs.pycontracts import gate as gates
 from codegym.envs.pycontracts.assembly import Assembly
 from codegym.envs.pycontracts.report import CrossHairReport, Finding
 from codegym.envs.python_function import codec
@@ -47,6 +48,8 @@ from codegym.verifier import GateReport, verdict
 
 MAX_SHOWN = 300
 MAX_WARNINGS = 3
+MAX_NAMED = 3  # failed contract checks the message names
+CONTRACT_CHECKS = "Contract checks"  # the units' count line in the feedback (`TestOutcome.group`)
 NO_EXCEPTION = "contract: no exception"
 SAME_AS_REFERENCE = "contract: same as the reference"
 
@@ -99,7 +102,7 @@ class Case:
 def grade(task: Task, runs: Runs) -> Grade:
     """The verdict on an answer (see the module docstring)."""
     if not runs.gate.passed:
-        return verdict.refused(runs.gate, "Python")
+        return _refused(runs.gate)
     if runs.check is None:
         raise ValueError("an answer the gate passed needs its check job's result")
     tests = tests_grader.grade(task, runs.check)
@@ -113,8 +116,28 @@ def grade(task: Task, runs: Runs) -> Grade:
         resources["crosshair_cpu_s"] = runs.check.steps[1].cpu_s
     if tests.status is not Status.OK:
         status, message = tests.status, tests.message
-        diagnostics = [*tests.diagnostics, *diagnostics]
+        diagnostics = _once([*tests.diagnostics, *diagnostics])
     return Grade(status, outcomes, tuple(diagnostics), metrics, message=message, resources=resources)
+
+
+def _refused(gate: GateReport) -> Grade:
+    """The gate's refusal, each thing said once: an answer that does not parse, or lacks the
+    task's function, is ``CE`` with the reason in the message (no diagnostic repeating it)."""
+    if gate.unreadable is None:
+        return verdict.refused(gate, "Python")
+    reason = gate.unreadable
+    message = reason if reason.startswith(gates.MISNAMED) else f"the answer is not Python: {reason}"
+    return Grade(Status.CE, message=message, metrics=pass_metrics(()))
+
+
+def _once(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """``diagnostics`` without repeats: one per line where the hidden tests' and the
+    counterexample's say where the answer raised (the first kept)."""
+    kept: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if diagnostic.line is None or all(d.line != diagnostic.line or d.file != diagnostic.file for d in kept):
+            kept.append(diagnostic)
+    return list(dict.fromkeys(kept))
 
 
 def _contracts(task: Task, runs: Runs, check: RunResult) -> tuple[tuple[TestOutcome, ...], list[Diagnostic], Status,
@@ -141,8 +164,10 @@ def _contracts(task: Task, runs: Runs, check: RunResult) -> tuple[tuple[TestOutc
     warnings = _unconfirmed(report.findings, cases)
     failed = [u for u in units if not u.passed]
     if failed:
-        shown = "; ".join(f"{u.name.removeprefix('contract: ')} on {u.call}" for u in failed[:3])
-        return units, [*_frames(cases), *warnings], Status.WA, f"a counterexample: {shown}"
+        shown = "; ".join(f"{u.name.removeprefix('contract: ')} on {u.call}" for u in failed[:MAX_NAMED])
+        more = f"; and {len(failed) - MAX_NAMED} more" if len(failed) > MAX_NAMED else ""
+        message = f"{len(failed)} of {len(units)} contract checks failed on a counterexample: {shown}{more}"
+        return units, [*_frames(cases), *warnings], Status.WA, message
     cut = [s.name for s in report.searches if s.cut]
     if cut:
         return units, warnings, Status.TLE, (f"CrossHair ran out of time before spending its budget on "
@@ -152,8 +177,9 @@ def _contracts(task: Task, runs: Runs, check: RunResult) -> tuple[tuple[TestOutc
         return units, warnings, Status.RE, (f"CrossHair ran no path of {', '.join(unchecked)} to its end (each was "
                                             "cut short by its time, or ran what CrossHair cannot run symbolically): "
                                             "nothing was checked")  # fmt: skip
-    message = (f"all {len(task.tests)} tests passed; CrossHair found no counterexample in {len(report.searches)} "
-               f"searches ({report.paths} paths): it searched, it did not prove")  # fmt: skip
+    message = (f"all {len(task.tests)} tests and {len(units)} contract checks passed; CrossHair found no "
+               f"counterexample in {len(report.searches)} searches ({report.paths} paths): it searched, it did not "
+               "prove")  # fmt: skip
     return units, warnings, Status.OK, message
 
 
@@ -201,28 +227,41 @@ def _units(task: Task, runs: Runs, cases: Mapping[str, Case]) -> tuple[TestOutco
     entry = str(task.metadata["entry_point"])
     met = [c for c in cases.values() if c.met]
     units = []
-    for index, condition in enumerate(task.metadata["post"]):
+    for index in range(len(task.metadata["post"])):  # (never their text: the contract is hidden)
         broken = next((c for c in met if index in c.broken), None)
-        units.append(_unit(f"contract: post {index + 1}", entry, broken, lambda c, i=index, p=condition: (
-            f"post: {p}", f"returned {_short(c.returned)}, and the condition {c.broken[i]}")))  # fmt: skip
+        units.append(_unit(f"contract: post {index + 1}", entry, broken, lambda c, i=index: (
+            _expected(c), f"{_short(c.returned)}, {_breaks(c.broken[i], i)}")))  # fmt: skip
     raised = next((c for c in met if c.failed), None)
     units.append(_unit(NO_EXCEPTION, entry, raised, lambda c: ("a return value (the input meets every precondition)",
                                                                str(c.raised))))  # fmt: skip
     if runs.diff or runs.probed:
         differs = next((c for c in met if _differs(c)), None)
         units.append(_unit(SAME_AS_REFERENCE, entry, differs, lambda c: (
-            f"{_short(c.reference)} (what the reference returns)",
-            str(c.raised) if c.failed else _short(c.returned))))  # fmt: skip
+            _expected(c), str(c.raised) if c.failed else _short(c.returned))))  # fmt: skip
     return tuple(units)
+
+
+def _expected(case: Case) -> str:
+    if case.reference_ok:
+        return f"{_short(case.reference)} (what the reference returns)"
+    return "a result that meets the hidden contract"
+
+
+def _breaks(why: str, index: int) -> str:
+    """How the answer's result broke hidden postcondition ``index`` (``why``: the replay's
+    "is False", or "raised <type>")."""
+    if why == "is False":
+        return f"which breaks hidden postcondition {index + 1}"
+    return f"on which checking hidden postcondition {index + 1} {why}"
 
 
 def _unit(name: str, entry: str, case: Case | None, shown: Any) -> TestOutcome:
     if case is None:
-        return TestOutcome(name, True, status=Status.OK.value)
+        return TestOutcome(name, True, status=Status.OK.value, group=CONTRACT_CHECKS)
     expected, got = shown(case)
     call = f"{entry}({', '.join(_short(a) for a in case.args)})"
     return TestOutcome(name, False, call=call, expected=expected, got=got, status=Status.WA.value,
-                       call_args=codec.encode([list(case.args), {}]).decode())  # fmt: skip
+                       call_args=codec.encode([list(case.args), {}]).decode(), group=CONTRACT_CHECKS)  # fmt: skip
 
 
 def _differs(case: Case) -> bool:

@@ -14,6 +14,7 @@ import ast
 import io
 import json
 import math
+import re
 import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ REFUTED = ("post_fail", "exec_err", "post_err")
 Ended = Literal["complete", "missing", "error"]
 Kind = Literal["post", "raises", "diff"]
 MAX_TEXT = 500
+_ERROR_TYPE = re.compile(r"([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt))\b")
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def _read(report: Mapping[str, Any], assembly: Assembly, params: list[str]) -> C
             kind: Kind = "raises" if entry["state"] == "exec_err" else "post"
             message = str(entry["message"])
             call, args = _call_in(message, assembly.entry_point, params)
-            findings.append(Finding(kind, index, args, call, message[:MAX_TEXT]))
+            findings.append(Finding(kind, index, args, call, _claim(kind, str(entry["state"]), message)[:MAX_TEXT]))
     diff = report.get("diff")
     if diff is not None:
         searches.append(Search("diff", "complete", int(diff["paths"]), bool(diff["cut"])))
@@ -145,6 +147,18 @@ def _read(report: Mapping[str, Any], assembly: Assembly, params: list[str]) -> C
     _, canary_args = _call_in(str(canary.get("message", "")), "codegym_canary", ["n"])
     refuted = canary.get("state") == "post_fail" and canary_args == (assembly.nonce,)
     return CrossHairReport("complete", tuple(searches), tuple(findings), refuted)
+
+
+def _claim(kind: Kind, state: str, message: str) -> str:
+    """What a claim says, as the agent may read it: the answer's own exception for ``raises``;
+    for a postcondition, only that it was false or raised (of which type), never its text nor
+    an error message that may quote its names."""
+    if kind == "raises":
+        return message
+    if state == "post_err":
+        raised = _ERROR_TYPE.match(message)
+        return f"a hidden postcondition raised {raised.group(1)}" if raised else "a hidden postcondition failed"
+    return "a hidden postcondition was false"
 
 
 def _difference(difference: Mapping[str, Any], entry: str, params: list[str]) -> Finding:

@@ -255,7 +255,8 @@ def _prompt(description: str, signature: str, examples: Sequence[str]) -> str:
         f"Examples:\n\n```python\n{shown}\n```\n\nHow it is judged: hidden tests, then CrossHair (symbolic "
         "execution) searches for inputs on which the function breaks its hidden contract (the preconditions it may "
         "assume of its arguments, the postconditions it must meet) or behaves differently from a reference "
-        "solution; each counterexample found is shown to you, with the condition it breaks. It must not raise on "
-        f"inputs that meet the preconditions. {RULES}\n\nAnswer with the whole function (and any helpers it needs) "
+        "solution; each counterexample found is shown to you: the input, which hidden postcondition it breaks (by "
+        "number), what the reference returns and what your function did. It must not raise on inputs that meet the "
+        f"preconditions. {RULES}\n\nAnswer with the whole function (and any helpers it needs) "
         "in one ```python block."
     )

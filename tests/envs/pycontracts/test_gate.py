@@ -69,5 +69,6 @@ def test_an_honest_answer_passes() -> None:
 
 def test_an_answer_that_does_not_parse_or_lacks_the_function_cannot_be_read() -> None:
     assert "line 2: SyntaxError" in (check("def f(xs):\n    return (\n", "f").unreadable or "")
-    assert "must define the function `f`" in (check("def g(xs):\n    return 0\n", "f").unreadable or "")
-    assert "must define" in (check("def outer():\n    def f():\n        return 0\n", "f").unreadable or "")
+    assert "expected a function named `f`, found `g`" in (check("def g(xs):\n    return 0\n", "f").unreadable or "")
+    nested = check("def outer():\n    def f():\n        return 0\n", "f").unreadable or ""
+    assert "expected a function named `f`, found `outer`" in nested
