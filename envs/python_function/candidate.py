@@ -19,6 +19,7 @@ from codegym.executor.channel import READ_SIZE, Channel, ChannelClosed
 
 FILENAME = "solution.py"  # in the step's work dir, its current one (where it is, varies by tier)
 MAX_MESSAGE = 2000
+MAX_LINE = 500
 
 
 def main() -> None:
@@ -27,9 +28,7 @@ def main() -> None:
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as e:
-        channel.send(
-            codec.encode({"kind": "syntax_error", "message": str(e.msg), "line": e.lineno, "column": e.offset})
-        )
+        channel.send(codec.encode(syntax_error(e)))
         return
     module = types.ModuleType("solution")
     module.__file__ = FILENAME
@@ -43,6 +42,15 @@ def main() -> None:
         return
     channel.send(codec.READY)
     _serve(channel, module)
+
+
+def syntax_error(error: SyntaxError) -> dict[str, Any]:
+    """The message that says ``solution.py`` does not compile: what, where, and the line
+    itself (quoted in the feedback, with a caret under the column)."""
+    end = error.end_offset if error.end_lineno == error.lineno else None
+    text = (error.text or "").rstrip("\r\n")[:MAX_LINE]
+    return {"kind": "syntax_error", "message": str(error.msg), "line": error.lineno, "column": error.offset,
+            "text": text, "end_column": end}  # fmt: skip
 
 
 def _read(path: str) -> bytes:

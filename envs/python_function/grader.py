@@ -34,20 +34,24 @@ def grade(task: Task, result: RunResult, *, line_offset: int = 0) -> Grade:
     report = json.loads(result.harness_output)
     phase = report["phase"]
     resources = {"cpu_s": step.cpu_s, "wall_s": step.wall_s, "peak_memory_bytes": float(step.peak_memory_bytes)}
-    tests = _outcomes(task, report, line_offset) if phase == "tests" else _not_run(task, report.get("error", ""))
+    tests = _outcomes(task, report, line_offset) if phase == "tests" else _not_run(task, _why_not_run(report))
     diagnostics = _diagnostics(report, tests, line_offset)
-    status, message = _status(task, step, report, tests)
+    status, message = _status(task, step, report, tests, line_offset)
     return Grade(status, tests, diagnostics, pass_metrics(tests), message=message, resources=resources)
 
 
-def _status(task: Task, step: StepResult, report: dict[str, Any], tests: tuple[TestOutcome, ...]) -> tuple[Status, str]:
+def _status(
+    task: Task, step: StepResult, report: dict[str, Any], tests: tuple[TestOutcome, ...], offset: int
+) -> tuple[Status, str]:
     if step.denied_syscall:
         return Status.SEC, "killed by the sandbox for a forbidden system call"
     if step.limit is not None:
         return LIMIT_STATUS[step.limit]
     phase = report["phase"]
     if phase == "compile":
-        return Status.CE, f"SyntaxError: {report.get('error')}"
+        line = report.get("line")
+        where = f" on line {max(int(line) - offset, 1)}" if line else ""
+        return Status.CE, f"SyntaxError{where}: {report.get('error')}"
     if phase == "protocol":
         return Status.HACK, f"the submission tampered with the test channel: {report.get('error')}"
     if any(r.get("violation") for r in report.get("results", ())):
@@ -108,7 +112,7 @@ def _diagnostics(report: dict[str, Any], tests: tuple[TestOutcome, ...], offset:
         line = report.get("line")
         return (
             Diagnostic(
-                f"SyntaxError: {report.get('error')}",
+                f"SyntaxError: {report.get('error')}{quoted(report)}",
                 line=max(int(line) - offset, 1) if line else None,
                 column=report.get("column"),
             ),
@@ -123,6 +127,27 @@ def _diagnostics(report: dict[str, Any], tests: tuple[TestOutcome, ...], offset:
         if frames:
             diagnostics.append(Diagnostic(str(result.get("trace")), line=max(int(frames[-1][0]) - offset, 1)))
     return tuple(dict.fromkeys(diagnostics))[:10]
+
+
+def quoted(report: dict[str, Any]) -> str:
+    """The line a syntax error is on, indented, with a caret under its column (a run of them
+    under the span Python names): "" when the report has no line."""
+    text, column = str(report.get("text") or ""), report.get("column")
+    if not text.strip():
+        return ""
+    shown = text.expandtabs()
+    if not isinstance(column, int) or column < 1:
+        return f"\n    {shown}"
+    start = len(text[: column - 1].expandtabs())
+    end = report.get("end_column")
+    width = len(text[column - 1 : end - 1].expandtabs()) if isinstance(end, int) and end > column else 1
+    return f"\n    {shown}\n    {' ' * start}{'^' * max(width, 1)}"
+
+
+def _why_not_run(report: dict[str, Any]) -> str:
+    if report["phase"] == "compile":
+        return "not run: the submission does not compile (see the SyntaxError above)"
+    return str(report.get("error", ""))
 
 
 def _last_line(traceback: str | None) -> str:

@@ -172,12 +172,18 @@ def _greeting_report(channel: Channel, deadline: float) -> bytes | None:
         return _report("protocol", error=str(e))
     kind = hello.get("kind") if type(hello) is dict else None
     if kind == "syntax_error":
-        return _report("compile", error=str(hello.get("message")), line=hello.get("line"), column=hello.get("column"))
+        return _syntax_error(hello)
     if kind == "load_error":
         return _report("load", error=f"{hello.get('type')}: {hello.get('message')}", frames=hello.get("frames"))
     if kind != "ready":
         return _report("protocol", error="the submission did not start the protocol")
     return None
+
+
+def _syntax_error(hello: dict[str, Any]) -> bytes:
+    """The report of a submission that does not compile: the message, where, and the line."""
+    return _report("compile", error=str(hello.get("message")), line=hello.get("line"), column=hello.get("column"),
+                   text=str(hello.get("text") or ""), end_column=hello.get("end_column"))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4096)
@@ -409,7 +415,7 @@ def grade_suite(channel: Channel, payload: bytes) -> bytes:
         return _report("protocol", error=f"the test report was forged or garbled: {e}")
     kind = hello.get("kind")
     if kind == "syntax_error":
-        return _report("compile", error=str(hello.get("message")), line=hello.get("line"), column=hello.get("column"))
+        return _syntax_error(hello)
     if kind == "load_error":
         return _report("load", error=f"{hello.get('type')}: {hello.get('message')}", frames=hello.get("frames"))
     if kind != "ready":

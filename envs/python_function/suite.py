@@ -38,6 +38,8 @@ import unittest.result
 import unittest.suite
 from typing import Any
 
+from codegym.envs.python_function.candidate import syntax_error
+
 from codegym.executor.channel import Channel
 
 FILENAME = "solution.py"
@@ -126,7 +128,7 @@ def main() -> None:
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as e:
-        report.send(kind="syntax_error", message=str(e.msg), line=e.lineno, column=e.offset)
+        report.send(**syntax_error(e))
         return
     tests = compile(spec["source"], TESTS, "exec", dont_inherit=True)  # (parsed when the task was loaded)
     module = types.ModuleType("__test__")
