@@ -268,6 +268,7 @@ def test_agent_mode_verifies_the_workspace_file_and_submit_grades_it() -> None:
                                                                "file_text": SUBTLE}}  # fmt: skip
         observation, _, _, _, _ = env.step([edit, {"name": "verify", "arguments": {}}])
         assert "Status: WA" in observation["feedback"] and "is_power_of_two(-" in observation["feedback"]
+        assert "__return__" not in observation["feedback"] and "n & (n - 1)" not in observation["feedback"]
         right = SUBTLE.replace("bin(n).count('1') == 1", "n > 0 and n & (n - 1) == 0")
         fix = {
             "name": "str_replace_editor",
