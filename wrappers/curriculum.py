@@ -60,7 +60,7 @@ class Curriculum(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArg
         observation, reward, terminated, truncated, info = self.env.step(action)
         if (terminated or truncated) and "grade" in info and "infra_error" not in info:
             self.episodes += 1
-            self.record(info["task_id"], info["grade"].passed, info)
+            self.record(info["task_id"], bool(info["grade"].solved), info)  # (the family's "solved", not just OK)
         return observation, reward, terminated, truncated, info
 
     def choose(self) -> dict[str, Any]:
