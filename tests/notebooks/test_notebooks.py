@@ -54,3 +54,41 @@ def test_new_family_notebook_checks_its_family() -> None:
     assert "Status.OK" in last.source and '["OK", "OK", "WA", "CE", "RE"]' in last.source
     printed = "".join(o.get("text", "") for o in last.outputs if o.output_type == "stream")
     assert printed.strip() == "SQLQuery: check_env passed; references OK; wrong queries WA, CE, RE"
+
+
+def executed(path: Path) -> Any:
+    """``path`` as test_notebook_runs executed it (executed here when that test did not run)."""
+    notebook = EXECUTED.get(path.name)
+    if notebook is None:
+        notebook = nbformat.read(path, as_version=4)
+        client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3")
+        client.execute(cwd=str(path.parent))
+        EXECUTED[path.name] = notebook
+    return notebook
+
+
+PLOTTING = [p for p in NOTEBOOKS if "plt." in p.read_text(encoding="utf-8")]
+SCORING = [p for p in NOTEBOOKS if "codegym.score(" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("path", PLOTTING, ids=lambda p: p.name)
+def test_plots_are_drawn_inline(path: Path) -> None:
+    """A notebook that draws with matplotlib shows its figures as inline PNGs, never as the text of
+    a Figure object (what a notebook that forces the Agg backend shows: ``<Figure size ...>``)."""
+    assert any(p.name == "optimize_refinement.ipynb" for p in PLOTTING)
+    outputs = [o for cell in executed(path).cells if cell.cell_type == "code" for o in cell.outputs]
+    pictures = [o for o in outputs if "image/png" in o.get("data", {})]
+    as_text = [o for o in outputs if "<Figure" in str(o.get("data", {}).get("text/plain", "")) and o not in pictures]
+    assert pictures and not as_text, (path.name, len(pictures), as_text)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("path", SCORING, ids=lambda p: p.name)
+def test_batch_scoring_shows_progress(path: Path) -> None:
+    """A notebook that scores a batch shows a progress bar as it goes (``progress=True``: on stderr)."""
+    cells = [cell for cell in executed(path).cells if cell.cell_type == "code" and "codegym.score(" in cell.source]
+    shown = [cell for cell in cells if "progress=True" in cell.source]
+    assert shown, f"{path.name}: no codegym.score call with progress=True"
+    stderr = "".join(o.get("text", "") for cell in shown for o in cell.outputs if o.get("name") == "stderr")
+    assert "scoring: 100%" in stderr, (path.name, stderr[-500:])
