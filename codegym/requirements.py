@@ -161,7 +161,16 @@ def env_requirements(env_id: str) -> Requirements:
 
 
 def family_report(env_ids: Iterable[str]) -> str:
-    """One line per env: its id, then `Readiness.render` of this machine."""
+    """One line per env: its id, then `Readiness.render` of this machine (or why its class
+    does not import: a module it needs at import time is missing)."""
     ids = list(env_ids)
     width = max((len(i) for i in ids), default=0)
-    return "\n".join(f"{env_id:{width}}  {env_requirements(env_id).check().render()}" for env_id in ids)
+    return "\n".join(f"{env_id:{width}}  {_readiness(env_id)}" for env_id in ids)
+
+
+def _readiness(env_id: str) -> str:
+    try:
+        requirements = env_requirements(env_id)
+    except ImportError as e:
+        return f"missing: its class does not import ({e})"
+    return requirements.check().render()

@@ -66,6 +66,16 @@ def test_readiness_says_what_is_missing_and_how_to_install_it(lacking: str) -> N
     assert ("no GPU: speed" in line) is not Path(GPU_DEVICE).exists()
 
 
+def test_a_family_whose_class_does_not_import_is_reported_not_raised() -> None:
+    env_id = "codegymtest/Unimportable-v0"
+    gym.register(id=env_id, entry_point="codegym_no_such_module.env:NoEnv")
+    try:
+        line = family_report([env_id])
+    finally:
+        del gym.registry[env_id]
+    assert line.startswith(f"{env_id}  missing: its class does not import (No module named 'codegym_no_such_module')")
+
+
 def test_a_family_that_only_lacks_optional_tools_is_ready() -> None:
     readiness = Requirements(tools=(Tool(NOWHERE, "p", needed_for="language='x'"),)).check()
     assert readiness.ready and readiness.render() == f"ready; without {NOWHERE} (apt-get install p): language='x'"
