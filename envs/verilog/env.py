@@ -288,6 +288,7 @@ def limit_value(limits: Limits, name: str) -> str:
         "memory": f"{limits.memory_bytes >> 20} MiB",
         "output": f"{limits.output_bytes} bytes of output",
         "file_size": f"{limits.file_size_bytes} bytes per file",
+        "disk": f"{limits.disk_bytes >> 20} MiB of disk",
         "processes": f"{limits.processes} processes",
     }
     return values.get(name, name)
