@@ -48,6 +48,7 @@ LIMIT_STATUS: Mapping[str, tuple[Status, str]] = {
     "memory": (Status.MLE, "memory limit exceeded"),
     "output": (Status.OLE, "output limit exceeded"),
     "file_size": (Status.OLE, "file size limit exceeded"),
+    "disk": (Status.OLE, "disk quota exceeded"),
     "processes": (Status.RE, "process limit exceeded"),
 }
 

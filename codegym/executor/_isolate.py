@@ -4,6 +4,7 @@ which has neither, the folders its steps work in and the paths Landlock lets the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -55,6 +56,63 @@ def enter_user_namespace(user_map: str) -> None:
         status = os.waitpid(child, 0)[1]
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def become_reaper(uid: int | None, keep_closed: tuple[int, ...]) -> None:
+    """The `container` tier's first step. It has no pid namespace whose end takes a worker's
+    processes with it: what a crashed worker leaves (its fork server, its steps, zombies)
+    would fall to the container's PID 1, which may never reap them (a trainer started by
+    ``docker run``). So the process the executor started stays behind as their subreaper and
+    forks the worker, which returns from here in a process group of its own. SIGTERM (the
+    executor's way to stop it) kills that group; once the worker is gone, every process of
+    the steps' ``uid`` is killed, everything reaped, and its exit status passed on.
+    ``keep_closed``: the worker's pipes to the executor, which only the worker holds."""
+    worker = [0]
+    signal.signal(signal.SIGTERM, lambda *_: worker[0] and _kill_group(worker[0]))
+    worker[0] = os.fork()
+    if worker[0] == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.setpgid(0, 0)
+        return
+    for fd in keep_closed:
+        os.close(fd)
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+    linux.set_name("codegym-reaper")
+    status = 1 << 8
+    while True:
+        try:
+            pid, reaped = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+        if pid == worker[0]:
+            status, worker[0] = reaped, 0
+            _kill_group(pid)  # (its fork server, were it still alive)
+            if uid is not None:
+                _kill_every_process_of(uid)
+
+
+def _kill_group(group: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signal.SIGKILL)
+
+
+def _kill_every_process_of(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (but the helper that takes that uid to do it)."""
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    while True:
+        try:
+            if os.waitpid(helper, 0)[0] == helper:
+                return
+        except ChildProcessError:
+            return
 
 
 def container_paths(config: dict[str, Any]) -> Paths:

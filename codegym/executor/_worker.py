@@ -84,6 +84,7 @@ from codegym.executor._forkserver import (  # noqa: E402
 from codegym.executor._isolate import (  # noqa: E402
     HOST_PROC,
     RETIRED,
+    become_reaper,
     build_view,
     container_paths,
     empty,
@@ -110,6 +111,11 @@ UNMOUNT_AFTER_S = 0.01
 # stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
 STEP_PIPES = (True, False, False, False)
 CHANNEL_PIPES = (False, True)
+# The `container` tier's disk quota (no tmpfs of its own per job there): how often the
+# supervisor looks at the file system's usage during a step, and walks the job's folders at
+# the latest (sooner where the file system grew by more than the job may hold).
+QUOTA_POLL_S = 0.02
+QUOTA_WALK_S = 0.5
 
 
 # --- the supervisor --------------------------------------------------------------------------
@@ -160,6 +166,7 @@ class Supervisor:
         self.pipes: list[tuple[int, int]] | None = None
         self.channel_pipes: list[tuple[int, int]] | None = None
         self.unclosed: list[int] = []  # descriptors of the job's steps, closed after its reply
+        self.workspace_disk = 0  # the quota of the workspace a command runs in (0: none)
         self._take_spare()  # the fork server's first (which has mounted /proc by then)
         # Without a cgroup, memory is limited per process by RLIMIT_DATA, above what the warm
         # interpreter a step is forked from already holds; and the fork server shares the
@@ -242,9 +249,11 @@ class Supervisor:
                 reply(self.run(job), 0)
             else:
                 self.store.enter(workspace, self.work)
+                self.workspace_disk = self.store.sessions[workspace].disk
                 try:
                     result = self.run(job)
                 finally:
+                    self.workspace_disk = 0
                     used = self.store.leave(workspace, self.work)
                 reply(result, used)
         finally:
@@ -399,7 +408,9 @@ class Supervisor:
         self.unclosed += (stdin_r, out_w, err_w, setup_w, pidfd, setup_r)
         # The harness may start at once: the step runs no submitted code before it is wholly
         # confined, and says so on its setup pipe, which is checked once it has exited.
-        pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started)
+        disk = max(limits.disk_bytes, self.workspace_disk)  # (a workspace's command: the workspace's quota)
+        quota = DiskQuota((self.work, self.tmp), disk) if self.paths is not None else None
+        pump = _Pump(self, pidfd, step.stdin, stdin_w, out_r, err_r, limits, started, quota)
         if step.channel:
             assert job.harness is not None
             channel = _SupervisedChannel(to_harness_r, to_submission_w, pump)
@@ -673,8 +684,10 @@ class _Pump:
     `finish`, or by the harness's channel waits through `poll`."""
 
     def __init__(self, supervisor: Supervisor, pidfd: int, stdin: bytes, stdin_w: int, out_r: int, err_r: int,
-                 limits: Limits, started: float) -> None:  # fmt: skip
+                 limits: Limits, started: float, quota: DiskQuota | None = None) -> None:  # fmt: skip
         self.supervisor = supervisor
+        self.quota = quota
+        self.quota_due = started + QUOTA_POLL_S
         self.pidfd = pidfd
         self.pending = memoryview(stdin)
         self.stdin_w = stdin_w
@@ -728,9 +741,7 @@ class _Pump:
                 now = time.monotonic()
                 if deadline is not None and now >= deadline:
                     return False
-                if now >= self.deadline and self.limit is None:
-                    self._stop("wall")
-                waits = [d for d in (deadline, None if self.limit else self.deadline) if d is not None]
+                waits = [d for d in (deadline, self._watchdog(now)) if d is not None]
                 for ready in self._wait(max(0.0, min(waits) - now) if waits else None):
                     if ready == fd:
                         return True
@@ -744,15 +755,30 @@ class _Pump:
         what they write is not the step's output, and they cannot hold the step open."""
         while self.exit is None:
             now = time.monotonic()
-            if now >= self.deadline and self.limit is None:
-                self._stop("wall")
-            timeout = None if self.limit is not None else max(0.0, self.deadline - now)
-            for ready in self._wait(timeout):
+            due = self._watchdog(now)
+            for ready in self._wait(None if due is None else max(0.0, due - now)):
                 self._handle(ready)
         for fd in (self.out_r, self.err_r):
             while fd in self.watched and self._drain(fd, until_empty=True):
                 pass
         self.supervisor.unclosed += (self.out_r, self.err_r, *([self.stdin_w] if self.pending else []))
+
+    def _watchdog(self, now: float) -> float | None:
+        """Enforce the wall clock and the disk quota (if any); when either is next due (None
+        once a limit fired)."""
+        if self.limit is not None:
+            return None
+        if now >= self.deadline:
+            self._stop("wall")
+            return None
+        if self.quota is None:
+            return self.deadline
+        if now >= self.quota_due:
+            if self.quota.exceeded(now):
+                self._stop("disk")
+                return None
+            self.quota_due = now + QUOTA_POLL_S
+        return min(self.deadline, self.quota_due)
 
     def _handle(self, fd: int) -> None:
         if fd == self.server:
@@ -795,6 +821,63 @@ class _Pump:
         if len(chunk) > room:
             self._stop("output")
         return True
+
+
+class DiskQuota:
+    """The `container` tier's disk limit, where a job's folders lie on the container's one
+    disk (a tmpfs of their own per job takes a mount): the job's work dir and /tmp hold at
+    most ``disk_bytes`` each (together: twice that) and ``disk_bytes // 1024`` files and
+    folders each, or the step is stopped ("disk": ``OLE``), RLIMIT_FSIZE bounding each file.
+
+    Walking the folders costs; the file system's usage (statvfs) costs next to nothing. So a
+    walk comes only when the file system has grown, since the last walk, by more than the
+    job may still write (or QUOTA_WALK_S after it); each walk then takes what is not the
+    job's as the rest of the file system's. Precision: what a step writes within QUOTA_POLL_S
+    (a few MiB), and files it deleted but holds open (at most RLIMIT_NOFILE of them, each
+    within RLIMIT_FSIZE, per process), which no walk finds."""
+
+    def __init__(self, folders: tuple[str, ...], disk_bytes: int) -> None:
+        self.folders = folders
+        self.max_bytes = len(folders) * disk_bytes
+        self.max_files = len(folders) * max(disk_bytes // 1024, 1024)
+        self.others = (0, 0)  # bytes and inodes of the file system that are not the job's
+        self.walked = 0.0
+        self.exceeded(time.monotonic(), walk=True)
+
+    def _file_system(self) -> tuple[int, int]:
+        usage = os.statvfs(self.folders[0])
+        return (usage.f_blocks - usage.f_bfree) * usage.f_frsize, usage.f_files - usage.f_ffree
+
+    def exceeded(self, now: float, *, walk: bool = False) -> bool:
+        """Whether the job holds more than it may (walking its folders only when needed)."""
+        used, inodes = self._file_system()
+        grown = used - self.others[0] > self.max_bytes or inodes - self.others[1] > self.max_files
+        if not (walk or grown or now - self.walked >= QUOTA_WALK_S):
+            return False
+        job_bytes, job_files = _usage(self.folders, self.max_bytes, self.max_files)
+        if job_bytes > self.max_bytes or job_files > self.max_files:
+            return True
+        self.others, self.walked = (used - job_bytes, inodes - job_files), now
+        return False
+
+
+def _usage(folders: tuple[str, ...], max_bytes: int, max_files: int) -> tuple[int, int]:
+    """The bytes (allocated blocks) and the entries beneath ``folders``, never through a
+    link; the count stops once past either maximum. What vanishes meanwhile is skipped."""
+    used = files = 0
+    pending = list(folders)
+    while pending and used <= max_bytes and files <= max_files:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    files += 1
+                    with contextlib.suppress(OSError):
+                        used += entry.stat(follow_symlinks=False).st_blocks * 512
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+        except OSError:
+            continue
+    return used, files
 
 
 def _spent_its_memory(exit_code: int | None, sig: int | None, max_rss_kb: int, limits: Limits) -> bool:
@@ -852,6 +935,8 @@ def main() -> None:
         with contextlib.suppress(OSError):  # a CPU the cgroup's cpuset has since withdrawn
             os.sched_setaffinity(0, {config["cpu"]})
     try:
+        if config["isolation"] == "container":
+            become_reaper(config["uid"], (ctl, res))  # (returns in the worker)
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         tier = config["isolation"]
         userns = tier == "userns"
@@ -866,6 +951,7 @@ def main() -> None:
         seccomp = linux.SeccompFilter(_deny_list(config))
         unix = tier != "container"  # (the container's own unix sockets are in reach there)
         sockets = {policy: linux.SeccompFilter(linux.socket_program(policy, unix=unix)) for policy in ("kill", "errno")}
+        sockets["tool"] = linux.SeccompFilter(linux.socket_program("errno"))  # (a trusted tool's: see Step.sockets)
         status = os.open("/proc/self/status", os.O_RDONLY)  # (the supervisor is not in the next /proc)
         paths = container_paths(config) if tier == "container" else None
         own_pid_namespace = None if paths else os.open("/proc/self/ns/pid", os.O_RDONLY)  # before /proc leaves

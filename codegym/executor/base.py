@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the sandboxed worker imports this module: keep it free of a
 
     from codegym.executor.workspace import Layer, Workspace
 
-LimitName = Literal["cpu", "wall", "memory", "output", "file_size", "processes"]
+LimitName = Literal["cpu", "wall", "memory", "output", "file_size", "processes", "disk"]
 Wire = tuple[Any, ...]  # a dataclass's wire form: its fields' values in order, nested ones in theirs
 _T = TypeVar("_T")
 

@@ -15,6 +15,7 @@ import math
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ ETC_ALLOWLIST = (
     "java-17-openjdk", "ssl", "R", "fonts", "mono",
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
+REAPER_TIMEOUT_S = 10.0  # (`container` tier) for a stopped worker's reaper to kill and reap all it left
 DEBUG_ENV = "CODEGYM_DEBUG"  # set: a worker that cannot start shows its traceback
 
 
@@ -125,6 +127,7 @@ class _WorkerProcess:
         self.executor = executor
         self.index = index
         self.process: subprocess.Popen[bytes] | None = None
+        self.worker_pid: int | None = None  # (`container` tier: the process runs a reaper, the worker below it)
         self.generation = -1
         self.uid = executor.uid_base + index if executor.distinct_uids else None
         self.starts = 0
@@ -189,12 +192,14 @@ class _WorkerProcess:
                 log.seek(0)
                 raise SandboxError(_start_failure(self.index, ex.isolation, str(info), log.read().decode()))
         self.generation = ex.generation
+        self.worker_pid = info["pid"] if ex.isolation == "container" else None  # (no pid namespace there)
         self.fork_server = info["fork_server"]
         self.rehearsed = info["rehearsed"]
 
     @property
     def pid(self) -> int | None:
-        return self.process.pid if self.process else None
+        """The worker's pid (in the `container` tier, not that of the reaper it runs under)."""
+        return self.worker_pid or (self.process.pid if self.process else None)
 
     def ensure_started(self) -> None:
         if self.process is None or self.generation != self.executor.generation:
@@ -205,7 +210,10 @@ class _WorkerProcess:
         return None if self.reader is None else (self.ctl, self.reader)
 
     def run(self, job: Job) -> RunResult:
-        self.ensure_started()
+        try:
+            self.ensure_started()
+        except SandboxError as e:  # (a passing fault, such as a full disk: retried like a crash)
+            raise WorkerFault(str(e)) from e
         assert self.reader is not None
         return request(self.ctl, self.reader, job)
 
@@ -233,10 +241,16 @@ class _WorkerProcess:
                 os.close(self.reader.fd)
             self.reader = None
         if self.process is not None:
+            if self.executor.isolation == "container":  # its reaper: it kills the worker, then reaps all
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.process.pid, signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(REAPER_TIMEOUT_S)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, 9)
             self.process.wait()
             self.process = None
+            self.worker_pid = None
 
     def destroy(self) -> None:
         self.stop()
@@ -288,7 +302,8 @@ def _kill_every_process_of(uid: int) -> None:
     dies with a worker, what its steps left must not outlive it. (A shell's kill -1 as that
     uid reaches every process of it but itself.)"""
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run(["sh", "-c", "kill -9 -1"], user=uid, group=uid, extra_groups=[], timeout=10, check=False)
+        kill = ["sh", "-c", "kill -9 -1"]  # (with none left it says "No such process": not the caller's to read)
+        subprocess.run(kill, user=uid, group=uid, extra_groups=[], timeout=10, check=False, capture_output=True)
 
 
 def reap_stale_roots(parent: str) -> list[str]:
@@ -309,11 +324,17 @@ def reap_stale_roots(parent: str) -> list[str]:
 
 
 def _scratch_parent(tier: str) -> str | None:
-    """Where a worker's folder goes: the temp dir, or in the `container` tier, where the
-    steps' files live in it, /dev/shm when it is a size-limited tmpfs (a container's is
-    64 MiB), so that they never fill the disk."""
-    if tier == "container" and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
-        return "/dev/shm"
+    """Where a worker's folder goes: the temp dir (None). In the `container` tier, where the
+    steps' files live in it and the programs they build run from it, the first of the temp
+    dir, /var/tmp and /dev/shm that is writable and lets programs run (Docker mounts its
+    /dev/shm noexec, and 64 MiB shared by every worker); the supervisor holds each job to
+    its disk quota there (see `_worker.DiskQuota`)."""
+    if tier != "container":
+        return None
+    for folder in (tempfile.gettempdir(), "/var/tmp", "/dev/shm"):
+        if os.path.isdir(folder) and os.access(folder, os.W_OK) and not os.statvfs(folder).f_flag & os.ST_NOEXEC:
+            return folder
+    logger.warning("no writable folder here lets programs run (noexec): compiled programs will fail to start")
     return None
 
 

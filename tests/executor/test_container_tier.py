@@ -6,6 +6,7 @@ inside a real default ``docker run`` in ``test_container_docker.py``."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -171,3 +172,78 @@ def test_sockets_within_a_step_still_work(container: Executor) -> None:
     job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()}, limits=Limits())
     step = container.run(job).steps[0]
     assert (step.exit_code, step.stdout) == (0, b"ping\nping\nrefused\n"), step.stderr
+
+
+# A job that writes far past its disk quota (files of 4 MiB, the most RLIMIT_FSIZE lets it), in
+# its work dir and its /tmp; and one that keeps 6 MiB in each, written again and again.
+FILL = (
+    "import os\nfor folder in ('.', os.environ.get('TMPDIR', '/tmp')):\n    for i in range(30):\n"
+    "        with open(os.path.join(folder, f'fill{i}'), 'wb') as f:\n            f.write(b'x' * (4 << 20))\n"
+)
+HONEST = (
+    "import os, time\nfor n in range(20):\n    for folder in ('.', os.environ.get('TMPDIR', '/tmp')):\n"
+    "        with open(os.path.join(folder, f'h{n % 3}'), 'wb') as f:\n            f.write(b'y' * (2 << 20))\n"
+    "    time.sleep(0.05)\nprint('ok')\n"
+)
+QUOTA = Limits(disk_bytes=16 << 20, file_size_bytes=4 << 20, wall_s=20, cpu_s=10)
+
+
+def _python_job(source: str) -> Job:
+    return Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()}, limits=QUOTA)
+
+
+def test_a_job_past_its_disk_quota_is_stopped_and_costs_no_other_job(container: Executor) -> None:
+    hog, fair = container.submit(_python_job(FILL)), container.submit(_python_job(HONEST))
+    hog_step, fair_step = hog.result().steps[0], fair.result().steps[0]
+    assert hog_step.limit == "disk" and hog_step.exit_code is None
+    assert (fair_step.exit_code, fair_step.stdout) == (0, b"ok\n"), fair_step.stderr
+    after = container.run(_python_job("import os\nprint(sorted(os.listdir('.')))\n")).steps[0]
+    assert after.stdout == b"['main.py']\n"
+
+
+def test_a_function_past_its_disk_quota_is_OLE(container: Executor) -> None:
+    env = gym.make("codegym/PythonFunction-v0", tasks=TaskSet([ADD]), executor=container, limits=QUOTA)
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step(FILL + "def add(a, b):\n    return a + b\n")
+    assert (info["status"], reward) == ("OLE", 0.0)
+    assert "disk quota exceeded" in info["grade"].feedback()
+
+
+def test_a_worker_that_cannot_start_is_retried_like_a_crashed_one(tier_options: Callable[[str], dict]) -> None:
+    from codegym.error import SandboxError
+    from codegym.executor.local import LocalExecutor
+
+    with LocalExecutor(workers=1, **tier_options("container")) as executor:
+        assert executor.run(_python_job("print(1)")).steps[0].stdout == b"1\n"
+        worker = executor._pool[0]
+        worker.stop()
+        for name in os.listdir(worker.root):
+            shutil.rmtree(os.path.join(worker.root, name))
+        os.rmdir(worker.root)
+        with open(worker.root, "w"):  # where its folder was: it cannot build its sandbox
+            pass
+        with pytest.raises(SandboxError, match=r"failed on 3 attempts; last fault: local worker 0 could not build"):
+            executor.run(_python_job("print(2)"))
+        assert executor.stats["retries"] == 3  # (each attempt a fault: none was the job's own)
+        os.unlink(worker.root)
+        os.mkdir(worker.root, 0o755)
+        assert executor.run(_python_job("print(3)")).steps[0].stdout == b"3\n"
+
+
+def test_a_workspace_command_is_held_to_the_workspace_s_quota(container: Executor) -> None:
+    """A workspace's files count against its own quota (``disk_bytes`` of the workspace), not
+    against that of each command's limits: a command of a small quota in a workspace that
+    holds more still runs, and one that writes past the workspace's quota is stopped."""
+    from codegym.executor.workspace import Layer
+
+    small = Limits(disk_bytes=1 << 20, file_size_bytes=4 << 20, wall_s=20, cpu_s=10)
+    workspace = container.open_workspace(Layer({"README.md": b"the task\n"}), disk_bytes=24 << 20)  # type: ignore[attr-defined]
+    try:
+        fill = "for f in a b c; do head -c 4000000 /dev/urandom > $f || exit 1; done"
+        steps = [workspace.run(Job(steps=(Step(argv=("sh", "-c", script)),), limits=small)).steps[0]
+                 for script in (fill, "ls | wc -l")]  # fmt: skip
+        assert [step.limit for step in steps] == [None, None] and steps[1].stdout == b"4\n", steps
+        flood = "for f in d e f g h i j k l m n o p; do head -c 4000000 /dev/urandom > $f || exit 1; done"
+        assert workspace.run(Job(steps=(Step(argv=("sh", "-c", flood)),), limits=small)).steps[0].limit == "disk"
+    finally:
+        workspace.close()
