@@ -80,7 +80,10 @@ class Step:
             in the step's temp dir (``/tmp``, or its own in the `container` tier).
         sockets: What creating a non-AF_UNIX socket does: ``"kill"`` the step (reported as a
             denied syscall) or fail with ``"errno"`` (for runtimes that probe at start-up).
-            There is no network to reach either way.
+            There is no network to reach either way. ``"tool"`` is ``"errno"`` for a trusted
+            tool's own step, never one that runs a submission: its unix sockets work in every
+            tier, the `container` tier's too, where the others' do not (Why3 talks to the
+            ``why3server`` it starts over one in its temp dir).
         memory_slack_bytes: Where no cgroup limits memory (the `userns` tier as a plain
             user), RLIMIT_DATA limits each process instead, and it counts memory that is
             mapped but never touched: a JVM's committed heap, every thread's stack. A runtime
@@ -94,7 +97,7 @@ class Step:
     channel: bool = False
     stop_on_failure: bool = True
     env: tuple[tuple[str, str], ...] = ()
-    sockets: Literal["kill", "errno"] = "kill"
+    sockets: Literal["kill", "errno", "tool"] = "kill"
     memory_slack_bytes: int = 0
 
     def __post_init__(self) -> None:
@@ -104,8 +107,8 @@ class Step:
             raise TypeError(
                 f"Step.env must be a tuple of (name, value) str pairs (tuple(mapping.items())), got {self.env!r}"
             )
-        if self.sockets not in ("kill", "errno"):
-            raise ValueError(f"Step.sockets must be 'kill' or 'errno', got {self.sockets!r}")
+        if self.sockets not in ("kill", "errno", "tool"):
+            raise ValueError(f"Step.sockets must be 'kill', 'errno' or 'tool', got {self.sockets!r}")
         if not (isinstance(self.memory_slack_bytes, int) and self.memory_slack_bytes >= 0):
             raise ValueError(f"Step.memory_slack_bytes must be an int >= 0, got {self.memory_slack_bytes!r}")
 

@@ -61,10 +61,11 @@ class Why3:
         prove = (WHY3, "prove", "-P", "z3", "-a", "split_vc", "-t", str(self.time_limit_s), first, *selected)
         bounded = ("-s", str(self.canary_steps), "-t", str(self.time_limit_s))
         canary = (WHY3, "prove", "-P", "z3", *bounded, first, "-T", CANARY)
+        # (why3 prove talks to the why3server it starts over a unix socket: a tool's step)
         steps = (
             Step(argv=(WHY3, "config", "detect"), env=env),
-            Step(argv=prove, env=env, stop_on_failure=False),
-            Step(argv=canary, env=env),
+            Step(argv=prove, env=env, stop_on_failure=False, sockets="tool"),
+            Step(argv=canary, env=env, sockets="tool"),
         )
         return Job(steps=steps, files={k: v.encode() for k, v in files.items()}, limits=limits)
 
