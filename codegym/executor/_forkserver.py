@@ -187,7 +187,7 @@ class ForkServer:
         self.seccomp.install()
         if self.paths is not None:
             writable = [self.paths.work, self.paths.tmp]
-            linux.landlock(self.paths.readable, writable)
+            linux.landlock(self.paths.readable, writable, read_only=self.paths.read_only)
             self.step_landlock = linux.StepLandlock(self.paths.readable, writable)
         if self.native:
             assert _forkcore is not None
@@ -387,11 +387,13 @@ def warm_ups(modules: Iterable[str]) -> tuple[WarmUp, ...]:
 @dataclass(frozen=True)
 class Paths:
     """The `container` tier's folders: a step works in ``work`` and ``tmp`` (its TMPDIR),
-    which it may change, and may read and execute what is ``readable``; nothing else."""
+    which it may change, and may read and execute what is ``readable``; nothing else. The
+    device nodes among them it may also write, but those in ``read_only``."""
 
     work: str
     tmp: str
     readable: list[str]
+    read_only: tuple[str, ...] = ()
 
 
 Request = tuple[tuple[str, ...], dict[str, str], tuple[tuple[int, int, int], ...]]

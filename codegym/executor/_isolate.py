@@ -131,16 +131,24 @@ def container_paths(config: dict[str, Any]) -> Paths:
     hidden = set(config["hide"])
     readable = [source for source, target in config["binds"] if target not in hidden]
     readable = [path for source in readable for path in _without(source, config["masks"])]
-    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices(config)), "/proc"])
+    devices = ("null", "zero", "full", "random", "urandom", *config.get("devices", ()))
+    read_only = ("/dev/zero",) if config.get("refuse_shared_memory") else ()  # (see `bind_devices`)
+    return Paths(work, tmp, [*readable, *(f"/dev/{device}" for device in devices), "/proc"], read_only)
 
 
-def devices(config: dict[str, Any]) -> tuple[str, ...]:
-    """The device nodes in a step's reach (under /dev), the executor's extra ones (a GPU's)
-    among them. Where shared memory is refused (``config["refuse_shared_memory"]``: no
-    cgroup counts it), /dev/zero is not: a shared mapping of it is anonymous shared memory,
-    which RLIMIT_DATA does not count (and a seccomp filter cannot tell it from a file's)."""
-    zero = () if config.get("refuse_shared_memory") else ("zero",)
-    return ("null", *zero, "full", "random", "urandom", *config.get("devices", ()))
+def bind_devices(config: dict[str, Any], root: str) -> None:
+    """Bind the device nodes of a step's view (the executor's extra ones, a GPU's, among them).
+
+    Where shared memory is refused (``config["refuse_shared_memory"]``: no cgroup counts
+    it), /dev/zero is the host's /dev/full: it reads as zeros too, but cannot be mapped (a
+    shared mapping of /dev/zero is anonymous shared memory, which RLIMIT_DATA does not
+    count, and a seccomp filter cannot tell it from a file's) and refuses writes (ENOSPC).
+    The `container` tier, with no view, lets a step open /dev/zero for reading only
+    (Landlock), and a read-only shared mapping of it takes no memory."""
+    zero = "/dev/full" if config.get("refuse_shared_memory") else "/dev/zero"
+    for device in ("null", "zero", "full", "random", "urandom", *config.get("devices", ())):
+        source = zero if device == "zero" else f"/dev/{device}"
+        _bind_into(root, source, f"/dev/{device}", readonly=False)
 
 
 def _without(folder: str, masked: list[str]) -> list[str]:
@@ -210,9 +218,7 @@ def build_view(config: dict[str, Any]) -> None:
     binds = [(source, out_of_tmp(target)) for source, target in config["binds"]]
     for source, target in binds:
         _bind_into(root, source, target, readonly=True)
-    # Extra device nodes (a GPU's) come from the executor's view, under /dev only.
-    for device in devices(config):
-        _bind_into(root, f"/dev/{device}", f"/dev/{device}", readonly=False)
+    bind_devices(config, root)
     for index, name in enumerate(("stdin", "stdout", "stderr")):
         os.symlink(f"/proc/self/fd/{index}", f"{root}/dev/{name}")
     os.symlink("/proc/self/fd", f"{root}/dev/fd")

@@ -251,13 +251,14 @@ def _restrict_self(ruleset: int) -> int:
     return int(_libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)))
 
 
-def landlock(readable: list[str], writable: list[str]) -> int:
+def landlock(readable: list[str], writable: list[str], *, read_only: tuple[str, ...] = ()) -> int:
     """Confine this process (and what it starts) with Landlock: read and execute beneath
     ``readable`` (folders or files; device nodes and /proc may be written too, as the
-    kernel's own checks allow; a folder named with a trailing "/" may only be listed, as
-    may the folders beneath it), everything beneath ``writable``; no other path, no TCP
-    (ABI 4), and neither signals nor abstract unix sockets that reach outside (ABI 6).
-    Needs no_new_privs first. Returns the ABI version enforced."""
+    kernel's own checks allow, but those in ``read_only``, which may only be read; a folder
+    named with a trailing "/" may only be listed, as may the folders beneath it),
+    everything beneath ``writable``; no other path, no TCP (ABI 4), and neither signals nor
+    abstract unix sockets that reach outside (ABI 6). Needs no_new_privs first. Returns the
+    ABI version enforced."""
     abi = landlock_abi()
     if abi < 1:
         raise OSError("Landlock is not available in this kernel")
@@ -272,6 +273,8 @@ def landlock(readable: list[str], writable: list[str]) -> int:
             rights = FS_EXECUTE | FS_READ_FILE | (FS_READ_DIR if os.path.isdir(path) else 0)
             if path.endswith("/"):  # a folder to list, and what is beneath it to list
                 rights = FS_READ_DIR
+            elif path in read_only:
+                rights = FS_READ_FILE
             elif path.startswith("/dev/"):  # a device node: read, write, truncate, ioctl
                 rights = (FS_READ_FILE | FS_WRITE_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV) & handled
             elif path == "/proc":  # one's own files there too (oom_score_adj): the kernel's checks rule
