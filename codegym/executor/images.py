@@ -57,11 +57,16 @@ class Recipe:
         return f"codegym/{self.name}:{digest[:12]}"
 
 
+# What provides the alternatives and virtual packages Why3's GTK front end depends on, which
+# debootstrap does not resolve.
+WHY3_PROVIDERS = ("dbus-x11", "ocaml-base", "libcairo2-ocaml", "liblablgtk3-ocaml", "liblablgtksourceview3-ocaml")
 RECIPES = {
     # python3 runs the local worker inside the container, the PythonFunction family and the
     # StdioProgram family's python; add a recipe per toolchain a family needs.
     "python": Recipe("python", ("python3",)),
     "c": Recipe("c", ("python3", "gcc", "g++", "libc6-dev")),
+    # The verifier families' toolchains: Dafny (on Mono), Why3 and Z3 (the serve image's base).
+    "verifiers": Recipe("verifiers", ("python3", "dafny", "z3", "why3", *WHY3_PROVIDERS)),
 }
 
 

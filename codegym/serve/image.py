@@ -3,8 +3,9 @@
     python -m codegym.serve.image [--start-daemon]          # prints the image's tag
     docker run -d -p 8000:8000 -e CODEGYM_SERVER_TOKEN=TOKEN codegym/serve:<tag>
 
-Built on the docker backend's ``python`` image (`codegym.executor.images`: Debian's python3
-from ``debootstrap``, then ``docker import``; no registry, built when missing), with this
+Built on the docker backend's ``verifiers`` image (`codegym.executor.images`: Debian's python3,
+Dafny, Why3 and Z3 from ``debootstrap``, then ``docker import``; no registry, built when
+missing: the Dafny and WhyML families grade in it as the Python ones do), with this
 checkout of codegym (as a wheel) and the server's packages installed in ``/opt/codegym`` from
 wheels this machine downloads, offline (the build's container has no network). The image has
 a ``HEALTHCHECK`` (``/health``, with the token). The server binds every address in the
@@ -29,7 +30,7 @@ from typing import Any
 from codegym.error import SandboxError
 from codegym.executor import images
 
-BASE = images.RECIPES["python"]
+BASE = images.RECIPES["verifiers"]
 # What the server imports beyond codegym's own dependencies (the ``serve`` extra).
 SERVER_PACKAGES = ("fastapi>=0.110", "uvicorn>=0.30", "websockets>=12")
 SITE = "/opt/codegym"

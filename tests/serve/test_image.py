@@ -1,6 +1,6 @@
 """The server's docker image: built from this checkout, it starts in a default ``docker run``
-only with a token, reports healthy, runs its sandbox in the ``container`` tier, and grades as
-codegym does in this process."""
+only with a token, reports healthy, runs its sandbox in the ``container`` tier, grades as
+codegym does in this process, and plays the verifier families (Dafny, WhyML)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,22 @@ def test_the_image_serves_healthy_in_the_container_tier_and_grades_as_here(serve
         # fails is the tier's: no such file in one view, permission denied in the other).
         (peek,) = codegym.score(ENV, [(tasks[0].id, "print(open('/etc/shadow').read())\n")], server=remote_url)
         assert peek.status.value == "RE" and "root:" not in peek.feedback()
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", ["codegym/Dafny-v0", "codegym/WhyML-v0"])
+def test_the_image_plays_the_verifier_families(server: tuple[Any, str], env_id: str) -> None:
+    """Dafny and Why3 are in the image and the wheel holds their tasks: a bundled reference
+    verifies (reward 1), and an answer that does not parse does not."""
+    _, url = server
+    env = codegym.Scorer(env_id).env
+    try:
+        task = next(t for t in env.tasks if t.reference)
+        items = [(task.id, task.reference or ""), (task.id, "method {")]
+        right, wrong = codegym.score(env_id, items, server=url, token=TOKEN)
+        assert (right.status.value, env.reward(right)) == ("OK", 1.0), right.message
+        assert wrong.status.value != "OK" and env.reward(wrong) == 0.0
     finally:
         env.close()
 
