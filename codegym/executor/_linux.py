@@ -558,31 +558,36 @@ def socket_program(sockets: str, *, unix: bool = True) -> bytes:
 
     Without ``unix`` (the `container` tier: no network or mount namespace, so the machine's
     unix sockets, by path or abstract name, are the container's), a step reaches no socket
-    outside itself: ``socket(AF_UNIX)`` and ``connect`` fail with EACCES, and ``socketpair``
-    makes only connected stream or seqpacket pairs (a datagram one could ``sendto`` any
-    path); what runtimes use among their own processes stays."""
+    outside itself: ``connect`` fails with EACCES, and so does making a datagram unix socket
+    (``socket`` or ``socketpair``: it could ``sendto`` any path). Stream and seqpacket ones,
+    which reach nothing unconnected, stay: runtimes use them among their own processes, and
+    Chromium binds one in its profile folder."""
     if sockets not in ("kill", "errno"):
         raise ValueError(f"sockets must be 'kill' or 'errno', got {sockets!r}")
     refuse = (_RET_K, 0, 0, _RET_ERRNO | _EACCES)
+    allow = (_RET_K, 0, 0, _RET_ALLOW)
+    datagram = [  # (the type in args[1], with SOCK_NONBLOCK and SOCK_CLOEXEC above it)
+        (_LD_W_ABS, 0, 0, _OFFSET_ARG1_LOW),
+        (_ALU_AND_K, 0, 0, _SOCK_TYPE_MASK),
+        (_JEQ_K, 0, 1, _SOCK_DGRAM),
+        refuse,
+    ]
     ops = _native_syscall_number()
     if not unix:
         ops += [
             (_JEQ_K, 0, 1, _SYSCALLS["connect"]),
             refuse,
-            (_JEQ_K, 0, 4, _SYSCALLS["socketpair"]),
-            (_LD_W_ABS, 0, 0, _OFFSET_ARG1_LOW),  # its type, with SOCK_NONBLOCK and SOCK_CLOEXEC
-            (_ALU_AND_K, 0, 0, _SOCK_TYPE_MASK),
-            (_JEQ_K, 0, 1, _SOCK_DGRAM),
-            refuse,
-            (_LD_W_ABS, 0, 0, _OFFSET_NR),
+            (_JEQ_K, 0, 5, _SYSCALLS["socketpair"]),
+            *datagram,
+            allow,
         ]
     ops += [
-        (_JEQ_K, 0, 3 if unix else 4, _SYSCALLS["socket"]),
+        (_JEQ_K, 0, 3 if unix else 7, _SYSCALLS["socket"]),
         (_LD_W_ABS, 0, 0, _OFFSET_ARG0_LOW),
         (_JEQ_K, 1, 0, _AF_UNIX),
         (_RET_K, 0, 0, _RET_KILL_PROCESS if sockets == "kill" else _RET_ERRNO | _EACCES),
-        *([] if unix else [refuse]),  # (AF_UNIX)
-        (_RET_K, 0, 0, _RET_ALLOW),
+        *([] if unix else datagram),  # (AF_UNIX)
+        allow,
     ]
     return _assemble(ops)
 

@@ -157,21 +157,30 @@ def test_a_step_reaches_no_unix_socket_of_the_container(container: Executor, ser
 
 
 def test_sockets_within_a_step_still_work(container: Executor) -> None:
-    """Stream and seqpacket socket pairs (what runtimes use among their own processes)."""
+    """Stream and seqpacket socket pairs (what runtimes use among their own processes), and a
+    stream socket bound and listening in the work dir (Chromium's profile lock); never a
+    connection, nor a datagram socket (which could send to any path)."""
     source = (
         "import socket\n"
         "for kind in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET):\n"
         "    a, b = socket.socketpair(socket.AF_UNIX, kind)\n"
         "    a.sendall(b'ping')\n"
         "    print(b.recv(4).decode())\n"
-        "try:\n"
-        "    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-        "except PermissionError:\n"
-        "    print('refused')\n"
+        "server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "server.bind('lock.sock')\n"
+        "server.listen(1)\n"
+        "attempts = [lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).connect('lock.sock'),\n"
+        "            lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM),\n"
+        "            lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)]\n"
+        "for attempt in attempts:\n"
+        "    try:\n"
+        "        attempt()\n"
+        "    except PermissionError:\n"
+        "        print('refused')\n"
     )
     job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": source.encode()}, limits=Limits())
     step = container.run(job).steps[0]
-    assert (step.exit_code, step.stdout) == (0, b"ping\nping\nrefused\n"), step.stderr
+    assert (step.exit_code, step.stdout) == (0, b"ping\nping\n" + b"refused\n" * 3), step.stderr
 
 
 # A job that writes far past its disk quota (files of 4 MiB, the most RLIMIT_FSIZE lets it), in
