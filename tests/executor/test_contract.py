@@ -573,7 +573,7 @@ def test_limits_are_validated() -> None:
         ({"argv": ()}, "argv must be a non-empty tuple of str"),
         ({"argv": ("echo",), "env": {"N": "1"}}, r"env must be a tuple of \(name, value\) str pairs"),
         ({"argv": ("echo",), "env": (("N", 1),)}, r"env must be a tuple of \(name, value\) str pairs"),
-        ({"argv": ("echo",), "sockets": "allow"}, "sockets must be 'kill' or 'errno'"),
+        ({"argv": ("echo",), "sockets": "allow"}, "sockets must be 'kill', 'errno' or 'tool'"),
     ],
 )
 def test_a_malformed_step_is_refused_where_it_is_made(fields: dict, error: str) -> None:
