@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 from codegym.envs.dafny import gate as gates
 from codegym.envs.dafny import grader
 from codegym.envs.dafny.lexer import LexError
-from codegym.envs.dafny.program import Assembly, assemble, assemble_spec, declarations, strip_spec
-from codegym.envs.dafny.spec import SpecCases, kill_checks
+from codegym.envs.dafny.program import Assembly, assemble, strip_spec
+from codegym.envs.dafny.spec import SpecCases, assemble_answer
 from codegym.envs.dafny.tasks import BUNDLED, Kind, load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
@@ -23,8 +23,6 @@ from codegym.task import Quarantine, Task, TaskSet
 from codegym.verifier import GateReport
 from codegym.verifier.dafny import LIMITS, Dafny
 from codegym.verifier.env import VerifierEnv
-
-SPEC_KILLS = 0.8  # the share of its mutants a spec task's own specification must rule out
 
 
 class DafnyEnv(VerifierEnv[Assembly]):
@@ -130,13 +128,10 @@ class DafnyEnv(VerifierEnv[Assembly]):
         try:
             if metadata["kind"] != "spec":
                 return assemble(str(metadata["trusted"]), str(metadata["given"]), code, metadata["open"])
-            assembly = assemble_spec(str(metadata["trusted"]), code, metadata["open"][0])
-            functions = [d.name for d in declarations(assembly.text) if d.kind in ("function", "predicate")]
+            cases = SpecCases.from_json(metadata["spec"], task.id)
+            return assemble_answer(str(metadata["trusted"]), code, metadata["open"][0], cases)
         except LexError:
             return None
-        cases = SpecCases.from_json(metadata["spec"], task.id)
-        text, kills = kill_checks(cases, functions, assembly.canary.removeprefix("CodegymCanary"))
-        return replace(assembly, text=assembly.text + text, kills=kills)
 
     def verification_job(self, task: Task, assembly: Assembly, limits: Limits) -> Job:
         return self.verifier.job({grader.PROGRAM: assembly.text}, limits)
@@ -173,15 +168,20 @@ class DafnyEnv(VerifierEnv[Assembly]):
 
     def check_solutions(self, task: Task) -> str | None:
         """A hints or impl task that verifies as given has nothing to ask for; a spec task's
-        own specification must rule out at least `SPEC_KILLS` of its mutants, and its
+        own specification must rule out every held mutant (its reference is solved: kill
+        rate 1, which `mutants` makes so by keeping only the mutants it rules out), and its
         preconditions with ``ensures true`` none."""
         if task.metadata["kind"] != "spec":
             return super().check_solutions(task)
         trusted = str(task.metadata["trusted"])
         grade, _ = self.evaluate(task, trusted)
-        rate = float(grade.metrics.get("kill_rate", 0.0))
-        if grade.status is not Status.OK or rate < SPEC_KILLS:
-            return f"its own specification rules out {rate:.0%} of its mutants (at least {SPEC_KILLS:.0%} expected)"
+        if grade.status is not Status.OK:
+            return f"its own specification is {grade.status.value}: {grade.message}"
+        if not self.solved(grade):
+            killed, held = int(grade.metrics.get("killed", 0.0)), int(grade.metrics.get("mutants", 0.0))
+            return (f"its own specification rules out {killed} of its {held} held mutants (all expected: the "
+                    "others are right by it, so no answer is solved); remake its spec data with `python -m "
+                    "codegym.envs.dafny.mutants <file>`, which keeps only the mutants it rules out")  # fmt: skip
         vacuous, _ = self.evaluate(task, strip_spec(trusted, task.metadata["open"][0], ["ensures"]))
         if float(vacuous.metrics.get("killed", 0.0)) > 0:  # (a WA is 0 too: a caller may need the ensures)
             return f"with `ensures true` it rules out {vacuous.metrics['killed']:.0f} mutants (none expected)"

@@ -17,6 +17,11 @@ Run once per program when a task set is made, never at grade time::
    specification is needed to reject it.
    So is one whose outcome breaks a result's type (a negative ``nat``), one that does what
    the reference does on every input, and one that does what an earlier mutant does.
+4. The program's own specification is graded as an answer is (`ruled_out`: the env's kill
+   checks of every remaining mutant, one Dafny run), and only the mutants it rules out are
+   held (up to `MAX_MUTANTS`), so the program's own reference scores kill rate 1 (solved).
+   The others are right by the specification the task is made from: no answer could be
+   asked to rule them out. How many were left out is recorded (``not_ruled_out``).
 """
 
 from __future__ import annotations
@@ -29,13 +34,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from codegym.envs.dafny import gate, grader
 from codegym.envs.dafny.lexer import Token, tokens
 from codegym.envs.dafny.program import Declaration, declarations, opens_block, strip_hints
-from codegym.envs.dafny.spec import Mutant, Outcome, Signature, SpecCases, Value, call, observed, signature_of
+from codegym.envs.dafny.spec import (
+    Mutant,
+    Outcome,
+    Signature,
+    SpecCases,
+    Value,
+    assemble_answer,
+    call,
+    observed,
+    signature_of,
+)
 
 from codegym.error import TaskFormatError
 from codegym.executor import Executor, Job, RunResult, Step, StepResult
 from codegym.executor.registry import get_executor
+from codegym.grade import Status
 from codegym.verifier.dafny import LIMITS, Dafny, command
 
 INPUTS = 8
@@ -73,7 +90,9 @@ class Mutation:
 
 
 def build(program: str, *, target: str | None = None, executor: Executor | None = None, seed: int = 0) -> SpecCases:
-    """The `SpecCases` of ``program``'s ``target`` (by default its first method with a body)."""
+    """The `SpecCases` of ``program``'s ``target`` (by default its first method with a body):
+    its inputs, and the mutants its own specification rules out (raises `TaskFormatError`
+    when it rules out none, or when the program does not verify)."""
     declaration = _target(program, target)
     signature = signature_of(declaration)
     runner = executor or get_executor()
@@ -89,9 +108,32 @@ def build(program: str, *, target: str | None = None, executor: Executor | None 
         if not _well_typed(signature, rows):
             continue  # (a negative nat: its type rules it out, with no specification)
         mutants.append(Mutant(mutation.edit, rows))
-    cases = SpecCases(signature, tuple(inputs), reference, tuple(mutants[:MAX_MUTANTS]))
-    cases.check(signature.method)
-    return cases
+    candidates = SpecCases(signature, tuple(inputs), reference, tuple(mutants))
+    candidates.check(signature.method)
+    cases = ruled_out(program, candidates, executor=runner)
+    if not cases.mutants:
+        raise TaskFormatError(f"{signature.method}: its specification rules out none of its {len(mutants)} distinct "
+                              "mutants (a spec task needs one it rules out: strengthen its ensures)")  # fmt: skip
+    return replace(cases, mutants=cases.mutants[:MAX_MUTANTS])
+
+
+def ruled_out(program: str, cases: SpecCases, *, executor: Executor | None = None) -> SpecCases:
+    """``cases`` with only the mutants that ``program``'s own specification of the target rules
+    out, and ``not_ruled_out`` the count of the others: ``program`` graded as a spec answer
+    is (`spec.assemble_answer`, the gate, one Dafny run, `grader.grade`). Rows whose
+    ``spec_cases`` were made elsewhere are fixed with it. Raises `TaskFormatError` when the
+    program, as its own answer, is not ``OK``."""
+    method = cases.signature.method
+    assembly = assemble_answer(program, program, method, cases)
+    verifier = Dafny()
+    report = verifier.read((executor or get_executor()).run(verifier.job({grader.PROGRAM: assembly.text}, LIMITS)))
+    graded = grader.grade(gate.check(program), assembly, report)
+    if graded.status is not Status.OK:
+        raise TaskFormatError(f"{method}: the program as its own spec answer is {graded.status.value}, not OK: "
+                              f"{graded.message}")  # fmt: skip
+    killed = {m for k in assembly.kills if report.outcome_of(k.name) == "verified" for m in k.mutants}
+    kept = tuple(m for j, m in enumerate(cases.mutants) if j in killed)
+    return replace(cases, mutants=kept, not_ruled_out=len(cases.mutants) - len(kept))
 
 
 def _well_typed(signature: Signature, rows: Sequence[Outcome]) -> bool:
@@ -319,15 +361,23 @@ def _value(text: str) -> Value:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Write ``<stem>.spec.json`` beside each ``.dfy`` of the folders or files given."""
+    """Write ``<stem>.spec.json`` beside each ``.dfy`` of the folders or files given; a program
+    that cannot be made a spec task is named with why and skipped (exit status 1)."""
     paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
     files = [f for p in paths for f in (sorted(p.glob("*.dfy")) if p.is_dir() else [p])]
     executor = get_executor()
+    skipped = 0
     for path in files:
-        cases = build(path.read_text(encoding="utf-8"), executor=executor)
+        try:
+            cases = build(path.read_text(encoding="utf-8"), executor=executor)
+        except TaskFormatError as e:
+            print(f"{path.name}: skipped: {e}", file=sys.stderr)
+            skipped += 1
+            continue
         path.with_suffix(".spec.json").write_text(json.dumps(cases.to_json(), indent=1) + "\n", encoding="utf-8")
-        print(f"{path.name}: {len(cases.inputs)} inputs, {len(cases.mutants)} mutants")
-    return 0
+        print(f"{path.name}: {len(cases.inputs)} inputs, {len(cases.mutants)} mutants "
+              f"({cases.not_ruled_out} its specification does not rule out left out)")  # fmt: skip
+    return 1 if skipped else 0
 
 
 if __name__ == "__main__":

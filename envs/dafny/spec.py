@@ -22,17 +22,18 @@ postcondition. The assertion verifies only when the postcondition rules the muta
 out. A check proves a violation, so an incomplete prover can lose a kill but never invent
 one, and ``ensures true`` kills nothing. ``{:fuel}`` lets Z3 unfold the program's functions
 as deep as the inputs need. (Mutants that crash or hang on an input are dropped when they are
-made: no specification is needed to reject them.)
+made: no specification is needed to reject them; so are those the program's own specification
+does not rule out, which makes its own reference score kill rate 1.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from codegym.envs.dafny.lexer import Token, tokens
-from codegym.envs.dafny.program import Declaration, KillCheck
+from codegym.envs.dafny.program import Assembly, Declaration, KillCheck, assemble_spec, declarations
 
 from codegym.error import TaskFormatError
 
@@ -85,12 +86,19 @@ class Mutant:
 
 @dataclass(frozen=True)
 class SpecCases:
-    """A spec task's hidden half: the inputs, the reference's outcomes and the mutants'."""
+    """A spec task's hidden half: the inputs, the reference's outcomes and the mutants'.
+
+    Attributes:
+        not_ruled_out: How many distinct mutants the program's own specification did not
+            rule out when `mutants.build` made these (they were left out, so the program's
+            own specification rules out every held one); None when not recorded.
+    """
 
     signature: Signature
     inputs: tuple[tuple[Value, ...], ...]
     reference: tuple[Outcome, ...]
     mutants: tuple[Mutant, ...]
+    not_ruled_out: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (`from_json` reads it back)."""
@@ -102,6 +110,7 @@ class SpecCases:
             "inputs": [_plain(values) for values in self.inputs],
             "reference": [_plain(values) for values in self.reference],
             "mutants": [{"edit": m.edit, "outcomes": [_plain(o) for o in m.outcomes]} for m in self.mutants],
+            **({} if self.not_ruled_out is None else {"not_ruled_out": self.not_ruled_out}),
         }
 
     @classmethod
@@ -117,12 +126,14 @@ class SpecCases:
             inputs = tuple(_values(row) for row in data["inputs"])
             reference = tuple(_values(row) for row in data["reference"])
             mutants = tuple(Mutant(str(m["edit"]), tuple(_values(o) for o in m["outcomes"])) for m in data["mutants"])
+            unruled = data.get("not_ruled_out")
+            not_ruled_out = None if unruled is None else int(unruled)
         except (KeyError, TypeError, ValueError) as e:
             expected = (
                 "method, parameters, results, modified, inputs, reference and mutants (each with edit and outcomes)"
             )
             raise TaskFormatError(f"{where}: expected {expected}: {type(e).__name__}: {e}") from None
-        cases = cls(signature, inputs, reference, mutants)
+        cases = cls(signature, inputs, reference, mutants, not_ruled_out)
         cases.check(where)
         return cases
 
@@ -291,3 +302,13 @@ def kill_checks(cases: SpecCases, functions: Iterable[str], tag: str) -> tuple[s
         texts.append(f"method {fuel}{name}()\n{{\n" + "".join(f"  {line}\n" for line in body) + "}\n")
         checks.append(KillCheck(name, tuple(killed)))
     return "\n" + "\n".join(texts), tuple(checks)
+
+
+def assemble_answer(trusted: str, answer: str, target: str, cases: SpecCases) -> Assembly:
+    """The file a spec answer is verified in: `program.assemble_spec`'s, with the kill checks
+    of ``cases`` appended (raises `lexer.LexError` for an answer that does not lex). The env
+    grades every answer in it, and `mutants.ruled_out` the program's own specification."""
+    assembly = assemble_spec(trusted, answer, target)
+    functions = [d.name for d in declarations(assembly.text) if d.kind in ("function", "predicate")]
+    text, kills = kill_checks(cases, functions, assembly.canary.removeprefix("CodegymCanary"))
+    return replace(assembly, text=assembly.text + text, kills=kills)

@@ -1,17 +1,19 @@
 """Dafny spec tasks: the agent writes requires/ensures, scored by the held mutants they rule out.
 
 The pure parts (the target's signature, the check methods, the assembly that keeps the body
-the task's), then real verifier runs: the bundled specifications kill at least 80% of their
-mutants and ``ensures true`` none, and the cheats a spec answer could try score nothing.
+the task's), then real verifier runs: the bundled specifications kill every held mutant and
+``ensures true`` none, the mutants tool keeps only the mutants a program's own specification
+rules out, and the cheats a spec answer could try score nothing.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from codegym.envs.dafny import mutants
-from codegym.envs.dafny.env import SPEC_KILLS, DafnyEnv
+from codegym.envs.dafny.env import DafnyEnv
 from codegym.envs.dafny.program import assemble_spec, declarations, strip_spec
 from codegym.envs.dafny.spec import Mutant, SpecCases, kill_checks, signature_of
 from codegym.envs.dafny.tasks import load_tasks
@@ -89,7 +91,7 @@ def test_the_answer_gives_only_requires_and_ensures() -> None:
 # --- real runs -------------------------------------------------------------------------------------
 
 
-def test_bundled_specifications_rule_out_most_mutants_and_ensures_true_none(spec_env: DafnyEnv) -> None:
+def test_bundled_specifications_rule_out_every_mutant_and_ensures_true_none(spec_env: DafnyEnv) -> None:
     """Every tenth bundled program (the whole set: `codegym validate codegym/Dafny-v0
     --option task_kind=spec`, whose check is `DafnyEnv.check_solutions`)."""
     tasks = list(spec_env.tasks)[::10]
@@ -100,7 +102,8 @@ def test_bundled_specifications_rule_out_most_mutants_and_ensures_true_none(spec
             [(t.id, strip_spec(str(t.reference), t.metadata["open"][0], ["ensures"])) for t in tasks]
         )
     for task, grade in zip(tasks, references, strict=True):
-        assert grade.status is Status.OK and grade.metrics["kill_rate"] >= SPEC_KILLS, (task.id, grade.message)
+        assert grade.status is Status.OK and grade.metrics["kill_rate"] == 1.0, (task.id, grade.message)
+        assert grade.solved is True, (task.id, grade.message)
         assert spec_env.reward_of(grade) == grade.metrics["kill_rate"]
     for task, grade in zip(tasks, vacuous, strict=True):  # (the task's requires, and ensures true)
         assert grade.metrics.get("killed", 0.0) == 0 and spec_env.reward_of(grade) == 0.0, (task.id, grade.message)
@@ -146,7 +149,7 @@ def test_an_in_place_method_is_judged_by_the_array_after_the_call(spec_env: Dafn
     grade, _ = spec_env.evaluate(task, _answer(spec_env, REVERSE, "  ensures a.Length == old(a.Length)"))
     assert grade.status is Status.OK and grade.metrics["killed"] == 0
     grade, _ = spec_env.evaluate(task, task.reference or "")
-    assert grade.metrics["kill_rate"] >= SPEC_KILLS
+    assert grade.metrics["kill_rate"] == 1.0
 
 
 def test_mutants_are_made_by_running_them(executor: LocalExecutor) -> None:
@@ -160,10 +163,59 @@ def test_mutants_are_made_by_running_them(executor: LocalExecutor) -> None:
     edits = [m.edit for m in cases.mutants]
     assert "line 9: `+` -> `-`" not in edits  # (a negative nat: its type rules it out)
     assert "line 4: `0` -> `1`" in edits and all(m.outcomes != cases.reference for m in cases.mutants)
+    assert cases.not_ruled_out == 0 and cases.to_json()["not_ruled_out"] == 0  # (its ensures pins d down)
     env = DafnyEnv([{"id": "double", "program": program, "spec_cases": cases.to_json()}], task_kind="spec",
                    executor=executor)  # fmt: skip
     grade, _ = env.evaluate(env.tasks.get("double"), program)
     assert grade.status is Status.OK and grade.metrics["kill_rate"] == 1.0
+
+
+# A weak specification: it bounds the result only, so of `+` -> `-` (0) and `+` -> `*` (n * n) it rules
+# out the first alone (n * n >= n holds for every nat).
+WEAK = "method Twice(n: nat) returns (d: int)\n  ensures d >= n\n{\n  d := n + n;\n}\n"
+
+
+def test_the_mutants_tool_keeps_only_the_mutants_the_programs_own_specification_rules_out(
+    executor: LocalExecutor, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference of a program whose own specification is weak scores kill rate 1 and is
+    solved: the mutants it does not rule out (right by that specification) are not held. A
+    program whose specification rules out none is named and skipped."""
+    (tmp_path / "twice.dfy").write_text(WEAK, encoding="utf-8")
+    (tmp_path / "loose.dfy").write_text(WEAK.replace("d >= n", "d >= 0"), encoding="utf-8")  # (all mutants meet it)
+    assert mutants.main([str(tmp_path)]) == 1
+    assert "loose.dfy: skipped: Twice: its specification rules out none" in capsys.readouterr().err
+    assert not (tmp_path / "loose.spec.json").exists()
+    data = json.loads((tmp_path / "twice.spec.json").read_text(encoding="utf-8"))
+    edits = [m["edit"] for m in data["mutants"]]
+    assert edits and "line 4: `+` -> `*`" not in edits  # (`+` -> `-` or deleting `d := n + n;`: 0)
+    inputs = data["inputs"]
+    assert all(any(o[0] < i[0] for o, i in zip(m["outcomes"], inputs, strict=True)) for m in data["mutants"])
+    assert data["not_ruled_out"] >= 1
+    env = DafnyEnv([{"id": "twice", "program": WEAK, "spec_cases": data}], task_kind="spec", executor=executor)
+    task = env.tasks.get("twice")
+    grade, _ = env.evaluate_task(task, task.reference or "")
+    assert (grade.status, grade.metrics["kill_rate"], grade.solved) == (Status.OK, 1.0, True), grade.message
+    assert env.check_solutions(task) is None
+
+
+def test_spec_data_with_a_mutant_its_own_specification_allows_is_invalid_with_the_count(
+    executor: LocalExecutor,
+) -> None:
+    """Spec data made elsewhere, holding a mutant the program's own specification does not rule
+    out: its reference is not solved, and `check_solutions` (``codegym validate``) says how
+    many it rules out and how to remake the data (`mutants.ruled_out` keeps the right ones)."""
+    held = (Mutant("`+` -> `-`", ((0,), (0,))), Mutant("`+` -> `*`", ((0,), (9,))))
+    cases = SpecCases(signature_of(declarations(WEAK)[0]), ((0,), (3,)), ((0,), (6,)), held)
+    env = DafnyEnv([{"id": "twice", "program": WEAK, "spec_cases": cases.to_json()}], task_kind="spec",
+                   executor=executor)  # fmt: skip
+    task = env.tasks.get("twice")
+    grade, _ = env.evaluate_task(task, WEAK)
+    assert (grade.status, grade.metrics["killed"], grade.metrics["mutants"], grade.solved) == (Status.OK, 1, 2, False)
+    problem = env.check_solutions(task) or ""
+    assert "rules out 1 of its 2 held mutants" in problem and "python -m codegym.envs.dafny.mutants" in problem
+    kept = mutants.ruled_out(WEAK, cases, executor=executor)
+    assert [m.edit for m in kept.mutants] == ["`+` -> `-`"] and kept.not_ruled_out == 1
 
 
 def test_a_spec_task_without_its_mutants_says_how_to_make_them() -> None:
