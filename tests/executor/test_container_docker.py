@@ -2,8 +2,10 @@
 run`` as root (Docker's seccomp profile and capabilities, a 64 MiB noexec /dev/shm, the
 trainer as the container's PID 1, which reaps nothing). The image is imported from a tar of
 a few folders (no registry, nothing downloaded); this machine's /usr (every toolchain), /etc,
-Python and checkout are bound into it read-only. One container runs every scenario once;
-the tests below check what each found."""
+Python and checkout are bound into it read-only. One container runs every scenario once
+(every StdioProgram language, every family's first bundled reference in the tier "auto"
+picks there, a container service's unix sockets, disk quotas, killed workers); the tests
+below check what each found."""
 
 from __future__ import annotations
 
@@ -18,12 +20,18 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+import gymnasium as gym
 import pytest
 from codegym.envs.stdio_program.languages import languages
+
+import codegym  # noqa: F401  (registers the envs)
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
 IMAGE = "codegym-test-bare:1"
+# Every family but those that cannot run here: RepoRepair builds its environments from PyPI
+# (the container has no network), TritonKernel needs a GPU.
+AWAY = ("codegym/RepoRepair-v1", "codegym/TritonKernel-v0")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -110,6 +118,19 @@ DAEMON = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork(
           "    os._exit(0)\nprint('left')\n")
 
 
+def families(ex):
+    from codegym.executor.isolation import probe
+    found['auto_tier'] = probe().best
+    found['families'] = {}
+    for env_id in json.load(open('/scenario/families.json')):
+        env = gym.make(env_id)  # (its family's own executor, in the tier "auto" picks)
+        task = next(task for task in env.unwrapped.tasks if task.reference)
+        env.reset(seed=0, options={'task_id': task.id})
+        _, reward, _, _, info = env.step(task.reference)
+        found['families'][env_id] = [info['status'], reward, info['grade'].message[:300]]
+        env.close()
+
+
 def zombies():
     seen = []
     for name in os.listdir('/proc'):
@@ -137,7 +158,7 @@ def killed_workers(ex):
 with LocalExecutor(workers=2, isolation='container', preload=PRELOAD) as ex:
     found['isolation'] = ex.isolation
     found['dev_shm_noexec'] = bool(os.statvfs('/dev/shm').f_flag & os.ST_NOEXEC)
-    for scenario in (languages, sockets, quota, killed_workers):
+    for scenario in (languages, sockets, quota, killed_workers, families):
         try:
             scenario(ex)
         except Exception:
@@ -176,6 +197,8 @@ def found(docker_daemon: Any) -> Iterator[dict[str, Any]]:
     os.chmod(scenario, 0o755)
     with open(os.path.join(scenario, "programs.json"), "w") as handle:
         json.dump({language: programs["ok"] for language, programs in sorted(_programs().items())}, handle)
+    with open(os.path.join(scenario, "families.json"), "w") as handle:
+        json.dump([name for name in sorted(gym.registry) if name.startswith("codegym/") and name not in AWAY], handle)
     shutil.copy(os.path.join(os.path.dirname(__file__), "test_container_tier.py"), f"{scenario}/container_tier.py")
     prefix = sys.base_prefix  # (the venv's interpreter lives there)
     volumes = {path: {"bind": path, "mode": "ro"} for path in ("/usr", "/etc", prefix, REPO)}
@@ -222,3 +245,11 @@ def test_killed_workers_leave_no_zombie(found: dict[str, Any]) -> None:
     assert "killed_workers raised" not in found, found["killed_workers raised"]
     assert found["after_kill"] == ["1\n"] * 4
     assert found["zombies"] == []
+
+
+def test_every_family_grades_a_reference_in_the_tier_auto_picks(found: dict[str, Any]) -> None:
+    assert "families raised" not in found, found["families raised"]
+    assert found["auto_tier"] == "container"
+    assert len(found["families"]) >= 11
+    wrong = {name: got for name, got in found["families"].items() if got[:2] != ["OK", 1.0]}
+    assert wrong == {}

@@ -222,7 +222,8 @@ def test_a_worker_that_cannot_start_is_retried_like_a_crashed_one(tier_options: 
     from codegym.error import SandboxError
     from codegym.executor.local import LocalExecutor
 
-    with LocalExecutor(workers=1, **tier_options("container")) as executor:
+    executor = LocalExecutor(workers=1, **tier_options("container"))
+    with executor:
         assert executor.run(_python_job("print(1)")).steps[0].stdout == b"1\n"
         worker = executor._pool[0]
         worker.stop()
