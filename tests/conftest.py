@@ -241,10 +241,11 @@ def leftovers(executor: Executor) -> Callable[[], list[int]]:
 def sandbox_processes(executor: Executor) -> list[int]:
     """Host pids of live processes running as one of ``executor``'s submission uids, except
     each fork server's spare and the spare's keeper (forked and confined after the last
-    step's processes were killed, waiting for the next step): a third process of those names
-    under the same parent counts. A step's exit is reported once its leftovers are sent SIGSTOP, and
-    they are killed right after the reply, so stopped or stopping processes (SIGSTOP
-    pending) and dying ones (SIGKILL pending, exiting, zombies) are not counted.
+    step's processes were killed, waiting for the next step; until it first runs, a spare
+    bears its fork server's name): a third process of those names under the same parent
+    counts. A step's exit is reported once its leftovers are sent SIGSTOP, and they are
+    killed right after the reply, so stopped or stopping processes (SIGSTOP pending) and
+    dying ones (SIGKILL pending, exiting, zombies) are not counted.
     """
     uids = executor.submission_uids()  # type: ignore[attr-defined]
     shared_uid = not getattr(executor, "distinct_uids", True)
@@ -263,7 +264,9 @@ def sandbox_processes(executor: Executor) -> list[int]:
                 continue
             if shared_uid and not _in_a_step_namespace(status):  # (a plain user's worker shares it)
                 continue
-            if status["Name"].strip() in ("codegym-spare", "codegym-keeper"):  # (it names the keeper)
+            # (a spare names the keeper; a spare just forked, before its first instruction, still
+            # bears the fork server's name)
+            if status["Name"].strip() in ("codegym-spare", "codegym-keeper", "codegym-init"):
                 idle.setdefault(int(status["PPid"]), []).append(int(name))
             else:
                 found.append(int(name))
