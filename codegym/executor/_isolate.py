@@ -59,16 +59,18 @@ def enter_user_namespace(user_map: str) -> None:
 
 
 def become_reaper(uid: int | None, keep_closed: tuple[int, ...]) -> None:
-    """The `container` tier's first step. It has no pid namespace whose end takes a worker's
-    processes with it: what a crashed worker leaves (its fork server, its steps, zombies)
-    would fall to the container's PID 1, which may never reap them (a trainer started by
-    ``docker run``). So the process the executor started stays behind as their subreaper and
-    forks the worker, which returns from here in a process group of its own. SIGTERM (the
-    executor's way to stop it) kills that group; once the worker is gone, every process of
-    the steps' ``uid`` is killed, everything reaped, and its exit status passed on.
+    """A worker's first step. What a crashed or killed worker leaves (its fork server, which
+    its death kills, and in the `container` tier, which has no pid namespace to end with it,
+    its steps) would fall to the machine's PID 1 as zombies, which a container's PID 1 (a
+    trainer started by ``docker run``) may never reap. So the process the executor started
+    stays behind as their subreaper and forks the worker, which returns from here in a
+    process group of its own. SIGTERM (the executor's way to stop it) kills that group; once
+    the worker is gone, every process of the steps' ``uid`` (if given: the `container` tier)
+    is killed, everything reaped, and the worker's exit status passed on.
     ``keep_closed``: the worker's pipes to the executor, which only the worker holds."""
     worker = [0]
     signal.signal(signal.SIGTERM, lambda *_: worker[0] and _kill_group(worker[0]))
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # (the worker asks the same of us)
     worker[0] = os.fork()
     if worker[0] == 0:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)

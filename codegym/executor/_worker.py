@@ -935,8 +935,8 @@ def main() -> None:
         with contextlib.suppress(OSError):  # a CPU the cgroup's cpuset has since withdrawn
             os.sched_setaffinity(0, {config["cpu"]})
     try:
-        if config["isolation"] == "container":
-            become_reaper(config["uid"], (ctl, res))  # (returns in the worker)
+        # (returns in the worker; its steps' uid is killed after it where no pid namespace ends with it)
+        become_reaper(config["uid"] if config["isolation"] == "container" else None, (ctl, res))
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         tier = config["isolation"]
         userns = tier == "userns"

@@ -46,7 +46,7 @@ ETC_ALLOWLIST = (
     "java-17-openjdk", "ssl", "R", "fonts", "mono",
 )  # fmt: skip
 MOUNT_TIMEOUT_S = 30.0
-REAPER_TIMEOUT_S = 10.0  # (`container` tier) for a stopped worker's reaper to kill and reap all it left
+REAPER_TIMEOUT_S = 10.0  # for a stopped worker's reaper to kill and reap all it left
 DEBUG_ENV = "CODEGYM_DEBUG"  # set: a worker that cannot start shows its traceback
 
 
@@ -127,7 +127,7 @@ class _WorkerProcess:
         self.executor = executor
         self.index = index
         self.process: subprocess.Popen[bytes] | None = None
-        self.worker_pid: int | None = None  # (`container` tier: the process runs a reaper, the worker below it)
+        self.worker_pid: int | None = None  # (the process is the worker's reaper: see `_isolate.become_reaper`)
         self.generation = -1
         self.uid = executor.uid_base + index if executor.distinct_uids else None
         self.starts = 0
@@ -192,13 +192,13 @@ class _WorkerProcess:
                 log.seek(0)
                 raise SandboxError(_start_failure(self.index, ex.isolation, str(info), log.read().decode()))
         self.generation = ex.generation
-        self.worker_pid = info["pid"] if ex.isolation == "container" else None  # (no pid namespace there)
+        self.worker_pid = _only_child(self.process.pid)
         self.fork_server = info["fork_server"]
         self.rehearsed = info["rehearsed"]
 
     @property
     def pid(self) -> int | None:
-        """The worker's pid (in the `container` tier, not that of the reaper it runs under)."""
+        """The worker's pid (not that of the reaper it runs under)."""
         return self.worker_pid or (self.process.pid if self.process else None)
 
     def ensure_started(self) -> None:
@@ -241,11 +241,10 @@ class _WorkerProcess:
                 os.close(self.reader.fd)
             self.reader = None
         if self.process is not None:
-            if self.executor.isolation == "container":  # its reaper: it kills the worker, then reaps all
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.process.pid, signal.SIGTERM)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(REAPER_TIMEOUT_S)
+            with contextlib.suppress(ProcessLookupError):  # its reaper: it kills the worker, then reaps all
+                os.kill(self.process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(REAPER_TIMEOUT_S)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, 9)
             self.process.wait()
@@ -304,6 +303,16 @@ def _kill_every_process_of(uid: int) -> None:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         kill = ["sh", "-c", "kill -9 -1"]  # (with none left it says "No such process": not the caller's to read)
         subprocess.run(kill, user=uid, group=uid, extra_groups=[], timeout=10, check=False, capture_output=True)
+
+
+def _only_child(pid: int) -> int | None:
+    """The one child of process ``pid`` (a worker's reaper: the worker), or None."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            children = handle.read().split()
+    except OSError:  # (a kernel without CONFIG_PROC_CHILDREN)
+        return None
+    return int(children[0]) if len(children) == 1 else None
 
 
 def reap_stale_roots(parent: str) -> list[str]:

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -272,3 +273,61 @@ def test_a_package_installed_into_masked_site_packages_still_loads(tier: str, ti
     finally:
         shutil.rmtree(package)
         os.unlink(os.path.join(site, "codegym-planted-neighbour.txt"))
+
+
+def _descendants(pid: int) -> set[tuple[int, str]]:
+    """The processes below ``pid`` now, each as (pid, start time), to tell them from reused pids."""
+    parents: dict[int, list[tuple[int, str]]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents.setdefault(int(fields[1]), []).append((int(name), fields[19]))
+    found: set[tuple[int, str]] = set()
+    pending = [pid]
+    while pending:
+        for child in parents.get(pending.pop(), []):
+            found.add(child)
+            pending.append(child[0])
+    return found
+
+
+def _parent_if_there(process: tuple[int, str]) -> int | None:
+    """The parent of ``process`` while it lives on or is a zombie no one reaped; else None."""
+    try:
+        with open(f"/proc/{process[0]}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]) if fields[19] == process[1] else None
+
+
+def test_a_killed_worker_leaves_no_zombie(tier: str, tier_options) -> None:
+    """What a killed worker leaves (its fork server, its steps' processes) is killed and
+    reaped by the reaper it runs under, never handed to PID 1 (a container's PID 1, such as
+    a trainer, may never reap it; this machine's reaps it within seconds, so the test watches
+    where each process of the dead worker's tree goes until all are gone)."""
+    leave = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nprint('left')\n"
+    job = Job(steps=(Step(argv=("python", "main.py")),), files={"main.py": leave.encode()})
+    executor = LocalExecutor(workers=1, **tier_options(tier))
+    with executor:
+        assert executor.run(job).steps[0].stdout == b"left\n"
+        (worker,) = executor.worker_pids()
+        tree = _descendants(worker) | {p for p in _descendants(os.getpid()) if p[0] == worker}
+        ours = {os.getpid(), *(pid for pid, _ in _descendants(os.getpid()))}
+        os.kill(worker, signal.SIGKILL)
+        handed_over: set[tuple[int, int]] = set()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            parents = {p: _parent_if_there(p) for p in tree}
+            handed_over |= {
+                (p[0], parent) for p, parent in parents.items() if parent is not None and parent not in ours
+            }
+            if all(parent is None for parent in parents.values()):
+                break
+            time.sleep(0.01)
+        assert handed_over == set()
+        assert executor.run(job).steps[0].stdout == b"left\n"  # (a worker of its own again)
