@@ -40,7 +40,8 @@ class Limits:
         processes: Processes and threads alive at once.
         output_bytes: Bytes kept of stdout and of stderr each; more kills the step.
         file_size_bytes: Largest file the step may write.
-        disk_bytes: Size of the writable work dir and of ``/tmp`` each.
+        disk_bytes: Size of the writable work dir and of ``/tmp`` each (in the `container`
+            tier, a quota the supervisor enforces: past it the step stops, limit "disk").
         open_files: File descriptors per process.
         stack_bytes: Stack size per thread.
     """
