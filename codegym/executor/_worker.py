@@ -93,6 +93,7 @@ from codegym.executor._isolate import (  # noqa: E402
     in_initial_user_namespace,
     mask,
 )
+from codegym.executor._quota import QUOTA_POLL_S, DiskQuota  # noqa: E402
 from codegym.executor._wire import read_frame, write_frame  # noqa: E402
 from codegym.executor._workspace import CopyStore, OverlayStore, Store, WorkspaceRefused  # noqa: E402
 from codegym.executor.base import Harness, Job, LimitName, Limits, RunResult, Step, StepResult  # noqa: E402
@@ -111,11 +112,6 @@ UNMOUNT_AFTER_S = 0.01
 # stdout, stderr and its setup pipe; the channel's to_harness and to_submission.
 STEP_PIPES = (True, False, False, False)
 CHANNEL_PIPES = (False, True)
-# The `container` tier's disk quota (no tmpfs of its own per job there): how often the
-# supervisor looks at the file system's usage during a step, and walks the job's folders at
-# the latest (sooner where the file system grew by more than the job may hold).
-QUOTA_POLL_S = 0.02
-QUOTA_WALK_S = 0.5
 
 
 # --- the supervisor --------------------------------------------------------------------------
@@ -821,63 +817,6 @@ class _Pump:
         if len(chunk) > room:
             self._stop("output")
         return True
-
-
-class DiskQuota:
-    """The `container` tier's disk limit, where a job's folders lie on the container's one
-    disk (a tmpfs of their own per job takes a mount): the job's work dir and /tmp hold at
-    most ``disk_bytes`` each (together: twice that) and ``disk_bytes // 1024`` files and
-    folders each, or the step is stopped ("disk": ``OLE``), RLIMIT_FSIZE bounding each file.
-
-    Walking the folders costs; the file system's usage (statvfs) costs next to nothing. So a
-    walk comes only when the file system has grown, since the last walk, by more than the
-    job may still write (or QUOTA_WALK_S after it); each walk then takes what is not the
-    job's as the rest of the file system's. Precision: what a step writes within QUOTA_POLL_S
-    (a few MiB), and files it deleted but holds open (at most RLIMIT_NOFILE of them, each
-    within RLIMIT_FSIZE, per process), which no walk finds."""
-
-    def __init__(self, folders: tuple[str, ...], disk_bytes: int) -> None:
-        self.folders = folders
-        self.max_bytes = len(folders) * disk_bytes
-        self.max_files = len(folders) * max(disk_bytes // 1024, 1024)
-        self.others = (0, 0)  # bytes and inodes of the file system that are not the job's
-        self.walked = 0.0
-        self.exceeded(time.monotonic(), walk=True)
-
-    def _file_system(self) -> tuple[int, int]:
-        usage = os.statvfs(self.folders[0])
-        return (usage.f_blocks - usage.f_bfree) * usage.f_frsize, usage.f_files - usage.f_ffree
-
-    def exceeded(self, now: float, *, walk: bool = False) -> bool:
-        """Whether the job holds more than it may (walking its folders only when needed)."""
-        used, inodes = self._file_system()
-        grown = used - self.others[0] > self.max_bytes or inodes - self.others[1] > self.max_files
-        if not (walk or grown or now - self.walked >= QUOTA_WALK_S):
-            return False
-        job_bytes, job_files = _usage(self.folders, self.max_bytes, self.max_files)
-        if job_bytes > self.max_bytes or job_files > self.max_files:
-            return True
-        self.others, self.walked = (used - job_bytes, inodes - job_files), now
-        return False
-
-
-def _usage(folders: tuple[str, ...], max_bytes: int, max_files: int) -> tuple[int, int]:
-    """The bytes (allocated blocks) and the entries beneath ``folders``, never through a
-    link; the count stops once past either maximum. What vanishes meanwhile is skipped."""
-    used = files = 0
-    pending = list(folders)
-    while pending and used <= max_bytes and files <= max_files:
-        try:
-            with os.scandir(pending.pop()) as entries:
-                for entry in entries:
-                    files += 1
-                    with contextlib.suppress(OSError):
-                        used += entry.stat(follow_symlinks=False).st_blocks * 512
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
-        except OSError:
-            continue
-    return used, files
 
 
 def _spent_its_memory(exit_code: int | None, sig: int | None, max_rss_kb: int, limits: Limits) -> bool:

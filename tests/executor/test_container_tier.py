@@ -257,3 +257,16 @@ def test_a_workspace_command_is_held_to_the_workspace_s_quota(container: Executo
         assert workspace.run(Job(steps=(Step(argv=("sh", "-c", flood)),), limits=small)).steps[0].limit == "disk"
     finally:
         workspace.close()
+
+
+def test_what_others_write_on_the_same_disk_counts_against_no_job(container: Executor) -> None:
+    """The quota's statvfs trigger sees the whole file system grow; only a walk of the job's
+    own folders stops it."""
+    job = container.submit(_python_job("import time\nopen('kept', 'wb').write(b'k' * (4 << 20))\ntime.sleep(1.5)\n"))
+    with tempfile.NamedTemporaryFile(dir=tempfile.gettempdir()) as other:  # (the folder the workers' lie in)
+        for _ in range(48):
+            other.write(b"o" * (4 << 20))
+            other.flush()
+            os.fsync(other.fileno())
+        step = job.result().steps[0]
+    assert (step.exit_code, step.limit) == (0, None), step
