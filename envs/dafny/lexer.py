@@ -1,6 +1,7 @@
 """Dafny's tokens, as far as the gate and the program splitter need them (pure, stdlib only).
 
-Comments (``//`` to the end of the line, ``/* */`` nested as Dafny nests them) are dropped;
+Comments (``//`` to the end of the line, ``/* */`` nested as Dafny nests them) are dropped; a
+``/*`` never closed runs to the end of the file, as Dafny's scanner reads it (`unclosed_comment`);
 strings (``"..."`` with escapes, verbatim ``@"..."``) and character literals become one
 token each, so that nothing inside them is read as a keyword. Each token carries its bracket
 depth (``(``, ``[``, ``{`` and an attribute's ``{:`` open; ``)``, ``]`` and ``}`` close). Identifiers keep Dafny's extra
@@ -44,13 +45,23 @@ class Token:
 
 def tokens(source: str) -> list[Token]:
     """The tokens of ``source``, comments left out."""
+    return _scan(source)[0]
+
+
+def unclosed_comment(source: str) -> int | None:
+    """Where the ``/*`` comment that is never closed starts (it runs to the end of the file),
+    or None when every comment is closed."""
+    return _scan(source)[1]
+
+
+def _scan(source: str) -> tuple[list[Token], int | None]:
     found: list[Token] = []
     scanner = _Scanner(source)
     depth = 0
     while (token := scanner.next(depth)) is not None:
         found.append(token)
         depth = max(0, depth + (token.text in OPENING) - (token.text in CLOSING))
-    return found
+    return found, scanner.unclosed
 
 
 class _Scanner:
@@ -59,6 +70,7 @@ class _Scanner:
         self.at = 0
         self.line = 1
         self.line_start = 0
+        self.unclosed: int | None = None  # (where a comment that is never closed starts)
 
     def next(self, depth: int) -> Token | None:
         self._skip_space_and_comments()
@@ -109,7 +121,7 @@ class _Scanner:
                 return
 
     def _block_comment(self) -> None:
-        line, column = self.line, self.at - self.line_start + 1
+        start = self.at
         depth = 0
         while self.at < len(self.source):
             if self.source.startswith("/*", self.at):
@@ -124,7 +136,7 @@ class _Scanner:
                 if self.source[self.at] == "\n":
                     self._newline()
                 self.at += 1
-        raise LexError("a comment that is never closed", line, column)
+        self.unclosed = start
 
     def _string(self, *, verbatim: bool) -> None:
         line, column = self.line, self.at - self.line_start + 1

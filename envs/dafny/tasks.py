@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from codegym.envs.dafny.lexer import LexError, tokens
+from codegym.envs.dafny.lexer import CLOSING, OPENING, LexError, Token, tokens, unclosed_comment
 from codegym.envs.dafny.program import OPENABLE, declarations, empty_bodies, strip_hints, strip_spec
 from codegym.envs.dafny.spec import SpecCases
 
@@ -123,11 +123,21 @@ def program_task(task_id: str, program: str, kind: Kind, *, description: str = "
     """A task from a verified ``program``: its open callables (``open_names``, or every method
     and lemma with a body), and what the agent sees (``given``, or the program with their
     hints removed, bodies emptied, or, for ``spec``, the target's requires and ensures
-    removed; a ``spec`` task needs ``spec``, its `SpecCases` as JSON data)."""
+    removed; a ``spec`` task needs ``spec``, its `SpecCases` as JSON data). A comment that
+    is never closed is cut from the end of ``program`` and ``given`` (Dafny reads it to the end
+    of the file; the env appends to the program)."""
     try:
+        program = _ended(program)
         parts = declarations(program)
     except LexError as e:
         raise TaskFormatError(f"{task_id}: the program does not lex: {e}") from None
+    if (unclosed := _unclosed_bracket(program)) is not None:
+        raise TaskFormatError(f"{task_id}: the {unclosed.text!r} at line {unclosed.line}, column {unclosed.column} is "
+                              "never closed (is the file cut short?)")  # fmt: skip
+    try:
+        given = _ended(given) if given is not None else None
+    except LexError as e:
+        raise TaskFormatError(f"{task_id}: its hints-removed program does not lex: {e}") from None
     names = list(open_names) if open_names is not None else [
         d.name for d in parts if d.kind in OPENABLE and d.body is not None]  # fmt: skip
     if kind == "spec":
@@ -148,6 +158,23 @@ def program_task(task_id: str, program: str, kind: Kind, *, description: str = "
     difficulty = "easy" if size <= 3 else "medium" if size <= 6 else "hard"
     return Task(id=task_id, family="Dafny", prompt=prompt, tests=(), language="dafny", difficulty=difficulty,
                 reference=program if reference else None, metadata=metadata)  # fmt: skip
+
+
+def _unclosed_bracket(program: str) -> Token | None:
+    """The first bracket of ``program`` that is never closed (None when all are)."""
+    opened: list[Token] = []
+    for token in tokens(program):
+        if token.text in OPENING:
+            opened.append(token)
+        elif token.text in CLOSING and opened:
+            opened.pop()
+    return opened[0] if opened else None
+
+
+def _ended(text: str) -> str:
+    """``text`` without the comment that is never closed at its end, if any."""
+    at = unclosed_comment(text)
+    return text if at is None else text[:at].rstrip() + "\n"
 
 
 def _missing_spec(task_id: str) -> TaskFormatError:
@@ -209,15 +236,17 @@ def _from_folder(folder: Path, kind: Kind, *, prefix: str) -> list[Task]:
 def _text_of(path: Path) -> str:
     """``path``'s text, or "" when it cannot be read as UTF-8 (its task says why)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except (OSError, ValueError):
         return ""
 
 
 def _read(path: Path) -> str:
-    """``path``'s text (raises `TaskFormatError` when it is not readable UTF-8)."""
+    """``path``'s text, without a leading byte-order mark (Dafny skips it; in the text the env
+    assembles it would be a stray character). Raises `TaskFormatError` when it is not
+    readable UTF-8."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except (OSError, ValueError) as e:
         raise TaskFormatError(f"{path.name} cannot be read as UTF-8 text ({e})") from e
 

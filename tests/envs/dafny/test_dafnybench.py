@@ -184,6 +184,10 @@ lemma total_is_kept_(x: nat, y: nat, amount: nat)
   ensures (x - amount) + (y + amount) == x + y;
 {
 }
+
+/* An earlier version, left unclosed as some DafnyBench files leave theirs (Dafny reads to the end):
+lemma total_is_kept_wrong(x: nat, y: nat)
+  ensures false;
 """
 # DafnyBench's own hints-removed files differ from `strip_hints`: here they keep header
 # ``decreases`` clauses and the blank lines a removal leaves.
@@ -209,6 +213,7 @@ def dafnybench(root: Path) -> Path:
     (dataset / "hints_removed").mkdir()
     for stem, program in PROGRAMS.items():
         (dataset / "ground_truth" / f"{stem}.dfy").write_text(program)
+    (dataset / "ground_truth" / "reverse_array.dfy").write_text(REVERSE, encoding="utf-8-sig")  # (some have a BOM)
     for stem, given in NO_HINTS.items():
         (dataset / "hints_removed" / f"{stem}_no_hints.dfy").write_text(given)
     broken = "method merge_sorted(a: seq<int>) returns (r: seq<int>)\n  ensures |r| == |a|;\n{\n  r := a; /* cut"
@@ -230,13 +235,15 @@ def test_a_dafnybench_clone_loads_whole_but_its_broken_file(tmp_path: Path) -> N
         tasks = load_tasks(source)
         assert sorted(tasks.ids) == sorted(f"DafnyBench/{s}" for s in [*PROGRAMS, BROKEN])
     broken = tasks.get(f"DafnyBench/{BROKEN}")
-    assert broken.invalid is not None and "a comment that is never closed" in broken.invalid
+    assert broken.invalid is not None and "'{' at line 3, column 1 is never closed" in broken.invalid
     assert [t.id for t in tasks if t.invalid] == [broken.id]
     for stem, given in NO_HINTS.items():  # (DafnyBench's own hints-removed text is what the agent sees)
         task = tasks.get(f"DafnyBench/{stem}")
         assert task.metadata["given"] == given != strip_hints(PROGRAMS[stem])
         assert given.strip() in task.prompt
-    assert tasks.get("DafnyBench/bank_account").metadata["given"] == strip_hints(BANK)  # (no file: stripped here)
+    bank = tasks.get("DafnyBench/bank_account")  # (no hints-removed file: stripped here; the open comment cut)
+    assert bank.metadata["given"] == bank.reference == BANK[: BANK.index("/* An earlier")].rstrip() + "\n"
+    assert tasks.get("DafnyBench/reverse_array").reference == REVERSE  # (without its byte-order mark)
     assert tasks.get("DafnyBench/sum_to_n").metadata["open"] == ("sum_formula_", "compute__sum")
     impl = load_tasks(clone, "impl")
     assert impl.get("DafnyBench/reverse_array").metadata["open"] == ("reverse_in_place", "is_palindrome")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from codegym.envs.dafny.gate import check
-from codegym.envs.dafny.lexer import LexError, tokens
+from codegym.envs.dafny.lexer import LexError, tokens, unclosed_comment
 
 METHOD = "method M(a: array<int>) returns (r: int)\n  ensures r == 0\n{{\n  {body}\n}}\n"
 CHEATS = {
@@ -67,9 +67,16 @@ def test_honest_relatives_pass(name: str) -> None:
 
 
 def test_text_that_does_not_lex_is_unreadable_not_refused() -> None:
-    report = check("method M() { /* never closed }")
+    report = check('method M() { var s := "never closed\n}')
     assert not report.passed and report.unreadable and "never closed" in report.unreadable
     assert not report.violations
+
+
+def test_a_comment_never_closed_runs_to_the_end_as_in_dafny() -> None:
+    """Dafny's scanner reads an unclosed ``/*`` to the end of the file: what follows is no code."""
+    answer = METHOD.format(body="r := 0;") + "/* an earlier try:\nlemma Bogus() ensures false\n  assume false;\n"
+    assert check(answer).passed
+    assert [t.text for t in tokens("a /* b /* c */")] == ["a"] and unclosed_comment("a /* b /* c */") == 2
 
 
 def test_the_lexer_keeps_positions_and_skips_comments() -> None:
