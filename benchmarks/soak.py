@@ -4,7 +4,7 @@
 
 The jobs go, in a seeded shuffled order, through the public batch API (`codegym.Scorer`, one
 per env, deduplication off so that every job runs): PythonFunction-v0 40%, StdioProgram-v0
-25% (20 points in Python, 5 with ``language="c"``), Verilog-v0 30%, TritonKernel-v0 5%
+25% (20 points in Python, 5 with ``language="c"``), Verilog-v1 30%, TritonKernel-v0 5%
 (Triton's CPU interpreter at the tasks' small shapes). A ``--hostile`` share of them are
 attack programs adapted from the test suites' (``tests/envs/*/test_attacks.py``,
 ``tests/executor/test_contract.py``): spin loops, sleeps, memory hogs, fork bombs, output
@@ -348,7 +348,7 @@ FAMILIES = (
     Family("stdio-c", "codegym/StdioProgram-v0", 0.05, {"limits": FAST, "language": "c"}, C_WRONG, C_HOSTILE),
     Family(
         "verilog",
-        "codegym/Verilog-v0",
+        "codegym/Verilog-v1",
         0.30,
         {"limits": VERILOG_LIMITS},
         VERILOG_WRONG,

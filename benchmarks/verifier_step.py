@@ -2,7 +2,7 @@
 
     python benchmarks/verifier_step.py [--steps 20]
 
-For Dafny-v0 (``codegym-dafny/sum-array``) and WhyML-v0 (``codegym-whyml/sum-to``), each step
+For Dafny-v1 (``codegym-dafny/sum-array``) and WhyML-v0 (``codegym-whyml/sum-to``), each step
 answers with the task's reference, plus a distinct trailing comment so that no cache answers.
 Interleaved with the steps, the baseline runs the verifier the way a user would, as a plain
 subprocess on the host, with no sandbox, gate or canary, on the file the env assembled:
@@ -29,7 +29,7 @@ import gymnasium as gym
 import codegym  # noqa: F401
 
 CASES = {
-    "Dafny-v0": ("codegym-dafny/sum-array", "// step {}\n", "program.dfy", ("dafny", "/compile:0", "program.dfy")),
+    "Dafny-v1": ("codegym-dafny/sum-array", "// step {}\n", "program.dfy", ("dafny", "/compile:0", "program.dfy")),
     "WhyML-v0": ("codegym-whyml/sum-to", "(* step {} *)\n", "program.mlw",
                  ("why3", "prove", "-P", "z3", "-a", "split_vc", "program.mlw", "-T", "Impl", "-T", "Check")),
 }  # fmt: skip

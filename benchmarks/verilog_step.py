@@ -2,7 +2,7 @@
 
     python benchmarks/verilog_step.py [--steps 100] [--task codegym-verilog/fifo4]
 
-One `codegym/Verilog-v0` env steps the problem's reference (renamed ``TopModule``), each
+One `codegym/Verilog-v1` env steps the problem's reference (renamed ``TopModule``), each
 step with a distinct trailing comment so the gate's cache never answers. The baseline, in
 the same run and interleaved with the steps, compiles and simulates the same testbench and
 design with ``iverilog -g2012`` and ``vvp`` as plain subprocesses on the host, no sandbox and
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--task", default="codegym-verilog/fifo4")
     args = parser.parse_args()
-    env = gym.make("codegym/Verilog-v0")  # default settings (lint only runs on failures)
+    env = gym.make("codegym/Verilog-v1")  # default settings (lint only runs on failures)
     task = env.unwrapped.tasks.get(args.task)  # type: ignore[attr-defined]
     reference = task.reference
     with tempfile.TemporaryDirectory() as scratch:

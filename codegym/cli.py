@@ -116,7 +116,7 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
         "validate", parents=[common],
         help="run every task's reference; report valid, invalid (with why) and flaky tasks",
     )  # fmt: skip
-    check.add_argument("env", type=_env_id, help="a registered env id, e.g. codegym/Verilog-v0")
+    check.add_argument("env", type=_env_id, help="a registered env id, e.g. codegym/Verilog-v1")
     check.add_argument("--tasks", help="the task source (a bundled set's name, a file or a folder)")
     check.add_argument("--runs", type=_positive, default=3,
                        help="gradings of each reference (runs that disagree: flaky)")  # fmt: skip

@@ -10,10 +10,10 @@ none) whose family's checks pass is *unchecked*: it is reported, not quarantined
 references on the env's warm workers like any batch; `Validation.write_quarantine` writes
 the tasks that are not valid to a file every loader accepts (``quarantine=``)::
 
-    report = codegym.validate("codegym/Verilog-v0", tasks="path/to/VerilogEval/dataset_spec-to-rtl")
+    report = codegym.validate("codegym/Verilog-v1", tasks="path/to/VerilogEval/dataset_spec-to-rtl")
     print(report.render())
     report.write_quarantine("quarantine.json")
-    env = gym.make("codegym/Verilog-v0", tasks="path/...", quarantine="quarantine.json")
+    env = gym.make("codegym/Verilog-v1", tasks="path/...", quarantine="quarantine.json")
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ verifiers finds a taskset by importing the module its id names: `TASKSET_ID`
 (``codegym_verifiers``) is an alias of this module in any process that imported it, and a
 top-level ``codegym_verifiers`` module re-exporting it makes the command line work too::
 
-    vf-eval codegym_verifiers --env.taskset.env-id codegym/Verilog-v0 --env.mode refine
+    vf-eval codegym_verifiers --env.taskset.env-id codegym/Verilog-v1 --env.mode refine
 
 Pieces, each the plugin verifiers looks for in a taskset module's ``__all__``:
 

@@ -56,7 +56,7 @@ class DafnyEnv(VerifierEnv[Assembly]):
     grades ``program.dfy``.
 
     ## Registered configurations
-    ``codegym/Dafny-v0`` with ``tasks="codegym-dafny"`` (the bundled programs) and
+    ``codegym/Dafny-v1`` with ``tasks="codegym-dafny"`` (the bundled programs) and
     ``task_kind="hints"`` (default), ``"impl"`` or ``"spec"``; ``tasks=<folder>`` loads
     DafnyBench's layout (a clone, or its ``DafnyBench/dataset``: ``ground_truth/<stem>.dfy``
     and ``hints_removed/<stem>_no_hints.dfy``), vericoding files or verified

@@ -67,7 +67,7 @@ class PyContractsEnv(CodeEnv):
     would (the counterexamples included), and ``submit``.
 
     ## Registered configurations
-    ``codegym/PyContracts-v0`` with ``tasks="codegym-contracts"`` (the bundled tasks); a folder
+    ``codegym/PyContracts-v1`` with ``tasks="codegym-contracts"`` (the bundled tasks); a folder
     of task files or rows (see `codegym.envs.pycontracts.tasks`). ``budget`` and
     ``diff_budget`` set CrossHair's search per postcondition and for the diff (None: no diff),
     ``crosshair_limits`` the sandbox's limits on all of CrossHair's searches together.

@@ -80,7 +80,7 @@ class VerilogEnv(CodeEnv):
     0, printing the outputs. Behaviour is judged by the hidden testbench at submit.
 
     ## Registered configurations
-    ``codegym/Verilog-v0`` with ``tasks="codegym-verilog"`` (the bundled original problems);
+    ``codegym/Verilog-v1`` with ``tasks="codegym-verilog"`` (the bundled original problems);
     ``tasks=<folder>`` loads a VerilogEval v2 folder.
 
     ## How it is judged

@@ -356,7 +356,7 @@ class SVGFromImageEnv(VisualEnv):
     ``solved_at`` (0.99), or at ``max_episode_steps``.
 
     ## Registered configurations
-    ``codegym/SVGFromImage-v0``: the 48 bundled pictures (``tasks="codegym-svg"``);
+    ``codegym/SVGFromImage-v1``: the 48 bundled pictures (``tasks="codegym-svg"``);
     ``tasks="generated"`` draws from the seeded generator; a file or rows in the svg-stack
     format (`tasks.load_svg_tasks`) pose public pictures.
 
@@ -416,7 +416,7 @@ class ChartFromImageEnv(VisualEnv):
     As `SVGFromImageEnv`'s (``solved_at``: 0.99).
 
     ## Registered configurations
-    ``codegym/ChartFromImage-v0``: the bundled charts (``tasks="codegym-charts"``);
+    ``codegym/ChartFromImage-v1``: the bundled charts (``tasks="codegym-charts"``);
     ``tasks="generated"``; ChartMimic rows or its released folder (`tasks.load_chart_tasks`).
 
     ## How it is judged

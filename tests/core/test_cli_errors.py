@@ -70,7 +70,7 @@ def test_an_unknown_env_id_names_the_nearest_registered_one(tmp_path: Path) -> N
     done = cli("validate", "codegym/PythonFuncton-v0", "--tasks", "humaneval", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "NameNotFound" not in done.stderr
     assert "unknown env 'codegym/PythonFuncton-v0': did you mean codegym/PythonFunction-v0?" in done.stderr
-    assert "registered: codegym/ChartFromImage-v0, codegym/Dafny-v0, codegym/HTMLFromScreenshot-v0" in done.stderr
+    assert "registered: codegym/ChartFromImage-v1, codegym/Dafny-v1, codegym/HTMLFromScreenshot-v0" in done.stderr
 
 
 def test_a_bad_task_file_through_the_cli_names_its_line_and_field(tmp_path: Path) -> None:
@@ -236,7 +236,7 @@ def test_validate_passes_options_to_the_env(tmp_path: Path, capsys: pytest.Captu
     bundled = ROOT / "envs" / "dafny" / "data" / "codegym-dafny"
     for name in ("sum-array.dfy", "sum-array.spec.json"):
         (tmp_path / name).write_text((bundled / name).read_text())
-    argv = ["validate", "codegym/Dafny-v0", "--tasks", str(tmp_path), "--runs", "1", "--option", "task_kind=spec"]
+    argv = ["validate", "codegym/Dafny-v1", "--tasks", str(tmp_path), "--runs", "1", "--option", "task_kind=spec"]
     assert main(argv) == 0
     assert "1 valid" in capsys.readouterr().out
 
@@ -258,7 +258,7 @@ def test_the_docs_table_is_what_the_commands_print() -> None:
         (["score", "s.jsonl", "--executor", "bogus"], "argument --executor: invalid choice: 'bogus'"),
         (["score", "s.jsonl", "--env", "no_such_lab:lab/X-v0"], "cannot import 'no_such_lab'"),
         (["score", "s.jsonl", "--env", "json:lab/X-v0"], "importing 'json' registered no env 'lab/X-v0'"),
-        (["validate", "codegym/Dafny-v0", "--option", "task_kind"], "argument --option: expected KEY=VALUE"),
+        (["validate", "codegym/Dafny-v1", "--option", "task_kind"], "argument --option: expected KEY=VALUE"),
     ],
 )
 def test_bad_arguments_are_usage_errors(argv: list[str], error: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,9 +27,9 @@ def task_file(tmp_path: Path) -> Path:
 
 
 def test_list_env_prints_each_task_with_difficulty_and_tiers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["list", "codegym/Verilog-v0"]) == 0
+    assert main(["list", "codegym/Verilog-v1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    env = gym.make("codegym/Verilog-v0")
+    env = gym.make("codegym/Verilog-v1")
     tasks = list(env.unwrapped.tasks)  # type: ignore[attr-defined]
     env.close()
     assert lines[0].split() == ["task", "id", "difficulty", "tiers", "tests", "(public/hidden)"]
@@ -66,7 +66,7 @@ def test_show_prints_the_prompt_the_model_reads(tmp_path: Path, capsys: pytest.C
 
 
 def test_show_takes_env_options_and_names_an_unknown_task(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["show", "codegym/Dafny-v0", "codegym-dafny/abs-sum", "--option", "task_kind=spec"]) == 0
+    assert main(["show", "codegym/Dafny-v1", "codegym-dafny/abs-sum", "--option", "task_kind=spec"]) == 0
     assert "Write the `requires` and `ensures` clauses of `SumOfAbs`" in capsys.readouterr().out
     assert main(["show", "codegym/StdioProgram-v0", "no-such-task"]) == 2
     assert "task 'no-such-task' is not in task set 'codegym-stdio'" in capsys.readouterr().err

@@ -15,19 +15,19 @@ import codegym  # noqa: F401
 ENV_IDS = sorted(i for i in gym.registry if i.startswith("codegym/"))
 SOLUTION = {
     "codegym/PythonFunction-v0": "def count_vowel_runs(text):\n    return 0\n",
-    "codegym/Dafny-v0": "method Helper() returns (r: int)\n  ensures r == 1\n{\n  r := 1;\n}\n",
+    "codegym/Dafny-v1": "method Helper() returns (r: int)\n  ensures r == 1\n{\n  r := 1;\n}\n",
     "codegym/Optimize-v0": "print(0)\n",  # (right for no task; a C or C++ task finds it does not compile)
     "codegym/OutputPrediction-v1": "0",  # (a literal: right for some generated programs, wrong for most)
     "codegym/StdioProgram-v0": "print(input())\n",
-    "codegym/Verilog-v0": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
+    "codegym/Verilog-v1": "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
     "  assign y = sel ? b : a;\nendmodule\n",
     "codegym/RepoRepair-v1": "",  # (no change: the buggy tree is graded)
-    "codegym/ChartFromImage-v0": "fig, ax = plt.subplots()\nax.bar(['a', 'b'], [1, 2])\n",
+    "codegym/ChartFromImage-v1": "fig, ax = plt.subplots()\nax.bar(['a', 'b'], [1, 2])\n",
     "codegym/HTMLFromScreenshot-v0": "<html><body><h1>Hello</h1></body></html>",
-    "codegym/SVGFromImage-v0": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
+    "codegym/SVGFromImage-v1": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
     '<circle cx="128" cy="128" r="64" fill="#e63946"/></svg>',
     "codegym/TestGeneration-v1": "assert True\n",
-    "codegym/PyContracts-v0": "def solve(x):\n    return x\n",  # (defines no task's function: CE, nothing runs)
+    "codegym/PyContracts-v1": "def solve(x):\n    return x\n",  # (defines no task's function: CE, nothing runs)
     "codegym/WhyML-v0": "module Impl\n  use int.Int\n  let helper (x: int) : int ensures { result = x } = x\nend\n",
     "codegym/TritonKernel-v0": "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self, *args):\n"
     "        super().__init__()\n\n    def forward(self, *inputs):\n        return inputs[0]\n",

@@ -95,10 +95,10 @@ def test_doctor_lists_every_family_as_ready_or_missing_what(capsys: pytest.Captu
 
 def test_every_family_declares_what_it_uses() -> None:
     declared = {env_id: env_requirements(env_id) for env_id in ENV_IDS}
-    assert declared["codegym/Verilog-v0"].packages == ("iverilog", "verilator")
-    assert declared["codegym/PyContracts-v0"].extras == ("contracts",)
+    assert declared["codegym/Verilog-v1"].packages == ("iverilog", "verilator")
+    assert declared["codegym/PyContracts-v1"].extras == ("contracts",)
     assert declared["codegym/TritonKernel-v0"].gpu and declared["codegym/TritonKernel-v0"].extras == ("triton",)
-    assert "dafny" in declared["codegym/Dafny-v0"].packages and "why3" in declared["codegym/WhyML-v0"].packages
+    assert "dafny" in declared["codegym/Dafny-v1"].packages and "why3" in declared["codegym/WhyML-v0"].packages
     assert declared["codegym/HTMLFromScreenshot-v0"].packages == ("chromium",)
 
 

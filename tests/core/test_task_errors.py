@@ -25,7 +25,7 @@ from codegym.error import InvalidTask
 from codegym.executor.local import LocalExecutor
 from codegym.task import TaskSet, read_quarantine
 
-VERILOG = "codegym/Verilog-v0"
+VERILOG = "codegym/Verilog-v1"
 EVAL = Path(__file__).parents[1] / "envs" / "verilog" / "verilog_eval"
 AND4, COUNT, SEL, UNBOUND = (f"verilog-eval/{name}" for name in ("Prob001_and4", "Prob002_count_en", "Prob003_sel",
                                                                   "Prob004_unbound"))  # fmt: skip
@@ -178,9 +178,9 @@ def test_leaving_with_jobs_in_flight_prints_nothing_from_the_workers(broken_eval
     script = f"""
 import gymnasium as gym, codegym
 folder = {str(broken_eval)!r}
-pairs = [(t.id, t.reference) for t in gym.make("codegym/Verilog-v0", tasks=folder).unwrapped.tasks] * 30
+pairs = [(t.id, t.reference) for t in gym.make("codegym/Verilog-v1", tasks=folder).unwrapped.tasks] * 30
 try:
-    codegym.score("codegym/Verilog-v0", pairs, tasks=folder, on_task_error="raise", lint="never")
+    codegym.score("codegym/Verilog-v1", pairs, tasks=folder, on_task_error="raise", lint="never")
 except codegym.error.InvalidTask as e:
     print("raised:", e)
 """

@@ -10,14 +10,14 @@ import pytest
 from codegym.integrations import trl, verl
 
 CASES = {
-    "codegym/Dafny-v0": "codegym-dafny/sum-array",
+    "codegym/Dafny-v1": "codegym-dafny/sum-array",
     "codegym/WhyML-v0": "codegym-whyml/sum-to",
-    "codegym/PyContracts-v0": "codegym-contracts/power_of_two",
+    "codegym/PyContracts-v1": "codegym-contracts/power_of_two",
 }
 CHEATS = {
-    "codegym/Dafny-v0": "lemma Bogus()\n  ensures false\n",
+    "codegym/Dafny-v1": "lemma Bogus()\n  ensures false\n",
     "codegym/WhyML-v0": "module Impl\n  axiom bad: false\nend\n",
-    "codegym/PyContracts-v0": "# crosshair: off\ndef is_power_of_two(n: int) -> bool:\n    return bin(n).count('1') == 1\n",
+    "codegym/PyContracts-v1": "# crosshair: off\ndef is_power_of_two(n: int) -> bool:\n    return bin(n).count('1') == 1\n",
 }
 
 

@@ -177,7 +177,7 @@ def test_refine_feeds_the_grade_back_until_solved(env_id: str, wrong: str, execu
 
 
 def test_a_visual_task_reaches_the_model_with_its_picture(tmp_path: Path) -> None:
-    env = load_environment("codegym/SVGFromImage-v0", num_tasks=1)
+    env = load_environment("codegym/SVGFromImage-v1", num_tasks=1)
     ((task, prompt),) = [(t.data.info["task_id"], t.data.prompt) for t in env.taskset]
     reference = env.grading.env.tasks.get(task).reference or ""
     answer = f"```svg\n{reference}\n```"

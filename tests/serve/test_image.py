@@ -72,7 +72,7 @@ def test_the_image_serves_healthy_in_the_container_tier_and_grades_as_here(serve
         env.close()
 
 
-@pytest.mark.parametrize("env_id", ["codegym/Dafny-v0", "codegym/WhyML-v0"])
+@pytest.mark.parametrize("env_id", ["codegym/Dafny-v1", "codegym/WhyML-v0"])
 def test_the_image_plays_the_verifier_families(server: tuple[Any, str], env_id: str) -> None:
     """Dafny and Why3 are in the image and the wheel holds their tasks: a bundled reference
     verifies (reward 1), and an answer that does not parse does not."""

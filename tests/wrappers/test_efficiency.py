@@ -83,7 +83,7 @@ def test_stdio_tasks_are_metered_and_other_families_refused() -> None:
     _, _, _, _, info = env.step(env.unwrapped.task.reference)
     assert info["grade"].metrics["speedup"] == pytest.approx(1.0, abs=0.005)
     with pytest.raises(ValueError, match="meters PythonFunction and StdioProgram tasks"):
-        EfficiencyReward(gym.make("codegym/Verilog-v0"))
+        EfficiencyReward(gym.make("codegym/Verilog-v1"))
 
 
 def test_the_spec_rebuilds_the_stack() -> None:

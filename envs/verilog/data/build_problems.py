@@ -1,4 +1,4 @@
-"""Build ``problems.json``: the original RTL problems of ``codegym/Verilog-v0``.
+"""Build ``problems.json``: the original RTL problems of ``codegym/Verilog-v1``.
 
 Every problem below was written for this project: a spec (the natural-language statement;
 the ``TopModule`` interface is appended when the task is loaded), a reference ``RefModule``,

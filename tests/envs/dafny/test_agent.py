@@ -1,4 +1,4 @@
-"""Agent mode of Dafny-v0: the program in a workspace, a ``verify`` tool that checks it as the
+"""Agent mode of Dafny-v1: the program in a workspace, a ``verify`` tool that checks it as the
 grader does, Dafny in the shell, and ``submit``."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 
 def test_verify_checks_the_workspace_file_and_submit_grades_it() -> None:
-    env = gym.make("codegym/Dafny-v0", mode="agent")
+    env = gym.make("codegym/Dafny-v1", mode="agent")
     try:
         _, info = env.reset(options={"task_id": SUM})
         task: Any = env.unwrapped.task  # type: ignore[attr-defined]
@@ -39,7 +39,7 @@ def test_verify_checks_the_workspace_file_and_submit_grades_it() -> None:
 
 
 def test_a_spec_agent_is_told_the_share_of_mutants_its_spec_rules_out() -> None:
-    env = gym.make("codegym/Dafny-v0", mode="agent", task_kind="spec")
+    env = gym.make("codegym/Dafny-v1", mode="agent", task_kind="spec")
     try:
         observation, _ = env.reset(options={"task_id": SUM})
         task: Any = env.unwrapped.task  # type: ignore[attr-defined]

@@ -291,7 +291,7 @@ def test_a_method_with_an_underscore_in_its_name_that_verifies_is_ok() -> None:
     statuses = {}
     for name in ("add_one", "addOne", "add__one", "add_one_", "x_k"):
         program = f"method {name}(x: int) returns (y: int)\n  ensures y == x + 1\n{{\n  y := x + 1;\n}}\n"
-        (grade,) = codegym.score("codegym/Dafny-v0", [("u", program)], tasks=[{"id": "u", "program": program}],
+        (grade,) = codegym.score("codegym/Dafny-v1", [("u", program)], tasks=[{"id": "u", "program": program}],
                                  task_kind="impl")  # fmt: skip
         statuses[name] = (grade.status, grade.message)
     assert statuses == {name: (Status.OK, "verified (1 procedures)") for name in statuses}

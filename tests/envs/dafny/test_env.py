@@ -34,7 +34,7 @@ method Sort(a: array<int>)
 
 
 def test_bundled_references_verify_and_no_task_verifies_as_given(env: DafnyEnv) -> None:
-    """Every sixth bundled program (the whole set: `codegym validate codegym/Dafny-v0`)."""
+    """Every sixth bundled program (the whole set: `codegym validate codegym/Dafny-v1`)."""
     assert len(env.tasks) >= 60
     tasks = list(env.tasks)[::6]
     with Scorer(env, dedupe=False) as scorer:

@@ -52,7 +52,7 @@ def test_trl_correct_counts_only_a_solved_spec(spec_env: DafnyEnv) -> None:
 def test_score_counts_ensures_true_as_a_failure_in_pass_at_1(spec_env: DafnyEnv, tmp_path: Path, capsys) -> None:
     samples = tmp_path / "s.jsonl"
     samples.write_text(json.dumps({"task_id": SUM, "completion": with_clauses(spec_env, "  ensures true")}) + "\n")
-    assert main(["score", str(samples), "--env", "codegym/Dafny-v0", "--option", "task_kind=spec"]) == 0
+    assert main(["score", str(samples), "--env", "codegym/Dafny-v1", "--option", "task_kind=spec"]) == 0
     out = capsys.readouterr().out
     assert "status: {'OK': 1}" in out and "pass@1: 0.0000" in out and "mean reward: 0.0000" in out
 

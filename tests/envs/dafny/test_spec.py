@@ -92,7 +92,7 @@ def test_the_answer_gives_only_requires_and_ensures() -> None:
 
 
 def test_bundled_specifications_rule_out_every_mutant_and_ensures_true_none(spec_env: DafnyEnv) -> None:
-    """Every tenth bundled program (the whole set: `codegym validate codegym/Dafny-v0
+    """Every tenth bundled program (the whole set: `codegym validate codegym/Dafny-v1
     --option task_kind=spec`, whose check is `DafnyEnv.check_solutions`)."""
     tasks = list(spec_env.tasks)[::10]
     assert len(spec_env.tasks) >= 60 and all(t.metadata["kind"] == "spec" for t in tasks)

@@ -1,4 +1,4 @@
-"""PyContracts-v0 on real CrossHair runs: right answers score 1; a bug the hidden tests miss is
+"""PyContracts-v1 on real CrossHair runs: right answers score 1; a bug the hidden tests miss is
 caught with its counterexample; the cheats (directives, imports, introspection, special
 cases, spinning, silencing CrossHair, forged reports) fail as they should; budgets and
 limits are TLE, never a pass; agent and refine modes; the bundled references."""
@@ -227,7 +227,7 @@ def test_validation_checks_that_the_tests_meet_the_contract(env: PyContractsEnv)
 
 
 def test_a_sample_of_bundled_references_score_one_and_their_stubs_do_not(env: PyContractsEnv) -> None:
-    """Every twelfth bundled task (the whole set: `codegym validate codegym/PyContracts-v0`)."""
+    """Every twelfth bundled task (the whole set: `codegym validate codegym/PyContracts-v1`)."""
     tasks = list(env.tasks)[::12]
     with Scorer(env, dedupe=False) as scorer:
         references = scorer.score([(t.id, t.reference or "") for t in tasks])
@@ -240,12 +240,12 @@ def test_a_sample_of_bundled_references_score_one_and_their_stubs_do_not(env: Py
 
 def test_score_grades_a_batch() -> None:
     task_reference = PyContractsEnv().tasks.get(POWER).reference or ""
-    grades = codegym.score("codegym/PyContracts-v0", [(POWER, task_reference), (POWER, SUBTLE)])
+    grades = codegym.score("codegym/PyContracts-v1", [(POWER, task_reference), (POWER, SUBTLE)])
     assert [g.status for g in grades] == [Status.OK, Status.WA]
 
 
 def test_refine_mode_ends_when_the_contract_holds() -> None:
-    env = gym.make("codegym/PyContracts-v0", mode="refine")
+    env = gym.make("codegym/PyContracts-v1", mode="refine")
     try:
         env.reset(options={"task_id": POWER})
         _, reward, terminated, _, info = env.step(f"```python\n{SUBTLE}```")
@@ -258,7 +258,7 @@ def test_refine_mode_ends_when_the_contract_holds() -> None:
 
 
 def test_agent_mode_verifies_the_workspace_file_and_submit_grades_it() -> None:
-    env = gym.make("codegym/PyContracts-v0", mode="agent")
+    env = gym.make("codegym/PyContracts-v1", mode="agent")
     try:
         _, info = env.reset(options={"task_id": POWER})
         assert "verify" in [tool["function"]["name"] for tool in info["tools"]]

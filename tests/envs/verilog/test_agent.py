@@ -151,6 +151,6 @@ def test_the_workspace_never_holds_the_reference_or_the_hidden_testbench(episode
 
 
 def test_agent_mode_passes_the_env_checker(executor: LocalExecutor) -> None:
-    env = gym.make("codegym/Verilog-v0", mode="agent", executor=executor, lint="never")
+    env = gym.make("codegym/Verilog-v1", mode="agent", executor=executor, lint="never")
     check_env(env.unwrapped, skip_render_check=True)
     env.close()

@@ -122,7 +122,7 @@ def test_lint_on_failure_adds_verilator_warnings(executor: LocalExecutor) -> Non
 
 
 def test_single_mode_terminates_after_one_step(executor: LocalExecutor) -> None:
-    env = gym.make("codegym/Verilog-v0", executor=executor, lint="never")
+    env = gym.make("codegym/Verilog-v1", executor=executor, lint="never")
     obs, info = env.reset(seed=0, options={"task_id": MUX2})
     assert "module TopModule (" in obs["prompt"] and "input sel" in obs["prompt"]
     _, reward, terminated, truncated, info = env.step(ADDER_OFF_BY_ONE)
@@ -131,7 +131,7 @@ def test_single_mode_terminates_after_one_step(executor: LocalExecutor) -> None:
 
 
 def test_refine_mode_continues_until_solved(executor: LocalExecutor) -> None:
-    env = gym.make("codegym/Verilog-v0", executor=executor, lint="never", mode="refine", max_episode_steps=5)
+    env = gym.make("codegym/Verilog-v1", executor=executor, lint="never", mode="refine", max_episode_steps=5)
     env.reset(seed=0, options={"task_id": MUX2})
     wrong = "```verilog\nmodule TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n  assign y = sel ? a : b;\nendmodule\n```"
     obs, reward, terminated, truncated, info = env.step(wrong)
@@ -189,8 +189,8 @@ def test_records_in_memory_load_as_tasks(executor) -> None:
     from codegym.error import TaskFormatError
 
     rows = json.loads((DATA / "problems.json").read_text())[:2]
-    env = gym.make("codegym/Verilog-v0", tasks=rows, executor=executor, lint="never").unwrapped
+    env = gym.make("codegym/Verilog-v1", tasks=rows, executor=executor, lint="never").unwrapped
     task = env.tasks.get(rows[0]["id"])  # type: ignore[attr-defined]
     assert env.evaluate(task, task.reference)[0].status.value == "OK"  # type: ignore[attr-defined]
     with pytest.raises(TaskFormatError, match=r"row 0: a Verilog record needs .* missing \['spec'"):
-        gym.make("codegym/Verilog-v0", tasks=[{"id": "x", "reference": "", "ports": [], "stimulus": {}}])
+        gym.make("codegym/Verilog-v1", tasks=[{"id": "x", "reference": "", "ports": [], "stimulus": {}}])

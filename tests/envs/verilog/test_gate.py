@@ -128,7 +128,7 @@ def test_declared_modules_and_ports() -> None:
 
 
 def test_import_codegym_does_not_import_pyslang() -> None:
-    code = "import sys, codegym, gymnasium; gymnasium.spec('codegym/Verilog-v0'); print('pyslang' in sys.modules)"
+    code = "import sys, codegym, gymnasium; gymnasium.spec('codegym/Verilog-v1'); print('pyslang' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"
 

@@ -11,7 +11,7 @@ from codegym.envs.verilog.tasks import DATA, load_tasks
 
 from ..task_file_errors import Case, assert_rejected, jsonl_cases, rows  # noqa: TID252
 
-ENV = "codegym/Verilog-v0"
+ENV = "codegym/Verilog-v1"
 GOOD = json.loads((DATA / "problems.json").read_text())[0]  # a bundled record
 
 CASES: dict[str, Case] = {

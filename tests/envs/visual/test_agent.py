@@ -50,7 +50,7 @@ def test_render_scores_the_workspace_file_and_submit_grades_it(family: str) -> N
 
 
 def test_the_target_and_the_reference_are_nowhere_a_tool_call_can_look() -> None:
-    env = gym.make("codegym/SVGFromImage-v0", mode="agent")
+    env = gym.make("codegym/SVGFromImage-v1", mode="agent")
     try:
         env.reset(seed=0, options={"task_id": HOUSE})
         reference: str = env.unwrapped.task.reference  # type: ignore[attr-defined]
@@ -70,7 +70,7 @@ def test_the_target_and_the_reference_are_nowhere_a_tool_call_can_look() -> None
 
 
 def test_check_env_passes_in_agent_mode_and_the_render_tool_keeps_its_name() -> None:
-    env = gym.make("codegym/SVGFromImage-v0", mode="agent")
+    env = gym.make("codegym/SVGFromImage-v1", mode="agent")
     try:
         check_env(env.unwrapped, skip_render_check=True)
     finally:

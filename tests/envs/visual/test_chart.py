@@ -1,4 +1,4 @@
-"""ChartFromImage-v0: the reward ranks charts as a person would, cheats score nothing, and a
+"""ChartFromImage-v1: the reward ranks charts as a person would, cheats score nothing, and a
 program's failures are feedback, never partial credit."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_rasters_files_and_smuggled_pixels_are_hack(env: ChartFromImageEnv, code
 
 
 def test_check_env_passes_and_the_env_is_registered() -> None:
-    env = gym.make("codegym/ChartFromImage-v0")
+    env = gym.make("codegym/ChartFromImage-v1")
     try:
         check_env(env.unwrapped, skip_render_check=True)
         observation, _ = env.reset(seed=0, options={"task_id": BARS})
@@ -109,14 +109,14 @@ def test_check_env_passes_and_the_env_is_registered() -> None:
         assert float(reward) >= 0.99 and np.array_equal(observation["render"], observation["target"])
     finally:
         env.close()
-    grades = codegym.score("codegym/ChartFromImage-v0", [(BARS, SIMPLE), (BARS, CHART_CHEATS["figimage"])])
+    grades = codegym.score("codegym/ChartFromImage-v1", [(BARS, SIMPLE), (BARS, CHART_CHEATS["figimage"])])
     assert [g.status for g in grades] == [Status.OK, Status.HACK]
     assert 0 < grades[0].metrics["similarity"] < 0.99
 
 
 def test_every_bundled_reference_matches_itself(env: ChartFromImageEnv) -> None:
     assert len(env.tasks) >= 40
-    grades = codegym.score("codegym/ChartFromImage-v0", [(t.id, t.reference or "") for t in env.tasks])
+    grades = codegym.score("codegym/ChartFromImage-v1", [(t.id, t.reference or "") for t in env.tasks])
     assert [g.status for g in grades] == [Status.OK] * len(env.tasks)
     assert min(g.metrics["similarity"] for g in grades) >= 0.99
 
@@ -144,7 +144,7 @@ def test_every_bundled_reference_sized_as_the_prompt_asks_matches_itself(env: Ch
     before the program runs, not resized after it drew)."""
     sized = 'plt.rcParams["figure.figsize"] = (4, 3)\n'
     assert all('plt.rcParams["figure.figsize"]' in t.prompt and "4 x 3 in" in t.prompt for t in env.tasks)
-    grades = codegym.score("codegym/ChartFromImage-v0", [(t.id, sized + (t.reference or "")) for t in env.tasks])
+    grades = codegym.score("codegym/ChartFromImage-v1", [(t.id, sized + (t.reference or "")) for t in env.tasks])
     scores = {
         t.id: (g.status, round(g.metrics.get("similarity", 0.0), 3)) for t, g in zip(env.tasks, grades, strict=True)
     }

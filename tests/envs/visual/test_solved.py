@@ -48,7 +48,7 @@ def test_solved_at_sets_the_threshold(env: SVGFromImageEnv) -> None:
 def test_score_counts_a_poor_match_as_a_failure_in_pass_at_1(env: SVGFromImageEnv, tmp_path: Path, capsys) -> None:
     samples = tmp_path / "s.jsonl"
     samples.write_text(json.dumps({"task_id": HOUSE, "completion": half_house(env)}) + "\n")
-    assert main(["score", str(samples), "--env", "codegym/SVGFromImage-v0"]) == 0
+    assert main(["score", str(samples), "--env", "codegym/SVGFromImage-v1"]) == 0
     out = capsys.readouterr().out
     assert "status: {'OK': 1}" in out and "pass@1: 0.0000" in out
     row = json.loads((tmp_path / "s_results.jsonl").read_text())

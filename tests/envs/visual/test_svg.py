@@ -1,4 +1,4 @@
-"""SVGFromImage-v0: the reward ranks pictures as a person would, cheats score nothing, and the
+"""SVGFromImage-v1: the reward ranks pictures as a person would, cheats score nothing, and the
 env works as every codegym env does."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def _most_visible(env: SVGFromImageEnv, task_id: str, scene: scenes.Scene, targe
 
 def test_every_bundled_reference_renders_and_matches_itself(env: SVGFromImageEnv) -> None:
     assert len(env.tasks) >= 40
-    grades = codegym.score("codegym/SVGFromImage-v0", [(t.id, t.reference or "") for t in env.tasks])
+    grades = codegym.score("codegym/SVGFromImage-v1", [(t.id, t.reference or "") for t in env.tasks])
     assert [g.status for g in grades] == [Status.OK] * len(env.tasks)
     assert min(g.metrics["similarity"] for g in grades) >= 0.99
 
@@ -204,7 +204,7 @@ def test_an_oversized_file_is_refused_before_it_renders(env: SVGFromImageEnv) ->
 
 
 def test_a_scorer_applies_the_gate_too() -> None:
-    grades = codegym.score("codegym/SVGFromImage-v0", [(HOUSE, CHEATS["a data: URL image"]), (HOUSE, OPEN + "</svg>")])
+    grades = codegym.score("codegym/SVGFromImage-v1", [(HOUSE, CHEATS["a data: URL image"]), (HOUSE, OPEN + "</svg>")])
     assert [g.status for g in grades] == [Status.HACK, Status.WA]
 
 
@@ -212,7 +212,7 @@ def test_a_scorer_applies_the_gate_too() -> None:
 
 
 def test_check_env_passes_and_the_observation_holds_the_pictures() -> None:
-    env = gym.make("codegym/SVGFromImage-v0")
+    env = gym.make("codegym/SVGFromImage-v1")
     try:
         check_env(env.unwrapped, skip_render_check=True)
         observation, _ = env.reset(seed=0, options={"task_id": HOUSE})
@@ -368,7 +368,7 @@ def test_refine_feedback_can_carry_the_difference_map_as_text() -> None:
 
 
 def test_render_mode_rgb_array_shows_target_render_and_difference() -> None:
-    made = gym.make("codegym/SVGFromImage-v0", render_mode="rgb_array")
+    made = gym.make("codegym/SVGFromImage-v1", render_mode="rgb_array")
     env = made.unwrapped
     assert isinstance(env, SVGFromImageEnv)
     try:
@@ -384,7 +384,7 @@ def test_render_mode_rgb_array_shows_target_render_and_difference() -> None:
         assert np.array_equal(strip[:, 512:], observation["difference"]) and strip[:, 512:].any()
     finally:
         env.close()
-    made = gym.make("codegym/ChartFromImage-v0", render_mode="rgb_array")
+    made = gym.make("codegym/ChartFromImage-v1", render_mode="rgb_array")
     try:
         made.reset(seed=0)
         assert made.render().shape == (300, 1200, 3)  # type: ignore[union-attr]

@@ -16,7 +16,7 @@ from codegym.integrations import trl, verl
 
 from .test_svg import HOUSE, OPEN
 
-ENV = "codegym/SVGFromImage-v0"
+ENV = "codegym/SVGFromImage-v1"
 ROOF_ONLY = OPEN + '<polygon points="40,120 128,40 216,120" fill="#b5651d"/></svg>'
 
 
