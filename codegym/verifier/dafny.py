@@ -29,10 +29,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codegym.executor import Job, Limits, RunResult, Step
+from codegym.executor import Job, Limits, RunResult, Step, StepResult
 from codegym.grade import step_failure
 from codegym.verifier import Message, Outcome, Procedure, VerifierReport
 
@@ -120,14 +120,34 @@ class Dafny:
     name: str = "Dafny"
     aot: Path = AOT
 
-    def job(self, files: Mapping[str, str], limits: Limits = LIMITS) -> Job:
+    def job(self, files: Mapping[str, str], limits: Limits = LIMITS, only: tuple[str, str] | None = None) -> Job:
+        """Verify the first of ``files``; with ``only`` (a file of ``files`` and a lemma's
+        name), a second step then verifies that lemma alone in that file (``/proc``), each
+        step under ``limits``; `read` adds its outcome to the first step's."""
         first = next(iter(files))
-        argv = (*command(self.aot), "/compile:0", "/trace", f"/timeLimit:{self.time_limit_s}", "/vcsCores:1", first)
-        step = Step(argv=argv, env=(("HOME", "$TMPDIR"),), sockets="errno")
-        return Job(steps=(step,), files={k: v.encode() for k, v in files.items()}, limits=limits)
+        argv = (*command(self.aot), "/compile:0", "/trace", f"/timeLimit:{self.time_limit_s}", "/vcsCores:1")
+        steps = [Step(argv=(*argv, first), env=(("HOME", "$TMPDIR"),), sockets="errno", stop_on_failure=False)]
+        if only is not None:
+            steps.append(replace(steps[0], argv=(*argv, f"/proc:*.{only[1]}", only[0])))
+        return Job(steps=tuple(steps), files={k: v.encode() for k, v in files.items()}, limits=limits)
 
     def read(self, result: RunResult) -> VerifierReport:
-        step = result.steps[0]
+        report = self.read_step(result.steps[0])
+        if len(result.steps) < 2:
+            return report
+        alone = self.read_step(result.steps[1])
+        if alone.ended != "complete" or not alone.procedures:
+            if report.ended != "complete":
+                return report
+            why = alone.detail or "it verified nothing"
+            return VerifierReport(report.verifier, "crashed", report.procedures, report.messages,
+                                  f"the second step (one lemma alone) did not complete: {why}")  # fmt: skip
+        named = {p.name for p in alone.procedures}
+        return replace(report, procedures=(*report.procedures, *alone.procedures),
+                       messages=(*report.messages, *(m for m in alone.messages if m.procedure in named)))  # fmt: skip
+
+    def read_step(self, step: StepResult) -> VerifierReport:
+        """The report of one step of `job`."""
         text = (step.stdout + step.stderr).decode("utf-8", "replace")
         version = _VERSION.search(text)
         verifier = f"Dafny {version.group(1)}" if version else "Dafny"

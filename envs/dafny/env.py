@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,9 +21,18 @@ from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade, Status
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
-from codegym.verifier import GateReport
+from codegym.verifier import GateReport, VerifierReport
 from codegym.verifier.dafny import LIMITS, Dafny
 from codegym.verifier.env import VerifierEnv
+
+
+@dataclass(frozen=True)
+class Runs:
+    """What `DafnyEnv.grade` takes: the verification job's result, and the second run's
+    (`DafnyEnv.rerun_job`) where `grader.verify_again` asked for one."""
+
+    first: RunResult
+    again: RunResult | None = None
 
 
 class DafnyEnv(VerifierEnv[Assembly]):
@@ -77,6 +87,11 @@ class DafnyEnv(VerifierEnv[Assembly]):
        grader reads each procedure's outcome from the trace. The canary must fail: if it
        verifies, the context is inconsistent (``HACK``). A procedure past its time, or a
        run past the limits, is ``TLE``, never verified.
+    4. A lemma more changes what Z3 does on a fragile proof, so when a procedure was not
+       verified (or the run was stopped) and the canary was not proved, the program is
+       verified again without the canary (`rerun_job`, `grader.verify_again`): a procedure
+       verified in either run is verified; the first run's canary stands (or, where that run
+       never reached it, the canary checked alone in the second).
     """
 
     family: ClassVar[str] = "Dafny"
@@ -135,6 +150,54 @@ class DafnyEnv(VerifierEnv[Assembly]):
 
     def verification_job(self, task: Task, assembly: Assembly, limits: Limits) -> Job:
         return self.verifier.job({grader.PROGRAM: assembly.text}, limits)
+
+    def rerun_job(self, assembly: Assembly, first: VerifierReport, limits: Limits) -> Job:
+        """The second run (`grader.verify_again`): the program without the canary, as bare
+        Dafny verifies it, then, where the first run never reached the canary (it was
+        stopped), the canary alone in the program beside it. Each step has ``limits``."""
+        files = {grader.PROGRAM: assembly.program}
+        if first.outcome_of(assembly.canary) is not None:
+            return self.verifier.job(files, limits)
+        return self.verifier.job({**files, grader.CANARY: assembly.text}, limits, only=(grader.CANARY, assembly.canary))
+
+    def launch(self, task: Task, code: str) -> Future[Any]:
+        """The verification job, then, when `grader.verify_again` asks for it, the
+        `rerun_job`: a future of the `Runs` that `grade` takes."""
+        first = super().launch(task, code)
+        assembly = self.assembly(task, code)
+        runs: Future[Runs] = Future()
+        executor = self.executor_for(task)
+
+        def settle(result: RunResult, again: Future[RunResult]) -> None:
+            try:
+                runs.set_result(Runs(result, again.result()))
+            except BaseException as e:
+                runs.set_exception(e)
+
+        def then(done: Future[RunResult]) -> None:
+            try:
+                result = done.result()
+                report = self.verifier.read(result)
+                if assembly is None or not grader.verify_again(assembly, report):
+                    runs.set_result(Runs(result))
+                    return
+                again = executor.submit(self.rerun_job(assembly, report, self.limits))
+                again.add_done_callback(lambda finished: settle(result, finished))
+            except BaseException as e:
+                runs.set_exception(e)
+
+        first.add_done_callback(then)
+        return runs
+
+    def grade(self, task: Task, code: str, result: RunResult | Runs) -> Grade:
+        """The grade of ``result``: `launch`'s `Runs`, or one run's result (the second run is
+        then not made)."""
+        runs = result if isinstance(result, Runs) else Runs(result)
+        assembly = self.assembly(task, code)
+        if assembly is None:
+            return grader.grade(self.gate(code), None, None)
+        again = None if runs.again is None else self.verifier.read(runs.again)
+        return grader.grade(self.gate(code), assembly, self.verifier.read(runs.first), again)
 
     def judge(self, gate: GateReport, assembly: Assembly | None, result: RunResult | None) -> Grade:
         return grader.grade(gate, assembly, None if result is None else self.verifier.read(result))

@@ -7,6 +7,9 @@ The shared rules are `codegym.verifier.verdict`'s (the gate's refusals, ``CE``, 
   behind the gate's own refusal of body-less promises; the canary is the one behind both
   for an inconsistency that reaches every proof.
 
+A failing first run (`verify_again`) is judged with a second one, of the program without the
+canary (`merged`): adding a lemma changes what Z3 does on a fragile proof.
+
 A spec answer (`spec`) is judged the same way, then by its kill checks: the env's own
 procedures, never the answer's tests. Only an answer whose program verifies gets the share
 of held mutants it rules out (``kill_rate``).
@@ -17,6 +20,7 @@ text (`program.Assembly.agent_line`).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from codegym.envs.dafny.program import OPENABLE, Assembly, routines
@@ -25,14 +29,19 @@ from codegym.grade import Diagnostic, Grade, Status
 from codegym.verifier import GateReport, VerifierReport, verdict
 
 PROGRAM = "program.dfy"
+CANARY = "canary.dfy"  # (the program with its canary, where a second run checks the canary alone)
 
 
-def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | None) -> Grade:
-    """The verdict (``assembly`` and ``report`` are None when the gate refused the answer)."""
+def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | None,
+          again: VerifierReport | None = None) -> Grade:  # fmt: skip
+    """The verdict (``assembly`` and ``report`` are None when the gate refused the answer);
+    ``again`` is the second run's report, where `verify_again` asked for one."""
     if not gate.passed:
         return verdict.refused(gate, "Dafny")
     if assembly is None or report is None:
         raise ValueError("an answer the gate passed needs its assembly and the verifier's report")
+    if again is not None:
+        report = merged(report, again, assembly.canary)
     source = verdict.Source(PROGRAM, assembly.text, assembly.agent_line)
     ours = assembly.checks
     diagnostics = (*_notes(assembly), *verdict.diagnostics(report, source, leave_out=ours))
@@ -50,6 +59,46 @@ def grade(gate: GateReport, assembly: Assembly | None, report: VerifierReport | 
                              "(without a body, its postcondition is an axiom at every call)")  # fmt: skip
     judged = verdict.judged(units, diagnostics, metrics, "procedures")
     return judged if not assembly.kills else _kills(judged, assembly, report)
+
+
+def verify_again(assembly: Assembly, report: VerifierReport) -> bool:
+    """Whether the program is verified a second time, without the canary (`merged`): when a
+    procedure of the task or the answer was not verified, or the run was stopped before it
+    ended, and the canary was not proved. Adding a lemma changes what Z3 does on a fragile
+    proof, so a program that bare Dafny verifies may fail beside the canary; an answer that
+    verifies, or whose canary was proved, or that Dafny could not read, runs once."""
+    if report.ended not in ("complete", "timeout"):
+        return False
+    canary = report.outcome_of(assembly.canary)
+    if canary is not None and canary != "failed":
+        return False
+    return report.ended == "timeout" or any(
+        p.outcome != "verified" for p in report.procedures if p.name not in assembly.checks
+    )
+
+
+def merged(first: VerifierReport, again: VerifierReport, canary: str) -> VerifierReport:
+    """One report of both runs: each procedure verified in either is verified (each run is a
+    proof of the same declarations), the others are as the second run (the program alone, as
+    bare Dafny verifies it) says; the canary is the first run's, or the second's where the
+    first never reached it (the second then checks it alone: `DafnyEnv.rerun_job`). A second
+    run that did not complete changes nothing."""
+    if again.ended != "complete":
+        return first
+    proved = Counter((p.name, p.check) for p in first.procedures if p.outcome == "verified" and p.name != canary)
+    procedures = []
+    for procedure in again.procedures:
+        key = (procedure.name, procedure.check)
+        proved[key] -= 1
+        procedures.append(replace(procedure, outcome="verified") if proved[key] >= 0 else procedure)
+    tried = [p for p in first.procedures if p.name == canary]
+    if tried:
+        procedures = [*(p for p in procedures if p.name != canary), *tried]
+    done = {p.name for p in procedures if p.outcome == "verified"} - {
+        p.name for p in procedures if p.outcome != "verified"
+    }
+    messages = [m for m in again.messages if m.procedure not in done or m.severity != "error"]
+    return replace(again, procedures=tuple(procedures), messages=tuple(messages))
 
 
 def _kills(judged: Grade, assembly: Assembly, report: VerifierReport) -> Grade:

@@ -339,6 +339,13 @@ class Assembly:
     kills: tuple[KillCheck, ...] = ()
 
     @property
+    def program(self) -> str:
+        """The file without the canary, as bare Dafny verifies the program: the canary's lines
+        are blank, so every other line keeps its number. (Adding a lemma changes what Z3 does
+        on a fragile proof: a ground truth that bare Dafny verifies may fail beside it.)"""
+        return self.text.replace(canary_lemma(self.canary), "\n" * canary_lemma(self.canary).count("\n"), 1)
+
+    @property
     def checks(self) -> tuple[str, ...]:
         """The names of the env's own procedures: the canary and the kill checks."""
         return (self.canary, *(k.name for k in self.kills))
@@ -465,5 +472,11 @@ def _finish(build: _Builder, trusted: str, ours: Sequence[Declaration], answer: 
         build.agent(answer[declaration.start : declaration.end], declaration.line, declaration.column)
     text = "".join(build.parts)
     canary = "CodegymCanary" + hashlib.sha256(text.encode()).hexdigest()[:16]
-    build.trusted(f"\n\nlemma {canary}()\n  ensures false\n{{\n}}\n")
+    build.trusted(canary_lemma(canary))
     return Assembly("".join(build.parts), tuple(build.segments), kept, missing, canary)
+
+
+def canary_lemma(name: str) -> str:
+    """The canary's text as the assembly appends it: a lemma ``ensures false``, which must
+    not verify (if it does, the program's declarations are inconsistent)."""
+    return f"\n\nlemma {name}()\n  ensures false\n{{\n}}\n"
