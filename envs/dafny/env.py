@@ -17,6 +17,7 @@ from codegym.envs.dafny.tasks import BUNDLED, Kind, load_tasks
 
 from codegym.agent import AgentLimits, AgentSetup
 from codegym.core import InfraPolicy, Mode, TaskPolicy
+from codegym.error import InvalidTask
 from codegym.executor import Executor, Job, Limits, RunResult
 from codegym.grade import Grade, Status
 from codegym.requirements import Requirements, Tool
@@ -205,7 +206,17 @@ class DafnyEnv(VerifierEnv[Assembly]):
     # --- spec tasks --------------------------------------------------------------------------
 
     def agent_setup(self, task: Task) -> AgentSetup:
+        """The workspace; a spec task's instructions name the method to specify. A task that
+        cannot be graded (`Task.invalid`) raises `InvalidTask` with ``on_task_error="raise"``;
+        else its instructions say why, and ``submit`` grades it ``IE``, as every family does."""
         setup = super().agent_setup(task)
+        try:
+            self.check_task_once(task)
+        except InvalidTask as e:
+            if self.on_task_error == "raise":
+                raise
+            return replace(setup, instructions=f"Task {task.id} cannot be graded (not your fault): {e}. "
+                                               "`submit` ends the episode with an IE grade.")  # fmt: skip
         if task.metadata["kind"] != "spec":
             return setup
         target = task.metadata["open"][0]

@@ -3,9 +3,15 @@ grader does, Dafny in the shell, and ``submit``."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gymnasium as gym
+import pytest
+from codegym.envs.dafny.env import DafnyEnv
+from codegym.envs.dafny.tasks import BUNDLED, DATA
+
+from codegym.error import InvalidTask
 
 from .test_env import SUM
 
@@ -51,3 +57,18 @@ def test_a_spec_agent_is_told_the_share_of_mutants_its_spec_rules_out() -> None:
         assert (reward, terminated, info["status"]) == (1.0, True, "OK")
     finally:
         env.close()
+
+
+def test_a_spec_task_that_cannot_be_graded_says_why_in_its_workspace() -> None:
+    """(Its workspace named its first open method, which it has none of: an IndexError.)"""
+    cases = json.loads((DATA / BUNDLED / "count-positives.spec.json").read_text(encoding="utf-8"))
+    row = {"id": "broken", "program": "method M() {\n", "spec_cases": cases}
+    env = DafnyEnv([row], task_kind="spec", mode="agent", executor="local")
+    task = env.tasks.get("broken")
+    assert task.invalid is not None and "never closed" in task.invalid
+    setup = env.agent_setup(task)
+    assert setup.instructions.startswith("Task broken cannot be graded (not your fault): ")
+    assert task.invalid in setup.instructions and "IE" in setup.instructions
+    strict = DafnyEnv([row], task_kind="spec", mode="agent", executor="local", on_task_error="raise")
+    with pytest.raises(InvalidTask, match="never closed"):
+        strict.agent_setup(strict.tasks.get("broken"))
