@@ -204,3 +204,19 @@ def test_a_parse_error_says_how_many_where_and_the_first_error(executor: LocalEx
     grade, _ = env.evaluate(env.tasks.get("u"), broken)
     assert grade.status is Status.CE
     assert grade.message == "1 parse error detected in program.dfy: semi expected: `y := y;` (line 5)"
+
+
+def test_a_method_with_nothing_to_prove_is_not_taken_for_a_bodiless_one(executor: LocalExecutor) -> None:
+    """Dafny checks no implementation without proof obligations, so its trace does not name
+    ``Noop``; the trace check took it for a body-less method (``HACK``), as it did DafnyBench's
+    ``method Main() {}``. A body-less method is still caught there, ensures or not."""
+    program = "method Noop(x: int)\n  requires x > 0\n{\n}\n\nmethod Main()\n{\n  Noop(1);\n}\n"
+    env = DafnyEnv([{"id": "noop", "program": program}], task_kind="impl", executor=executor)
+    task = env.tasks.get("noop")
+    grade, _ = env.evaluate(task, program)
+    assert grade.status is Status.OK, grade.message
+    bodiless = program.replace("  requires x > 0\n{\n}\n", "  requires x > 0\n")  # (as if the gate had missed it)
+    assembly = assemble(bodiless, bodiless, bodiless, ["Main"])
+    report = check(env.verifier, {grader.PROGRAM: assembly.text}, executor, LIMITS)
+    verdict = grader.grade(GateReport(), assembly, report)
+    assert verdict.status is Status.HACK and verdict.message.startswith("Noop: a method or lemma whose body")
