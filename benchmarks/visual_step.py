@@ -81,7 +81,7 @@ def chart(steps: int) -> None:
 
 def against_cold(family: str, steps: int, baseline, comment: str, label: str) -> None:  # type: ignore[no-untyped-def]
     """``family``'s steps against a cold renderer (goal: at most half its time)."""
-    env = gym.make(f"codegym/{family}-v0")
+    env = gym.make(f"codegym/{family}-v1")  # (SVGFromImage and ChartFromImage)
     try:
         stepped, bare = _interleaved(env, steps, baseline, comment)
     finally:

@@ -15,18 +15,18 @@ from .test_chart import BARS
 from .test_page import PAGE
 from .test_svg import HOUSE
 
-TASKS = {"SVGFromImage": HOUSE, "ChartFromImage": BARS, "HTMLFromScreenshot": PAGE}
+TASKS = {"codegym/SVGFromImage-v1": HOUSE, "codegym/ChartFromImage-v1": BARS, "codegym/HTMLFromScreenshot-v0": PAGE}
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"name": name, "arguments": arguments}
 
 
-@pytest.mark.parametrize("family", list(TASKS))
-def test_render_scores_the_workspace_file_and_submit_grades_it(family: str) -> None:
-    env = gym.make(f"codegym/{family}-v0", mode="agent")
+@pytest.mark.parametrize("env_id", list(TASKS))
+def test_render_scores_the_workspace_file_and_submit_grades_it(env_id: str) -> None:
+    env = gym.make(env_id, mode="agent")
     try:
-        observation, info = env.reset(seed=0, options={"task_id": TASKS[family]})
+        observation, info = env.reset(seed=0, options={"task_id": TASKS[env_id]})
         unwrapped: Any = env.unwrapped
         file, reference = unwrapped.file, unwrapped.task.reference
         assert "render" in [tool["function"]["name"] for tool in info["tools"]]

@@ -43,7 +43,8 @@ def test_trl_and_verl_rewards_are_the_envs_similarity(reference: str) -> None:
     completions = [f"```svg\n{reference}```", ROOF_ONLY, "<svg"]
     rewards = trl.reward_function(ENV)(completions=completions, task_id=[HOUSE] * 3)
     assert rewards == pytest.approx([*stepped, 0.0])
-    assert trl.reward_function(ENV, "correct")(completions=completions, task_id=[HOUSE] * 3) == [1.0, 1.0, 0.0]
+    # `correct` counts solved answers: the partial picture is OK but under the similarity threshold
+    assert trl.reward_function(ENV, "correct")(completions=completions, task_id=[HOUSE] * 3) == [1.0, 0.0, 0.0]
 
     extra = {"env_kwargs": "{}"}
     assert verl.compute_score(ENV, ROOF_ONLY, HOUSE, extra) == pytest.approx(stepped[1])
