@@ -107,7 +107,7 @@ def test_partial_credit_is_half_the_verified_fraction_at_most(executor: LocalExe
 
 
 def test_a_verifier_stopped_by_its_limits_is_a_timeout_not_a_pass(executor: LocalExecutor) -> None:
-    env = DafnyEnv(executor=executor, limits=replace(LIMITS, wall_s=0.5, cpu_s=0.5))
+    env = DafnyEnv(executor=executor, limits=replace(LIMITS, wall_s=0.1, cpu_s=0.1))
     task = env.tasks.get(SUM)
     grade, _ = env.evaluate(task, task.reference or "")
     assert grade.status is Status.TLE and env.reward_of(grade) == 0.0
