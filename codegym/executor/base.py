@@ -61,6 +61,20 @@ class Limits:
             if value <= 0:
                 raise ValueError(f"Limits.{name} must be positive, got {value!r}")
 
+    def value_of(self, limit: str) -> str:
+        """The value of the limit named ``limit`` (a `StepResult.limit`: ``"cpu"``,
+        ``"memory"``, ...) in words, for a message that says which limit a run hit."""
+        values = {
+            "cpu": f"{self.cpu_s:g} s of CPU time",
+            "wall": f"{self.wall_s:g} s of wall-clock time",
+            "memory": f"{self.memory_bytes >> 20} MiB",
+            "output": f"{self.output_bytes} bytes of output",
+            "file_size": f"{self.file_size_bytes} bytes per file",
+            "disk": f"{self.disk_bytes >> 20} MiB of disk",
+            "processes": f"{self.processes} processes",
+        }
+        return values.get(limit, limit)
+
 
 @dataclass(frozen=True)
 class Step:

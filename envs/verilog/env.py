@@ -280,20 +280,6 @@ def needed_limits(limits: Limits, reference_cpu_s: float) -> Limits:
     return replace(limits, cpu_s=needed, wall_s=max(limits.wall_s, needed * limits.wall_s / limits.cpu_s))
 
 
-def limit_value(limits: Limits, name: str) -> str:
-    """The value of the limit ``name`` (a `StepResult.limit`) in ``limits``, in words."""
-    values = {
-        "cpu": f"{limits.cpu_s:g} s of CPU time",
-        "wall": f"{limits.wall_s:g} s of wall-clock time",
-        "memory": f"{limits.memory_bytes >> 20} MiB",
-        "output": f"{limits.output_bytes} bytes of output",
-        "file_size": f"{limits.file_size_bytes} bytes per file",
-        "disk": f"{limits.disk_bytes >> 20} MiB of disk",
-        "processes": f"{limits.processes} processes",
-    }
-    return values.get(name, name)
-
-
 def reference_failure(step: StepResult, limits: Limits) -> str:
     """Why a reference's run failed, in words: never empty, and without the runner's own
     marker line (``@@codegym-compiled@@``)."""
@@ -304,7 +290,7 @@ def reference_failure(step: StepResult, limits: Limits) -> str:
     if step.limit is not None:
         where = "compile" if compiled is None or compiled[1] == "timeout" else "simulation"
         return (
-            f"its reference's {where} hit the {step.limit} limit ({limit_value(limits, step.limit)}) after "
+            f"its reference's {where} hit the {step.limit} limit ({limits.value_of(step.limit)}) after "
             f"{step.cpu_s:.1f} s of CPU time and {step.wall_s:.1f} s of wall-clock time: raise `limits`"
         )
     if compiled is None or compiled[1] == "timeout":
