@@ -5,7 +5,8 @@ reads it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -44,12 +45,8 @@ def env_lines() -> list[str]:
 def env_tasks(env_id: str, tasks: str | None, options: Mapping[str, Any]) -> TaskSet:
     """The task set ``gym.make(env_id, tasks=tasks, **options)`` plays (its bundled set when
     ``tasks`` is None); nothing is run."""
-    kwargs = {**options, **({"tasks": tasks} if tasks is not None else {})}
-    env = gym.make(env_id, **kwargs)
-    try:
+    with _made(env_id, tasks, options) as env:
         return env.unwrapped.tasks  # type: ignore[attr-defined]
-    finally:
-        env.close()
 
 
 def task_row(task: Task) -> tuple[str, str, str, str]:
@@ -77,10 +74,17 @@ def task_prompt(env_id: str, task_id: str, tasks: str | None, options: Mapping[s
     """The prompt of ``task_id`` as the model reads it: the observation's ``prompt`` after
     ``reset(options={"task_id": task_id})`` (an unknown id raises `codegym.error.UnknownTask`,
     naming close ones)."""
-    kwargs = {**options, **({"tasks": tasks} if tasks is not None else {})}
-    env = gym.make(env_id, **kwargs)
-    try:
+    with _made(env_id, tasks, options) as env:
         observation, _ = env.reset(options={"task_id": task_id})
         return str(observation["prompt"])
+
+
+@contextmanager
+def _made(env_id: str, tasks: str | None, options: Mapping[str, Any]) -> Iterator[gym.Env[Any, Any]]:
+    """``gym.make(env_id, tasks=tasks, **options)`` (its bundled set when ``tasks`` is None),
+    closed on the way out."""
+    env = gym.make(env_id, **{**options, **({"tasks": tasks} if tasks is not None else {})})
+    try:
+        yield env
     finally:
         env.close()
