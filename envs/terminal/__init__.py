@@ -1,0 +1,1 @@
+"""Terminal tasks in the Harbor format (``codegym/Terminal-v0``): see `codegym.envs.terminal.env`."""
