@@ -1,0 +1,3 @@
+#include "table.h"
+
+long lookup(int i) { return i >= 0 && i < TABLE_N ? TABLE[i] : -1; }
