@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+printf 'PREFIX ?= /usr/local\nDESTDIR ?=\nCFLAGS = -O2 -Wall\nBINDIR = $(PREFIX)/bin\nDATADIR = $(PREFIX)/share/notes\nMANDIR = $(PREFIX)/share/man/man1\n\nall: notes\n\n.prefix: FORCE\n\t@echo "$(PREFIX)" | cmp -s - $@ || echo "$(PREFIX)" > $@\n\nnotes: notes.c .prefix\n\t$(CC) $(CFLAGS) -DDATADIR=\\"$(DATADIR)\\" notes.c -o notes\n\ninstall: notes\n\tinstall -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)\n\tinstall -m 755 notes $(DESTDIR)$(BINDIR)/notes\n\tinstall -m 644 templates.txt $(DESTDIR)$(DATADIR)/templates.txt\n\tinstall -m 644 notes.1 $(DESTDIR)$(MANDIR)/notes.1\n\nuninstall:\n\trm -f $(DESTDIR)$(BINDIR)/notes $(DESTDIR)$(DATADIR)/templates.txt $(DESTDIR)$(MANDIR)/notes.1\n\nclean:\n\trm -f notes .prefix\n\n.PHONY: all install uninstall clean FORCE\n' > Makefile
