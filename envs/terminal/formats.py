@@ -12,7 +12,8 @@ Harbor (``task.toml`` with ``version``/``schema_version`` 1.x or 2.x)::
       environment/Dockerfile (+ docker-compose.yaml, the build context's other files)
       tests/test.sh (+ test_*.py, fixtures)      copied to /tests; run as ``bash /tests/test.sh``
       solution/solve.sh                          copied to /solution; run as ``bash /solution/solve.sh``
-      steps/<name>/instruction.md, tests/, solution/   (a multi-step task: one folder per [[steps]])
+      steps/<name>/instruction.md, tests/, solution/, workdir/ (+ workdir/setup.sh)
+                           (a multi-step task: one folder per [[steps]])
 
 Terminal-Bench 1 (``task.yaml``)::
 
@@ -114,7 +115,11 @@ class TaskStep:
         agent_timeout_s: the step's agent timeout (the task's where the step sets none).
         verifier_timeout_s: the step's verifier timeout (the task's where the step sets none).
         min_reward: the reward below which the remaining steps are skipped, or None.
-        executables: paths (``tests/...``, ``solution/...``) of the step's files that are executable.
+        executables: paths (``tests/...``, ``solution/...``, ``workdir/...``) of the step's files that
+            are executable.
+        workdir_files: ``steps/<name>/workdir/``: copied into the working directory before the
+            agent's turn; its ``setup.sh`` (Harbor's reserved name) then runs there as the agent's
+            user, and a failure ends the task.
     """
 
     name: str
@@ -128,6 +133,12 @@ class TaskStep:
     verifier_timeout_s: float
     min_reward: float | Mapping[str, float] | None = None
     executables: frozenset[str] = frozenset()
+    workdir_files: Mapping[str, bytes] = field(default_factory=_empty)
+
+    @property
+    def setup_script(self) -> bytes | None:
+        """``workdir/setup.sh``, the step's setup hook, or None."""
+        return self.workdir_files.get("setup.sh")
 
 
 @dataclass(frozen=True)
@@ -604,6 +615,7 @@ def _step(
         files.executables_under("tests", "tests")
         | files.executables_under(f"{folder}/tests", "tests")
         | files.executables_under(f"{folder}/solution", "solution")
+        | files.executables_under(f"{folder}/workdir", "workdir")
     )
     return TaskStep(
         name=name,
@@ -619,6 +631,7 @@ def _step(
         ),
         min_reward=_min_reward(files, table.get("min_reward"), name),
         executables=frozenset(executables),
+        workdir_files=MappingProxyType(files.under(f"{folder}/workdir")),
     )
 
 

@@ -186,7 +186,8 @@ def test_a_multi_step_task(tmp_path):
     steps = {
         "scaffold": {"instruction.md": "Create /app/main.py.\n", "tests/test.sh": "#!/bin/bash\necho step1\n",
                      "solution/solve.sh": "#!/bin/bash\ntouch /app/main.py\n"},
-        "extend": {"instruction.md": "Add a --verbose flag.\n", "tests/test_extend.py": "def test_x(): pass\n"},
+        "extend": {"instruction.md": "Add a --verbose flag.\n", "tests/test_extend.py": "def test_x(): pass\n",
+                   "workdir/seed.json": "{}\n", "workdir/setup.sh": "#!/bin/bash\nrm -- \"$0\"\n"},
     }  # fmt: skip
     folder = fx.write_harbor_task(tmp_path, "multi", toml=STEPS_TOML, instruction=None, steps=steps)
     task = load_task(folder)
@@ -208,6 +209,10 @@ def test_a_multi_step_task(tmp_path):
     assert (extend.agent_timeout_s, extend.verifier_timeout_s) == (100.0, 30.0)
     assert (scaffold.min_reward, extend.min_reward) == (1.0, None)
     assert {"tests/test.sh", "solution/solve.sh"} <= scaffold.executables
+    assert scaffold.workdir_files == {} and scaffold.setup_script is None
+    assert set(extend.workdir_files) == {"seed.json", "setup.sh"}
+    assert extend.setup_script == b'#!/bin/bash\nrm -- "$0"\n'
+    assert "workdir/setup.sh" in extend.executables
 
 
 def test_a_step_without_its_folder_is_named(tmp_path):
