@@ -387,7 +387,7 @@ def _harbor(files: _Files, task_id: str) -> TerminalTask:
     instruction = _harbor_instruction(files, steps)
     compose_name = next((f"environment/{name}" for name in _COMPOSE_NAMES if files.has(f"environment/{name}")), None)
     dockerfile = _harbor_dockerfile(files, environment, compose_name)
-    if not steps and not tests.get("test.sh"):
+    if not steps and "test.sh" not in tests:
         raise TaskFormatError(
             f"{files.where('tests/test.sh')} is missing; a Harbor task's verifier is tests/test.sh "
             "(it writes /logs/verifier/reward.txt)"

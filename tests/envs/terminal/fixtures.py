@@ -49,6 +49,9 @@ COPY numbers.txt /app/numbers.txt
 COPY hidden/ /opt/verifier-fixtures/
 """
 
+# The same without the pip line, for a build that cannot reach PyPI.
+DOCKERFILE_APT_ONLY = "".join(line + "\n" for line in DOCKERFILE.splitlines() if not line.startswith("RUN pip"))
+
 ENVIRONMENT: dict[str, str | bytes | None] = {
     "numbers.txt": "3\n4\n5\n",
     "hidden/expected.txt": "12\n",

@@ -161,6 +161,17 @@ def test_crlf_and_a_bom_in_every_text_file(tmp_path):
     assert task.agent_timeout_s == 300.0
 
 
+def test_an_empty_test_sh_is_still_the_verifier(tmp_path):
+    task = load_task(fx.write_harbor_task(tmp_path, "empty-test", tests={"test.sh": ""}))
+    assert task.test_command == ("bash", "/tests/test.sh")
+
+
+def test_the_apt_only_dockerfile_has_no_pip_line():
+    assert "pip install" in fx.DOCKERFILE
+    assert "pip install" not in fx.DOCKERFILE_APT_ONLY
+    assert fx.DOCKERFILE_APT_ONLY.startswith("FROM debian:bookworm-slim\n")
+
+
 def test_a_prebuilt_docker_image_without_a_dockerfile(tmp_path):
     toml = 'version = "1.0"\n[environment]\ndocker_image = "python:3.11-slim"\n'
     task = load_task(fx.write_harbor_task(tmp_path, "image", toml=toml, dockerfile=None))

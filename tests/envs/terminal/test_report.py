@@ -73,6 +73,19 @@ def test_a_terminal_bench_task_runs_with_its_client_service(tmp_path):
     assessment = assess(load_task(fx.write_tb1_task(tmp_path, "tb")))
     assert assessment.runs, assessment.reasons
     assert any("only the agent's container" in note for note in assessment.notes)
+    assert not any("run_tests_in_same_shell" in note for note in assessment.notes)
+
+
+def test_terminal_bench_tests_in_the_agents_shell_and_another_parser_are_noted(tmp_path):
+    task_yaml = fx.TB1_YAML.replace("run_tests_in_same_shell: false", "run_tests_in_same_shell: true").replace(
+        "parser_name: pytest", "parser_name: swebench"
+    )
+    assessment = assess(load_task(fx.write_tb1_task(tmp_path, "tb", task_yaml=task_yaml)))
+    assert assessment.runs
+    assert any(
+        note.startswith("run_tests_in_same_shell: the tests run in a fresh verifier") for note in assessment.notes
+    )
+    assert any(note.startswith("parser_name 'swebench'") for note in assessment.notes)
 
 
 def test_several_reasons_are_all_given(tmp_path):
