@@ -205,6 +205,12 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         the common four (a visual family's ``render``, which needs the hidden target)."""
         return ()
 
+    def episode_prompt(self, task: Task) -> str:
+        """The prompt of an agent episode of ``task``: the statement, then the workspace and
+        how to finish (a family whose episodes are not workspaces of files words its own)."""
+        setup = self._episode.setup if self._episode is not None else self.agent_setup(task)
+        return agent_prompt(self.render_prompt(task), setup)
+
     def agent_submission(self, task: Task, episode: AgentEpisode) -> str:
         """What ``submit`` grades, read from the episode's workspace: the submission file's
         text (a family whose answer spans files, a diff of a tree, reads it here)."""
@@ -592,9 +598,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         tests = sorted(grade.tests, key=lambda t: t.hidden)[: self.max_tests] if grade else []
         for i, test in enumerate(tests):
             passed[i], hidden[i] = test.passed, test.hidden
-        prompt = self.render_prompt(self.task)
-        if self._episode is not None:
-            prompt = agent_prompt(prompt, self._episode.setup)
+        prompt = self.episode_prompt(self.task) if self._episode is not None else self.render_prompt(self.task)
         return {
             "prompt": prompt,
             "feedback": grade.feedback() if grade else "",

@@ -42,7 +42,6 @@ from typing import Any
 
 import gymnasium as gym
 
-from codegym.agent import agent_prompt
 from codegym.batch import Scorer
 from codegym.core import CodeEnv
 from codegym.error import DependencyNotInstalled
@@ -108,9 +107,7 @@ def rows(env: str, *, agent_name: str | None = None, **env_kwargs: Any) -> list[
     extra = json.dumps({k: v for k, v in env_kwargs.items() if isinstance(v, (str, int, float, bool))})
     out = []
     for index, task in enumerate(core.tasks):
-        prompt = core.render_prompt(task)
-        if agent_name is not None:
-            prompt = agent_prompt(prompt, core.agent_setup(task))
+        prompt = core.episode_prompt(task) if agent_name is not None else core.render_prompt(task)
         pictures = core.prompt_images(task)
         row = {
             "data_source": env,

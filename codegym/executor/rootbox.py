@@ -1,0 +1,425 @@
+"""Root-file-system boxes: a whole machine's files for one episode, over shared read-only layers.
+
+A terminal task runs in its own environment (a Debian root with the task's packages and
+files, built once into layers by `codegym.executor.layers`), not in codegym's toolchain view.
+A `RootBox` is one such machine for one episode: an overlay of the layers (read-only,
+shared by every episode) under an upper layer of its own (a tmpfs of the episode's disk
+quota), with its own pid, mount, ipc, uts and net namespaces (loopback only), and a user
+namespace in which root is an unprivileged host uid::
+
+    box = RootBox(BoxSpec(layers=env.layers))
+    box.run(("bash", "-c", "apt-get --version; echo hi > /app/x"), cwd="/app")
+    box.snapshot(folder)   # the episode's changes, copied out (an upper layer)
+    box.close()
+
+Each command is a fresh process tree of the box's init (pid 1), confined as a container's
+process is (the task's user; a container root's capabilities, over mapped files only;
+no_new_privs; a seccomp deny list), its output capped and its time bounded. Processes it
+leaves in the background live on (``background="keep"``: a service the tests will talk to)
+or are killed when it returns (``"kill"``). A box can share another's network namespace
+(``net_of``): the verifier reaches the agent's services over the episode's loopback and
+nothing else of it. Needs root (the `full` tier); see `available`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from codegym.error import SandboxError
+from codegym.executor import _cgroup
+from codegym.executor._wire import FrameReader, write_frame
+from codegym.executor.base import MiB
+
+ID_BASE = 1_000_000_000  # inside uid/gid N is host uid/gid ID_BASE + N, in the box and in its layers
+ID_COUNT = 65536
+START_TIMEOUT_S = 30.0
+REPLY_MARGIN_S = 10.0  # beyond a command's own timeout, for the init to kill it and reply
+BOX_MODULES = ("codegym.executor._rootbox", "codegym.tools.editor", "codegym.tools.search")
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+Background = Literal["keep", "kill"]
+_counter = itertools.count()
+
+
+class BoxLost(SandboxError):
+    """The box's init died or stopped answering: an infrastructure failure, never the agent's."""
+
+
+@dataclass(frozen=True)
+class BoxSpec:
+    """What a box is made of.
+
+    Attributes:
+        layers: The read-only layers, top first (overlayfs' lowerdir order).
+        hostname: The box's hostname.
+        memory_bytes: Memory of every process in the box together (where cgroups allow).
+        processes: Processes in the box at once (where cgroups allow).
+        disk_bytes: What the episode may write above its layers (its upper layer's tmpfs).
+        shm_bytes: Size of /dev/shm.
+        binds: ``(host path, path in the box, read-only)`` mounts over the layers.
+        readonly: Folders of the box made read-only (the verifier's toolchain).
+    """
+
+    layers: tuple[str, ...]
+    hostname: str = "codegym"
+    memory_bytes: int = 2048 * MiB
+    processes: int = 512
+    disk_bytes: int = 1024 * MiB
+    shm_bytes: int = 64 * MiB
+    binds: tuple[tuple[str, str, bool], ...] = ()
+    readonly: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.layers:
+            raise ValueError("a box needs at least one layer (a root file system)")
+        for path in self.layers:
+            if ":" in path or "," in path:
+                raise ValueError(f"a layer's path may not hold ':' or ',' (overlayfs options): {path!r}")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one command did.
+
+    Attributes:
+        output: Its stdout and stderr together, capped: head and tail around an elision line.
+        exit_code: Its exit status (None when it was killed or timed out).
+        signal: The signal that killed it, if one did.
+        timed_out: Whether it ran past its timeout (and was killed, with its process group).
+        elided_bytes: Bytes of output left out of ``output``.
+        elapsed_s: Wall-clock seconds it took.
+        channel: What it wrote on its verdict channel (descriptor 3), when it had one.
+        channel_overflow: Whether the channel held more than its cap (the rest is dropped).
+    """
+
+    output: str
+    exit_code: int | None
+    signal: int | None
+    timed_out: bool
+    elided_bytes: int
+    elapsed_s: float
+    channel: bytes = b""
+    channel_overflow: bool = False
+
+
+def available() -> str | None:
+    """None where boxes can run here, else why not (in words)."""
+    if os.geteuid() != 0:
+        return (
+            "root-file-system boxes need root (the full isolation tier): they mount overlays and map "
+            "a range of uids; run as root (CI and default `docker run --privileged` do)"
+        )
+    return None
+
+
+def run_root() -> str:
+    """Where boxes keep their upper layers: ``$CODEGYM_CACHE/terminal/run`` (root only)."""
+    base = os.environ.get("CODEGYM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "codegym")
+    return os.path.join(base, "terminal", "run")
+
+
+class RootBox:
+    """One machine over ``spec.layers``; see the module docstring.
+
+    Args:
+        spec: Its layers and limits.
+        net_of: A box whose network namespace this one joins (its loopback and services).
+
+    Raises:
+        SandboxError: Where boxes cannot run here (see `available`), or the box failed to start.
+    """
+
+    def __init__(self, spec: BoxSpec, *, net_of: RootBox | None = None) -> None:
+        reason = available()
+        if reason is not None:
+            raise SandboxError(reason)
+        self.spec = spec
+        self.closed = False
+        self.name = f"box-{os.getpid()}-{next(_counter)}"
+        self.folder = os.path.join(run_root(), self.name)
+        self.cgroup = _BoxCgroup(self.name, spec)
+        self._mount_folder()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock = ours
+        self.reader = FrameReader(ours.fileno())
+        config = self._config(theirs.fileno(), net_of)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-s", "-S", "-B", _program()],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as e:
+            self._cleanup()
+            raise SandboxError(f"cannot start a box: {e}") from e
+        finally:
+            theirs.close()
+        assert self.process.stdin is not None
+        with self.process.stdin:
+            self.process.stdin.write(json.dumps(config).encode())
+        kind, body = self._read(START_TIMEOUT_S)
+        if kind != "ready":
+            self.close()
+            raise SandboxError(f"the box did not start:\n{body}")
+        self.init_pid = self._host_pid()
+
+    # --- the box's files -----------------------------------------------------------------------
+
+    @property
+    def upper(self) -> str:
+        """The episode's upper layer (host path; read it only once its processes are dead or stopped)."""
+        return os.path.join(self.folder, "upper")
+
+    def _mount_folder(self) -> None:
+        from codegym.executor import _linux as linux
+
+        os.makedirs(run_root(), mode=0o700, exist_ok=True)
+        os.chmod(run_root(), 0o700)
+        _reap_stale(run_root())
+        os.makedirs(self.folder, mode=0o700)
+        linux.tmpfs(self.folder, self.spec.disk_bytes + 4 * MiB, mode=0o700)
+        bottom = os.stat(self.spec.layers[-1])
+        for name in ("upper", "work", "merged"):
+            os.mkdir(os.path.join(self.folder, name), 0o755)
+        os.chown(self.upper, bottom.st_uid, bottom.st_gid)
+        os.chmod(self.upper, bottom.st_mode & 0o7777)
+
+    def _config(self, control_fd: int, net_of: RootBox | None) -> dict[str, Any]:
+        from codegym.executor.local import _package_paths
+
+        spec = self.spec
+        return {
+            "packages": _package_paths(BOX_MODULES),
+            "modules": list(BOX_MODULES[1:]),
+            "control_fd": control_fd,
+            "layers": list(spec.layers),
+            "upper": self.upper,
+            "work": os.path.join(self.folder, "work"),
+            "merged": os.path.join(self.folder, "merged"),
+            "hostname": spec.hostname,
+            "net": "new" if net_of is None else f"/proc/{net_of.init_pid}/ns/net",
+            "binds": [list(bind) for bind in spec.binds],
+            "readonly": list(spec.readonly),
+            "id_base": ID_BASE,
+            "id_count": ID_COUNT,
+            "shm_bytes": spec.shm_bytes,
+            "cgroup_procs": self.cgroup.procs_files(),
+        }
+
+    def snapshot(self, dest: str) -> None:
+        """Copy the episode's upper layer to ``dest`` (made; ownership, modes, links,
+        whiteouts and their extended attributes kept). Stop or kill the box's processes
+        first for an exact copy: a process still running may change files meanwhile."""
+        result = subprocess.run(
+            ["cp", "-a", "--no-preserve=context", f"{self.upper}/.", dest], capture_output=True, text=True, check=False
+        )
+        if result.returncode != 0:
+            raise SandboxError(f"cannot copy the box's files: {result.stderr.strip()}")
+
+    # --- commands ------------------------------------------------------------------------------
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        user: str = "root",
+        cwd: str = "/",
+        env: Mapping[str, str] | None = None,
+        timeout_s: float = 30.0,
+        output_bytes: int = 16_000,
+        background: Background = "keep",
+        channel: bool = False,
+        tracing: bool = True,
+    ) -> CommandResult:
+        """Run ``argv`` in the box (see the module docstring); ``channel``: give it a verdict
+        channel on descriptor 3; ``tracing``: allow ptrace (gdb, strace)."""
+        body = {"argv": list(argv)}
+        return self._command(body, user, cwd, env, timeout_s, output_bytes, background, channel, tracing)
+
+    def tool(
+        self,
+        module: str,
+        args: Mapping[str, Any],
+        *,
+        user: str = "root",
+        cwd: str = "/",
+        env: Mapping[str, str] | None = None,
+        timeout_s: float = 30.0,
+        output_bytes: int = 64_000,
+    ) -> CommandResult:
+        """Run one of codegym's preloaded tools (``codegym.tools.editor``, ``.search``) on
+        the box's files, confined as a command is (paths are absolute, in the box)."""
+        if module not in BOX_MODULES[1:]:
+            raise ValueError(f"a box runs the tools {BOX_MODULES[1:]}, not {module!r}")
+        body = {"module": module, "args": dict(args)}
+        return self._command(body, user, cwd, env, timeout_s, output_bytes, "keep", False, False)
+
+    def _command(
+        self,
+        body: dict[str, Any],
+        user: str,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        timeout_s: float,
+        output_bytes: int,
+        background: Background,
+        channel: bool,
+        tracing: bool,
+    ) -> CommandResult:
+        environment = {"PATH": DEFAULT_PATH, "HOME": "/root", "TERM": "dumb", "LANG": "C.UTF-8"}
+        environment.update(env or {})
+        body.update(
+            user=user, cwd=cwd, env=environment, timeout_s=float(timeout_s), output_bytes=int(output_bytes),
+            background=background, channel=channel, tracing=tracing, rlimits=[(4, 0)],  # RLIMIT_CORE: no core files
+        )  # fmt: skip
+        reply = self._request(("run", body), timeout_s + REPLY_MARGIN_S)
+        head, tail, total = reply["head"], reply["tail"], reply["total"]
+        elided = total - len(head) - len(tail)
+        output = head.decode(errors="replace")
+        if elided > 0:
+            if output and not output.endswith("\n"):
+                output += "\n"
+            output += f"[... {elided} bytes elided ...]\n"
+        output += tail.decode(errors="replace")
+        return CommandResult(
+            output=output,
+            exit_code=reply["exit"],
+            signal=reply["signal"],
+            timed_out=reply["timed_out"],
+            elided_bytes=max(0, elided),
+            elapsed_s=reply["elapsed_s"],
+            channel=reply["channel"],
+            channel_overflow=reply["channel_overflow"],
+        )
+
+    def kill_all(self) -> None:
+        """Kill every process in the box (its init stays, the files too)."""
+        self._request(("kill", None), REPLY_MARGIN_S)
+
+    def processes(self) -> list[int]:
+        """The pids (in the box) of its processes other than its init."""
+        return list(self._request(("processes", None), REPLY_MARGIN_S)["pids"])
+
+    def _request(self, request: tuple[str, Any], timeout_s: float) -> Any:
+        if self.closed:
+            raise BoxLost("the box is closed")
+        try:
+            write_frame(self.sock.fileno(), request)
+        except OSError as e:
+            raise BoxLost(f"the box's init is gone: {e}") from e
+        kind, body = self._read(timeout_s)
+        if kind == "error":
+            raise SandboxError(f"the box refused a request:\n{body}")
+        return body
+
+    def _read(self, timeout_s: float) -> tuple[str, Any]:
+        try:
+            return self.reader.read(time.monotonic() + timeout_s)
+        except (TimeoutError, EOFError) as e:
+            detail = ""
+            if self.process.poll() is not None and self.process.stderr is not None:
+                detail = self.process.stderr.read().decode(errors="replace")[-2000:]
+            self.close()
+            raise BoxLost(f"the box's init stopped answering ({e}). {detail}".strip()) from e
+
+    def _host_pid(self) -> int:
+        """The init's pid on the host (the launcher's only child)."""
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{self.process.pid}/task/{self.process.pid}/children") as handle:
+                    children = handle.read().split()
+                if children:
+                    return int(children[0])
+            time.sleep(0.001)
+        raise BoxLost("cannot find the box's init")
+
+    # --- the end -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Kill everything in the box and free its files. Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        process = getattr(self, "process", None)
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()  # (the init dies with it: its parent-death signal; the rest with the init)
+            process.wait()
+            if process.stderr is not None:
+                process.stderr.close()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        self.cgroup.remove()
+        _unmount(self.folder)
+
+    def __enter__(self) -> RootBox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+class _BoxCgroup:
+    """The box's memory and pids limits, where cgroups can enforce them."""
+
+    def __init__(self, name: str, spec: BoxSpec) -> None:
+        version = _cgroup.detect()
+        self.group = _cgroup.WorkerCgroup.create(version, name)
+        for controller, path in self.group.paths.items():
+            if controller in ("memory", "unified"):
+                limit = "memory.limit_in_bytes" if version == "v1" else "memory.max"
+                _write(f"{path}/{limit}", str(spec.memory_bytes))
+            if controller in ("pids", "unified"):
+                _write(f"{path}/pids.max", str(spec.processes))
+
+    def procs_files(self) -> list[str]:
+        return [f"{path}/cgroup.procs" for path in self.group.paths.values()]
+
+    def remove(self) -> None:
+        self.group.remove()
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(value)
+
+
+def _program() -> str:
+    from codegym.executor import _rootbox
+
+    return _rootbox.__file__
+
+
+def _unmount(folder: str) -> None:
+    from codegym.executor import _linux as linux
+
+    with contextlib.suppress(OSError):
+        linux.umount(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _reap_stale(root: str) -> None:
+    """Free the folders of boxes whose owner process died."""
+    for name in os.listdir(root):
+        parts = name.split("-")
+        if len(parts) == 3 and parts[0] == "box" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
+            _unmount(os.path.join(root, name))

@@ -1,0 +1,447 @@
+"""`TerminalEnv`: terminal tasks in the Harbor format, in a machine of their own, graded out of reach.
+
+A task is an instruction, an environment (a Dockerfile built offline into layers, see
+`codegym.envs.terminal.build`), hidden tests and an oracle solution. Each episode gets a
+fresh machine over the task's layers (`codegym.executor.rootbox.RootBox`): its own root file
+system (writes go to a per-episode layer), pid, ipc, uts and network namespaces (loopback
+only), root inside mapped to an unprivileged uid. The verdict comes from the task's tests
+run in another, fresh box over a sanitized copy of the episode's files
+(`codegym.envs.terminal.verifier`), reported test by test over the harness's channel
+(`codegym.envs.terminal.grader`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from codegym.envs.terminal import grader, verifier
+from codegym.envs.terminal.build import Environment, build_environment
+from codegym.envs.terminal.formats import TerminalTask
+from codegym.envs.terminal.grader import Outcome
+from codegym.envs.terminal.report import assess
+from codegym.envs.terminal.tasks import TaskSource, load, terminal_of
+
+from codegym.agent import AgentEpisode, AgentLimits, AgentSetup, ToolResult
+from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
+from codegym.error import InvalidTask, SandboxError
+from codegym.executor import Limits, RunResult
+from codegym.executor.base import MiB
+from codegym.executor.layers import BuildFailed, LayerStore
+from codegym.executor.rootbox import BoxSpec, CommandResult, RootBox, run_root
+from codegym.grade import Diagnostic, Grade
+from codegym.requirements import Requirements, Tool
+from codegym.task import Quarantine, Task
+from codegym.tools.calls import ToolCall
+
+Background = Literal["keep", "kill"]
+EDITOR, SEARCH = "codegym.tools.editor", "codegym.tools.search"
+# What a step's `Limits` mean here: the box's memory and processes (time comes from the task).
+LIMITS = Limits(cpu_s=600.0, wall_s=600.0, memory_bytes=2048 * MiB, processes=512, output_bytes=1 * MiB,
+                file_size_bytes=1024 * MiB, disk_bytes=1024 * MiB)  # fmt: skip
+AGENT_LIMITS = AgentLimits(timeout_s=60.0, max_timeout_s=600.0, max_calls=100, wall_s=3600.0)
+SINGLE_OUTPUT_BYTES = 16_000
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What `TerminalEnv.grade` reads: the verifier's outcome, the tests the pristine files
+    define, and (single mode) the submitted script's own run.
+
+    Attributes:
+        outcome: The verifier's run, as the grader reads it.
+        expected: The pristine run's test ids (empty: the task's tests are not pytest's).
+        sessions: The pristine run's pytest sessions.
+        script: The submitted script's run in the episode's box (single and refine modes).
+        removed: What the verifier took back from the agent's files.
+    """
+
+    outcome: Outcome
+    expected: tuple[str, ...]
+    sessions: int
+    script: CommandResult | None = None
+    removed: tuple[str, ...] = ()
+
+
+class TerminalEnv(CodeEnv):
+    """Do a task in a terminal (``codegym/Terminal-v0``).
+
+    Args:
+        tasks: ``"bundled"`` (codegym's own tasks), a Harbor or Terminal-Bench 1 task folder
+            or a folder of them, rows, `TerminalTask` objects or a `TaskSet`.
+        mode: ``"agent"`` (default): tool calls in the task's machine, then ``submit``;
+            ``"single"``: the action is one shell script, run in the machine, then graded;
+            ``"refine"``: single until solved.
+        background: What a command leaves running: ``"keep"`` (default, as in a container:
+            a service the tests talk to) or ``"kill"`` (nothing runs between tool calls).
+        hide_fixtures: Keep files the environment holds only for the tests out of the
+            agent's view (`Environment.hidden`); False keeps the image's layout.
+        store: The layer store's folder (`codegym.executor.layers.default_root` when None).
+        agent: The budgets of an agent episode.
+
+    **Action space:** text: raw model text or parsed tool calls (agent), a shell script
+    (single, refine). **Observation space:** the family-wide ``Dict``; ``prompt`` holds the
+    instruction (and, in agent mode, the machine: working directory, user, tools);
+    ``feedback`` each tool call's bounded output and exit status, then the verifier's
+    per-test outcomes (names and one-line messages, never the tests' source).
+
+    **Rewards:** 1.0 iff every test the pristine test files define passes; ``pass_rate``
+    is a metric. **Termination:** agent: at ``submit`` (a budget running out truncates);
+    single: after the script; refine: when solved. **Registered:** ``codegym/Terminal-v0``.
+    """
+
+    family = "terminal"
+    requires = Requirements(tools=(Tool("debootstrap", "debootstrap"), Tool("cp", "coreutils")))
+    max_tests = 256
+
+    def __init__(
+        self,
+        tasks: TaskSource = "bundled",
+        *,
+        mode: Mode = "agent",
+        background: Background = "keep",
+        hide_fixtures: bool = True,
+        store: str | None = None,
+        agent: AgentLimits | None = None,
+        on_infra_error: InfraPolicy = "raise",
+        on_task_error: TaskPolicy = "flag",
+        quarantine: Quarantine | None = None,
+        render_mode: str | None = None,
+        validate: bool | int = False,
+    ) -> None:
+        if background not in ("keep", "kill"):
+            raise ValueError(f"background must be 'keep' or 'kill', got {background!r}")
+        super().__init__(load(tasks), limits=LIMITS, mode=mode, on_infra_error=on_infra_error,
+                         on_task_error=on_task_error, quarantine=quarantine, render_mode=render_mode,
+                         agent=agent or AGENT_LIMITS)  # fmt: skip
+        self.background: Background = background
+        self.hide_fixtures = hide_fixtures
+        self.store = LayerStore(store)
+        self._environments: dict[str, Environment] = {}
+        self._expected: dict[str, tuple[tuple[str, ...], int]] = {}
+        self._lock = threading.Lock()
+        self.validate_on_load(validate)
+
+    # --- the task's machine ---------------------------------------------------------------------
+
+    def check_task(self, task: Task) -> None:
+        """A task runs here when its import assessment finds nothing in the way and its
+        environment builds (once; later episodes share the layers)."""
+        self.environment(task)
+
+    def environment(self, task: Task) -> Environment:
+        """``task``'s environment, built on first use (raises `InvalidTask` when it cannot be)."""
+        with self._lock:
+            found = self._environments.get(task.id)
+        if found is not None:
+            return found
+        terminal = terminal_of(task)
+        assessment = assess(terminal)
+        if not assessment.runs:
+            raise InvalidTask(f"task {task.id} cannot run here: {'; '.join(assessment.reasons)}")
+        try:
+            built = build_environment(terminal, store=self.store)
+        except BuildFailed as e:
+            raise InvalidTask(f"task {task.id}: its environment does not build: {e}") from e
+        with self._lock:
+            self._environments[task.id] = built
+        return built
+
+    def agent_layers(self, task: Task) -> tuple[str, ...]:
+        """The layers of the agent's machine: the environment, with the tests' fixtures
+        hidden under a layer of whiteouts (unless ``hide_fixtures=False``)."""
+        built = self.environment(task)
+        if not self.hide_fixtures or not built.hidden:
+            return built.layers
+        return (_hiding_layer(self.store, built.hidden, built.layers), *built.layers)
+
+    def open_box(self, task: Task, *, solution: bool = False) -> RootBox:
+        """A fresh machine for an episode of ``task`` (``solution``: with the oracle's files
+        at ``/solution``, for the reference's run)."""
+        terminal = terminal_of(task)
+        binds: tuple[tuple[str, str, bool], ...] = ()
+        if solution and terminal.solution:
+            binds = ((_solution_folder(terminal), "/solution", True),)
+        spec = BoxSpec(layers=self.agent_layers(task), binds=binds,
+                       memory_bytes=terminal.resources.memory_mb * MiB,
+                       disk_bytes=max(terminal.resources.storage_mb, 64) * MiB)  # fmt: skip
+        return RootBox(spec)
+
+    def expected(self, task: Task) -> tuple[tuple[str, ...], int]:
+        """The tests the pristine test files define (collected by a run over the untouched
+        environment, once per task) and that run's number of pytest sessions."""
+        with self._lock:
+            found = self._expected.get(task.id)
+        if found is not None:
+            return found
+        terminal = terminal_of(task)
+        run = self._verify(task)
+        if run.result.timed_out:
+            raise InvalidTask(
+                f"task {task.id}: its tests ran past {terminal.verifier_timeout_s:g} s on the pristine machine"
+            )
+        found = grader.expected_tests(run.channel)
+        with self._lock:
+            self._expected[task.id] = found
+        return found
+
+    def _verify(
+        self, task: Task, *, snapshot: str | None = None, net_of: RootBox | None = None
+    ) -> verifier.VerifierRun:
+        """The task's tests over ``snapshot`` (the agent's files; None: none) in a fresh box."""
+        terminal = terminal_of(task)
+        built = self.environment(task)
+        return verifier.run_verifier(
+            built.layers, terminal.tests, terminal.test_command, tests_dir=terminal.tests_dir,
+            workdir=_workdir(terminal, built), env=_test_env(terminal, built), snapshot=snapshot, net_of=net_of,
+            timeout_s=terminal.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
+        )  # fmt: skip
+
+    def judge(self, task: Task, box: RootBox, script: CommandResult | None = None) -> Judged:
+        """Grade ``box``'s machine: its files copied and sanitized, the tests run on them in a
+        fresh box sharing only its loopback (its services, when ``background="keep"``)."""
+        expected, sessions = self.expected(task)
+        if self.background == "kill":
+            box.kill_all()
+        os.makedirs(run_root(), mode=0o700, exist_ok=True)
+        scratch = tempfile.mkdtemp(prefix="judge-", dir=run_root())
+        try:
+            snapshot = os.path.join(scratch, "snapshot")
+            os.mkdir(snapshot)
+            box.snapshot(snapshot)
+            run = self._verify(task, snapshot=snapshot, net_of=box)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        tail = run.result.output[-2000:]
+        outcome = Outcome(run.channel, run.result.exit_code, run.result.timed_out, run.reward_file, tail,
+                          run.result.channel_overflow)  # fmt: skip
+        return Judged(outcome, expected, sessions, script, run.removed)
+
+    # --- single and refine: one script --------------------------------------------------------------
+
+    def launch(self, task: Task, code: str) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(self.run_script(task, code))
+        except (SandboxError, InvalidTask) as e:
+            future.set_exception(e)
+        return future
+
+    def run_script(self, task: Task, code: str) -> Judged:
+        """Run ``code`` (a shell script; the task's reference runs as its oracle, with its
+        files at ``/solution``) in a fresh machine, then judge the machine."""
+        self.check_task_once(task)
+        terminal = terminal_of(task)
+        built = self.environment(task)
+        oracle = code == task.reference and bool(terminal.solution_command)
+        with self.open_box(task, solution=oracle) as box:
+            argv = terminal.solution_command if oracle else (*_shell(built), code)
+            env = {**dict(built.env), **(dict(terminal.solution_env) if oracle else {})}
+            script = box.run(argv, user=_agent_user(terminal, built), cwd=_workdir(terminal, built), env=env,
+                             timeout_s=terminal.agent_timeout_s, output_bytes=SINGLE_OUTPUT_BYTES,
+                             background=self.background)  # fmt: skip
+            return self.judge(task, box, script)
+
+    def grade(self, task: Task, code: str, result: RunResult) -> Grade:  # type: ignore[override]
+        """The grade of a judged machine (`Judged`): the grader's verdict, with the script's
+        own run as a note (single and refine modes)."""
+        judged: Judged = result  # type: ignore[assignment]
+        verdict = grader.grade(judged.outcome, judged.expected, judged.sessions)
+        notes = []
+        if judged.script is not None:
+            status = "timed out" if judged.script.timed_out else f"exit {judged.script.exit_code}"
+            notes.append(Diagnostic(f"your script: {status}\n{judged.script.output[-2000:]}".rstrip(), file="script",
+                                    severity="note"))  # fmt: skip
+        if judged.removed:
+            shown = ", ".join(judged.removed[:8]) + (" ..." if len(judged.removed) > 8 else "")
+            notes.append(Diagnostic(f"the verifier did not use these changes of yours: {shown}", file="machine",
+                                    severity="note"))  # fmt: skip
+        return replace(verdict, diagnostics=(*verdict.diagnostics, *notes))
+
+    # --- agent mode: a machine and tools --------------------------------------------------------------
+
+    def _open_episode(self, task: Task) -> None:
+        self._close_episode()
+        self.check_task_once(task)
+        self._episode = TerminalEpisode(self, task)
+
+    def episode_prompt(self, task: Task) -> str:
+        terminal = terminal_of(task)
+        built = self.environment(task)
+        return (
+            f"{terminal.instruction.rstrip()}\n\n"
+            f"You are in a terminal on a Debian machine, as {_agent_user(terminal, built)}, in "
+            f"{_workdir(terminal, built)}. Run commands with the bash tool; view and edit files with "
+            "str_replace_editor (absolute paths). The machine has no network. Processes you leave running "
+            f"{'keep running' if self.background == 'keep' else 'are stopped when the command returns'}. When you "
+            "are done, call submit: hidden tests then check the machine's state."
+        )
+
+    def agent_setup(self, task: Task) -> AgentSetup:
+        return AgentSetup(files={}, submission="", graded="the machine's state")
+
+    def _grade_submission(self, task: Task, episode: AgentEpisode, info: dict[str, Any]) -> tuple[Grade | None, float]:
+        assert isinstance(episode, TerminalEpisode)
+        try:
+            judged = self.judge(task, episode.box)
+            grade = self.grade_checked(task, "", judged)  # type: ignore[arg-type]
+        except SandboxError as e:
+            info["infra_error"] = str(e)
+            return None, 0.0
+        except InvalidTask as e:
+            grade = self.ungradable(task, e)
+            self.last_grade = grade
+            info.update(task_error=str(e), grade=grade, status=grade.status.value, reward_components={"correct": 0.0})
+            return grade, 0.0
+        components = self.reward_components(grade)
+        grade = replace(grade, reward_components={**grade.reward_components, **components})
+        self.last_grade = grade
+        info.update(grade=grade, status=grade.status.value, reward_components=dict(components))
+        return grade, float(sum(components.values()))
+
+
+class TerminalEpisode(AgentEpisode):
+    """An agent episode whose workspace is a whole machine (a `RootBox`): the bash tool runs
+    a command there as the task's user, the editor and search tools act on its files."""
+
+    def __init__(self, env: TerminalEnv, task: Task) -> None:
+        self.setup = env.agent_setup(task)
+        self.limits = env.agent_limits
+        self.family_tools = {}
+        self.calls = 0
+        self.elapsed_s = 0.0
+        self.terminal = terminal_of(task)
+        self.built = env.environment(task)
+        self.background: Background = env.background
+        self.box = env.open_box(task)
+
+    def exhausted(self) -> str | None:
+        if self.calls >= self.limits.max_calls:
+            return "calls"
+        if self.elapsed_s >= self.limits.wall_s:
+            return "wall"
+        return None
+
+    def call(self, call: ToolCall) -> ToolResult:
+        self.calls += 1
+        started = time.monotonic()
+        arguments = dict(call.arguments)
+        user, cwd = _agent_user(self.terminal, self.built), _workdir(self.terminal, self.built)
+        env = dict(self.built.env)
+        if call.name == "bash":
+            asked = float(arguments.get("timeout_s") or self.limits.timeout_s)
+            timeout = max(0.001, min(asked, self.limits.max_timeout_s, self.limits.wall_s - self.elapsed_s))
+            result = self.box.run((*_shell(self.built), str(arguments.get("command", ""))), user=user, cwd=cwd,
+                                  env=env, timeout_s=timeout, output_bytes=self.limits.output_bytes,
+                                  background=self.background)  # fmt: skip
+            content = result.output
+            if result.timed_out:
+                content += f"\n[the command timed out after {timeout:g} s and was killed]"
+            exit_code = 124 if result.timed_out else result.exit_code
+            if result.signal is not None:
+                exit_code = 128 + result.signal
+        else:
+            module = EDITOR if call.name == "str_replace_editor" else SEARCH
+            result = self.box.tool(module, arguments, user=user, cwd=cwd, env=env,
+                                   output_bytes=self.limits.output_bytes)  # fmt: skip
+            content, exit_code = result.output, result.exit_code
+        elapsed = time.monotonic() - started
+        self.elapsed_s += elapsed
+        return ToolResult(
+            call.id, call.name, content.strip("\n"), exit_code, result.elided_bytes > 0, round(elapsed, 6)
+        )
+
+    def read_submission(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        self.box.close()
+
+
+def _shell(built: Environment) -> tuple[str, ...]:
+    """How a command line runs: bash where the machine has it, else its SHELL."""
+    for layer in built.layers:
+        if os.path.lexists(os.path.join(layer, "usr/bin/bash")) or os.path.lexists(os.path.join(layer, "bin/bash")):
+            return ("bash", "-c")
+    return built.shell
+
+
+def _workdir(terminal: TerminalTask, built: Environment) -> str:
+    return terminal.workdir or built.workdir or "/"
+
+
+def _agent_user(terminal: TerminalTask, built: Environment) -> str:
+    return terminal.agent_user or built.user or "root"
+
+
+def _test_env(terminal: TerminalTask, built: Environment) -> dict[str, str]:
+    return {**dict(built.env), **dict(terminal.test_env)}
+
+
+_solution_lock = threading.Lock()
+
+
+def _solution_folder(terminal: TerminalTask) -> str:
+    """A host folder with the oracle's files (bound read-only at /solution for its run)."""
+    digest = hashlib.sha256()
+    for name in sorted(terminal.solution):
+        digest.update(name.encode() + b"\0" + terminal.solution[name] + b"\0")
+    folder = os.path.join(os.path.dirname(run_root()), "solutions", digest.hexdigest())
+    with _solution_lock:
+        if not os.path.isdir(folder):
+            os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)
+            partial = tempfile.mkdtemp(dir=os.path.dirname(folder))
+            shutil.rmtree(partial)
+            verifier.write_files(Path(partial), terminal.solution, ())
+            with contextlib.suppress(OSError):
+                os.rename(partial, folder)
+    return folder
+
+
+def _hiding_layer(store: LayerStore, hidden: tuple[str, ...], layers: tuple[str, ...]) -> str:
+    """A layer of whiteouts over ``hidden`` (paths in the machine), made once; its folders
+    take the owner and mode the environment's own have."""
+    from codegym.executor.layers import digest as layer_digest
+
+    key = layer_digest("hide", sorted(hidden), list(layers))
+    base = os.path.join(store.root, "hidden")
+    folder = os.path.join(base, key)
+    if os.path.isdir(folder):
+        return folder
+    os.makedirs(base, exist_ok=True)
+    partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
+    _like(partial, "", layers)
+    for path in hidden:
+        relative = path.strip("/")
+        parts = relative.split("/")
+        for depth in range(1, len(parts)):
+            sub = "/".join(parts[:depth])
+            if not os.path.isdir(os.path.join(partial, sub)):
+                os.mkdir(os.path.join(partial, sub))
+                _like(os.path.join(partial, sub), sub, layers)
+        os.mknod(os.path.join(partial, relative), 0o600 | 0o020000, os.makedev(0, 0))
+    try:
+        os.rename(partial, folder)
+    except OSError:  # made meanwhile
+        shutil.rmtree(partial, ignore_errors=True)
+    return folder
+
+
+def _like(path: str, relative: str, layers: tuple[str, ...]) -> None:
+    """Give ``path`` the owner and mode of ``relative`` in the topmost of ``layers`` holding it."""
+    for layer in layers:
+        found = os.path.join(layer, relative)
+        if os.path.isdir(found) and not os.path.islink(found):
+            info = os.stat(found)
+            os.chown(path, info.st_uid, info.st_gid)
+            os.chmod(path, info.st_mode & 0o7777)
+            return
