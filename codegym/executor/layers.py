@@ -14,11 +14,13 @@ on disk, for N below ``ID_COUNT``. A sandbox that maps inside 0..65535 onto host
 user.
 
 Commands run in a build sandbox: a private mount namespace in which real root mounts the
-overlay (the stack below, a fresh upper directory above), a minimal ``/dev``, tmpfs ``/tmp`` and
-``/run`` (not kept) and the host's ``/etc/resolv.conf`` and ``/etc/hosts`` read-only; then the
+overlay (the stack below, a fresh upper directory above), a minimal ``/dev`` (a tmpfs, not kept)
+and the host's ``/etc/resolv.conf`` and ``/etc/hosts`` read-only; then the
 command runs chrooted in it, in new user (inside 0..65535 is host ``ID_BASE..``), mount and pid
 namespaces, with the host's network (package registries reachable). When it is done (and with
-it every process of its pid namespace) the upper directory is the new layer.
+it every process of its pid namespace) the upper directory is the new layer. ``/tmp`` and
+``/run`` stay the image's, as in a Docker build: a ``COPY`` to ``/tmp`` that a later ``RUN``
+reads is common in Dockerfiles.
 
 Whiteouts, as found on Linux 6.x: a file deleted over a lower layer is a character device 0/0
 in the upper directory (owned by host root: the overlay's mounter makes it); a directory
@@ -61,7 +63,11 @@ ID_COUNT = 65536
 RECIPE_VERSION = 1  # bump when what a base, run or add layer holds changes for the same key
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LOG_TAIL_BYTES = 64 * 1024
-_ADD_POINT = "/tmp/.codegym-add"
+_ADD_POINT = "/dev/.codegym-add"  # in the sandbox's own /dev (a tmpfs): never in a layer
+_CA_POINT = "/dev/.codegym-ca.crt"
+_CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+                 "NODE_EXTRA_CA_CERTS")  # fmt: skip
+_PROXY_VARIABLES = ("http_proxy", "https_proxy", "no_proxy", "all_proxy")
 _OPAQUE = ("trusted.overlay.opaque", "user.overlay.opaque")
 _CAPS = "security.capability"
 # What the sandbox child runs (python -c): the namespaces and mounts of one build step.
@@ -139,8 +145,9 @@ class LayerStore:
         key = digest("run", _keys(stack), list(argv), env, workdir, list(user), network)
 
         def build(layer: str) -> None:
-            _box(self.root, stack, layer, argv, env=env, workdir=workdir, user=user, network=network,
-                 timeout_s=timeout_s, log=self._log_path(key), say=self.log)  # fmt: skip
+            binds, extra = _host_trust() if network else ({}, {})
+            _box(self.root, stack, layer, argv, env={**extra, **env}, workdir=workdir, user=user, network=network,
+                 timeout_s=timeout_s, log=self._log_path(key), say=self.log, binds=binds)  # fmt: skip
 
         return self._ensure(key, build)
 
@@ -407,6 +414,19 @@ def _is_archive(target: str, data: bytes) -> bool:
 # -- the build sandbox -----------------------------------------------------------------------
 
 
+def _host_trust() -> tuple[dict[str, str], dict[str, str]]:
+    """What a build step with the network gets of the host's way out: its CA bundle (a host that
+    reaches the registries through a TLS-inspecting proxy trusts that proxy's CA; the image does
+    not), bound at `_CA_POINT` and named by the variables pip, requests, curl, git and node read,
+    and its proxy variables. Neither is in the layer's key, nor in the layer."""
+    env = {name: value for name, value in os.environ.items() if name.lower() in _PROXY_VARIABLES}
+    bundle = os.environ.get("SSL_CERT_FILE") or "/etc/ssl/certs/ca-certificates.crt"
+    if not os.path.isfile(bundle):
+        return {}, env
+    env.update({name: _CA_POINT for name in _CA_VARIABLES})
+    return {bundle: _CA_POINT}, env
+
+
 def _box(
     root: str,
     stack: tuple[str, ...],
@@ -558,11 +578,9 @@ def _exec(spec: dict) -> None:  # type: ignore[type-arg]
     from codegym.executor import _linux
 
     try:
-        merged = spec["merged"]
-        _linux.mount(
-            "proc", os.path.join(merged, "proc"), "proc", _linux.MS_NOSUID | _linux.MS_NODEV | _linux.MS_NOEXEC
-        )
-        os.chroot(merged)
+        # the working directory is the root to be (`_prepare_root`): no host folder is looked up
+        _linux.mount("proc", "proc", "proc", _linux.MS_NOSUID | _linux.MS_NODEV | _linux.MS_NOEXEC)
+        os.chroot(".")
         os.chdir(spec["workdir"])
         uid, gid = spec["user"]
         os.setgroups([])
@@ -576,7 +594,7 @@ def _exec(spec: dict) -> None:  # type: ignore[type-arg]
 
 
 def _prepare_root(spec: dict) -> None:  # type: ignore[type-arg]
-    """Mount the overlay at ``merged`` with /dev, /tmp, /run, DNS and the extra binds."""
+    """Mount the overlay at ``merged`` with /dev, DNS and the extra binds; enter it (the working directory)."""
     from codegym.executor import _linux
 
     merged = spec["merged"]
@@ -599,16 +617,18 @@ def _prepare_root(spec: dict) -> None:  # type: ignore[type-arg]
         os.symlink(target, os.path.join(dev, name))
     for name in ("shm", "pts"):
         os.mkdir(os.path.join(dev, name))
-    for path, size, mode in ((os.path.join(dev, "shm"), "64m", "1777"), (os.path.join(merged, "tmp"), "4g", "1777"),
-                             (os.path.join(merged, "run"), "1g", "755")):  # fmt: skip
-        if os.path.isdir(path) and not os.path.islink(path):
-            flags = _linux.MS_NOSUID | _linux.MS_NODEV
-            _linux.mount("tmpfs", path, "tmpfs", flags, f"size={size},mode={mode},uid={owner},gid={owner}")
+    flags = _linux.MS_NOSUID | _linux.MS_NODEV
+    _linux.mount("tmpfs", os.path.join(dev, "shm"), "tmpfs", flags, f"size=64m,mode=1777,uid={owner},gid={owner}")
     for name in ("etc/resolv.conf", "etc/hosts"):
         path = os.path.join(merged, name)
         if os.path.isfile(path) and not os.path.islink(path) and os.path.exists(f"/{name}"):
             _linux.bind(f"/{name}", path, readonly=True, recursive=False)
     for source, point in spec["binds"].items():
         target = os.path.join(merged, point.lstrip("/"))
-        os.makedirs(target, exist_ok=True)
-        _linux.bind(source, target, readonly=True)
+        if os.path.isdir(source):
+            os.makedirs(target, exist_ok=True)
+        else:
+            with open(target, "w"):
+                pass
+        _linux.bind(source, target, readonly=True, recursive=os.path.isdir(source))
+    os.chdir(merged)
