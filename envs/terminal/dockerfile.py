@@ -29,9 +29,11 @@ __all__ = [
     "Instruction",
     "Problem",
     "UnsupportedBase",
+    "assignments",
     "map_base",
     "parse",
     "problems",
+    "substitute",
 ]
 
 # Instructions whose arguments Docker substitutes variables in (the builder's "replaceEnvAllowed").
@@ -246,10 +248,10 @@ class _Scope:
 
     def apply(self, instruction: Instruction) -> None:
         if instruction.keyword == "ARG":
-            for name, value in _assignments(instruction.argument, allow_bare=True):
+            for name, value in assignments(instruction.argument, allow_bare=True):
                 self._arg(name, value)
         elif instruction.keyword == "ENV":
-            for name, value in _assignments(instruction.argument, allow_bare=False):
+            for name, value in assignments(instruction.argument, allow_bare=False):
                 self.values[name] = value or ""
 
     def _arg(self, name: str, value: str | None) -> None:
@@ -322,8 +324,10 @@ def substitute(text: str, variables: Mapping[str, str], escape: str = "\\") -> s
     return "".join(out)
 
 
-def _assignments(argument: str, *, allow_bare: bool) -> list[tuple[str, str | None]]:
-    """``NAME=value ...`` pairs of ``ENV``/``ARG`` (quotes removed); ``ENV NAME value`` too."""
+def assignments(argument: str, *, allow_bare: bool) -> list[tuple[str, str | None]]:
+    """The ``(NAME, value)`` pairs of an ``ENV`` or ``ARG`` argument (quotes and escapes removed):
+    ``A=1 B="two words"``, the legacy ``ENV NAME value with spaces``, and (``allow_bare``, for
+    ``ARG``) a bare ``NAME``, whose value is None."""
     words = _shell_words(argument)
     if not words:
         return []
@@ -339,14 +343,23 @@ def _assignments(argument: str, *, allow_bare: bool) -> list[tuple[str, str | No
     return pairs
 
 
+_assignments = assignments  # the name build.py first used
+
+
 def _shell_words(text: str) -> list[str]:
     """Splits on unquoted white space and removes the quotes (what ``ENV a="b c"`` needs)."""
     words: list[str] = []
     current: list[str] = []
     quote = ""
     started = False
+    escaped = False
     for char in text:
-        if quote:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
             if char == quote:
                 quote = ""
             else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from codegym.envs.terminal.dockerfile import Instruction, UnsupportedBase, map_base, parse, problems
+from codegym.envs.terminal.dockerfile import Instruction, UnsupportedBase, assignments, map_base, parse, problems
 
 from codegym.error import InvalidTask
 
@@ -102,6 +102,20 @@ def test_env_substitution_with_defaults_and_alternatives():
     run = one(text, "RUN")
     assert run.argument == "echo ${APP} \\$HOME"
     assert run.resolved == "echo /app $HOME"
+
+
+def test_env_and_arg_assignments():
+    assert assignments("A=1 B=\"two words\" C=a\\ b D='x y'", allow_bare=False) == [
+        ("A", "1"),
+        ("B", "two words"),
+        ("C", "a b"),
+        ("D", "x y"),
+    ]
+    assert assignments("NAME value with spaces", allow_bare=False) == [("NAME", "value with spaces")]
+    assert assignments("VERSION", allow_bare=True) == [("VERSION", None)]
+    assert one('FROM debian:12\nENV GREETING="hello world" OTHER=x\nWORKDIR /$GREETING\n', "WORKDIR").argument == (
+        "/hello world"
+    )
 
 
 def test_run_heredoc_body_is_the_script():
