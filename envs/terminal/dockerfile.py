@@ -24,6 +24,7 @@ from codegym.error import InvalidTask
 
 __all__ = [
     "BLOCKING",
+    "DEFAULT_PATH",
     "NOTES",
     "Base",
     "Instruction",
@@ -39,6 +40,8 @@ __all__ = [
 # Instructions whose arguments Docker substitutes variables in (the builder's "replaceEnvAllowed").
 _SUBSTITUTED = frozenset({"ADD", "ARG", "COPY", "ENV", "EXPOSE", "FROM", "LABEL", "STOPSIGNAL", "USER", "VOLUME",
                           "WORKDIR", "ONBUILD"})  # fmt: skip
+# The PATH every mapped image sets (Docker substitutes it in `ENV PATH=/opt/bin:$PATH`).
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # What the builder executes; the rest are run-time settings a build here has no use for.
 BUILT = frozenset({"FROM", "RUN", "COPY", "ADD", "WORKDIR", "ENV", "ARG", "USER", "SHELL"})
 IGNORED = frozenset({"CMD", "ENTRYPOINT", "EXPOSE", "LABEL", "VOLUME", "STOPSIGNAL", "HEALTHCHECK", "MAINTAINER"})
@@ -233,21 +236,21 @@ class _Scope:
 
     def __init__(self) -> None:
         self.global_args: dict[str, str] = {}
-        self.declared: set[str] = set()
         self.values: dict[str, str] = {}
         self.stage = -1
 
     def new_stage(self) -> None:
         self.stage += 1
         self.values = {}
-        self.declared = set()
 
     def lookup(self, keyword: str) -> Mapping[str, str]:
         # Only FROM (and ARGs before it) see the global ARGs; a stage sees one again after `ARG NAME`.
         return self.global_args if keyword == "FROM" or self.stage < 0 else self.values
 
     def apply(self, instruction: Instruction) -> None:
-        if instruction.keyword == "ARG":
+        if instruction.keyword == "FROM":  # the image's own ENV, which `${PATH}` and the like read
+            self.values = {"PATH": DEFAULT_PATH, **dict(_image_env(instruction))}
+        elif instruction.keyword == "ARG":
             for name, value in assignments(instruction.argument, allow_bare=True):
                 self._arg(name, value)
         elif instruction.keyword == "ENV":
@@ -259,6 +262,13 @@ class _Scope:
             self.global_args[name] = value or ""
         elif name not in self.values:
             self.values[name] = value if value is not None else self.global_args.get(name, "")
+
+
+def _image_env(instruction: Instruction) -> tuple[tuple[str, str], ...]:
+    try:
+        return map_base(instruction.args[0]).env if instruction.args else ()
+    except UnsupportedBase:
+        return ()
 
 
 def _instruction(keyword: str, raw: str, line: int, scope: _Scope, heredocs: tuple[tuple[str, str], ...],
@@ -391,6 +401,9 @@ _FULL_PACKAGES = (*_SLIM_PACKAGES, "python3-dev", "build-essential", "pkg-config
                   "ca-certificates", "libffi-dev", "libssl-dev", "zlib1g-dev")  # fmt: skip
 # The python images' pip installs system-wide (no PEP 668 marker); the Debian pip needs this to do the same.
 _PYTHON_ENV = (("LANG", "C.UTF-8"), ("PIP_BREAK_SYSTEM_PACKAGES", "1"))
+# Docker Hub's official images under the names registries and mirrors give them.
+_HUB_MIRRORS = ("docker.io/library/", "index.docker.io/library/", "registry-1.docker.io/library/",
+                "public.ecr.aws/docker/library/", "mirror.gcr.io/library/", "docker.io/", "library/")  # fmt: skip
 MAPPABLE = (
     "debian:bookworm, debian:bookworm-slim, debian:12 (bookworm); debian:trixie, debian:13 (trixie); "
     "python:3.X with -slim, -bookworm or -trixie (3.11 and older on bookworm, 3.12 and newer on trixie); "
@@ -426,7 +439,7 @@ def map_base(image: str) -> Base:
 def _split_image(image: str) -> tuple[str, str, tuple[str, ...]]:
     reference, _, digest = image.strip().partition("@")
     notes = (f"{image}: the digest {digest[:19]}... is not checked (the root is built from Debian)",) if digest else ()
-    for prefix in ("docker.io/library/", "index.docker.io/library/", "docker.io/", "library/"):
+    for prefix in _HUB_MIRRORS:
         reference = reference.removeprefix(prefix)
     name, _, tag = reference.partition(":")
     if "/" in name:  # another registry or an organisation's image

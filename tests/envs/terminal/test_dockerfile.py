@@ -118,6 +118,14 @@ def test_env_and_arg_assignments():
     )
 
 
+def test_the_images_path_is_substituted():
+    text = 'FROM python:3.11-slim\nENV PATH="/opt/venv/bin:${PATH}"\nWORKDIR /w/$LANG\n'
+    assert (
+        one(text, "ENV").argument == 'PATH="/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"'
+    )
+    assert one(text, "WORKDIR").argument == "/w/C.UTF-8"  # the python image's LANG
+
+
 def test_run_heredoc_body_is_the_script():
     text = "FROM debian:12\nRUN <<EOF\nset -e\napt-get update\nEOF\nWORKDIR /app\n"
     run = one(text, "RUN")
@@ -137,6 +145,12 @@ def test_a_here_string_is_no_heredoc():
     assert run.heredocs == ()
 
 
+def test_from_with_a_platform_flag():
+    (instruction,) = parse("FROM --platform=linux/amd64 debian:bookworm-slim AS base\n")
+    assert instruction.flags == (("platform", "linux/amd64"),)
+    assert instruction.args[0] == "debian:bookworm-slim"
+
+
 def test_stages_are_numbered():
     text = "FROM debian:12 AS build\nRUN make\nFROM debian:12\nCOPY --from=build /out /out\n"
     assert [i.stage for i in parse(text)] == [0, 0, 1, 1]
@@ -153,6 +167,8 @@ def test_stages_are_numbered():
         ("debian:12", "bookworm", None),
         ("debian:12.5-slim", "bookworm", None),
         ("docker.io/library/debian:bookworm-20240110-slim", "bookworm", None),
+        ("public.ecr.aws/docker/library/debian:bookworm-slim@sha256:" + "0" * 64, "bookworm", None),
+        ("mirror.gcr.io/library/python:3.13-slim", "trixie", "3.13"),
         ("debian:trixie-slim", "trixie", None),
         ("debian:13", "trixie", None),
         ("python:3.11", "bookworm", "3.11"),
