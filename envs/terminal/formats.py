@@ -18,12 +18,14 @@ Harbor (``task.toml`` with ``version``/``schema_version`` 1.x or 2.x)::
 Terminal-Bench 1 (``task.yaml``)::
 
     task-name/
-      task.yaml            instruction, author_name/author_email, difficulty, category, tags,
+      task.yaml            instruction (or the early descriptions: [{key: base, description}]),
+                           author_name/author_email, difficulty, category, tags,
                            parser_name, max_agent_timeout_sec, max_test_timeout_sec,
                            run_tests_in_same_shell
       Dockerfile, docker-compose.yaml   (the build context is the task folder)
       run-tests.sh, tests/              both copied to /tests (``TEST_DIR=/tests``);
-                                        run as ``bash /tests/run-tests.sh``
+                                        run as ``bash /tests/run-tests.sh`` (a task
+                                        without one gets `TB_DEFAULT_RUN_TESTS`)
       solution.sh or solution.yaml      (a list of commands, turned into a script here)
 
 `load_task` reads a folder (either layout), `load_tasks` a task folder or a folder of them,
@@ -70,6 +72,13 @@ BUILD_TIMEOUT_S = 600.0
 # Terminal-Bench 1's defaults.
 TB_AGENT_TIMEOUT_S = 360.0
 TB_TEST_TIMEOUT_S = 60.0
+# What runs where a Terminal-Bench 1 task has no run-tests.sh (its harness supplied one).
+TB_DEFAULT_RUN_TESTS = """\
+#!/bin/bash
+# no run-tests.sh in the task: its tests run with pytest
+cd "$TEST_DIR"
+python3 -m pytest -rA "$TEST_DIR"
+"""
 _VERSION = re.compile(r"[12](\.\d+){0,2}")
 _COMPOSE_NAMES = ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -668,28 +677,23 @@ def _services(files: _Files, path: str) -> tuple[str, ...]:
 
 def _terminal_bench(files: _Files, task_id: str) -> TerminalTask:
     config = _yaml_task(files)
-    instruction = config.get("instruction")
-    if not isinstance(instruction, str) or not instruction.strip():
-        raise TaskFormatError(
-            f"{files.where('task.yaml')} has no instruction; add `instruction: |` with the task's text"
-        )
+    instruction = _tb_instruction(files, config)
     if not files.has("Dockerfile") and not files.has("docker-compose.yaml"):
         raise TaskFormatError(
             f"{files.where('Dockerfile')} is missing; a Terminal-Bench task's environment is the Dockerfile at its root"
         )
-    if not files.has("run-tests.sh"):
-        raise TaskFormatError(
-            f"{files.where('run-tests.sh')} is missing; a Terminal-Bench task's verifier is "
-            "run-tests.sh (it runs the tests in $TEST_DIR)"
-        )
-    tests = {**files.under("tests"), "run-tests.sh": files.data["run-tests.sh"]}
+    run_tests = files.data.get("run-tests.sh")
+    if run_tests is None:
+        config["run_tests"] = "default"  # noted by the import report
+        run_tests = TB_DEFAULT_RUN_TESTS.encode()
+    tests = {**files.under("tests"), "run-tests.sh": run_tests}
     solution, solution_command = _tb_solution(files)
     compose_name = next((name for name in _COMPOSE_NAMES if files.has(name)), None)
     timeouts = {
         key: _tb_seconds(files, config, key, default)
         for key, default in (("max_agent_timeout_sec", TB_AGENT_TIMEOUT_S), ("max_test_timeout_sec", TB_TEST_TIMEOUT_S))
     }
-    metadata = {key: value for key, value in config.items() if key not in ("instruction", *timeouts)}
+    metadata = {key: value for key, value in config.items() if key not in ("instruction", "descriptions", *timeouts)}
     executables = {"context/" + path for path in files.executable} | files.executables_under("tests", "tests")
     if "run-tests.sh" in files.executable:
         executables.add("tests/run-tests.sh")
@@ -715,6 +719,21 @@ def _terminal_bench(files: _Files, task_id: str) -> TerminalTask:
         executables=frozenset(executables),
         version="tb1",
     )
+
+
+def _tb_instruction(files: _Files, config: Mapping[str, Any]) -> str:
+    """``instruction``, or the early ``descriptions: [{key: base, description: ...}]`` form."""
+    instruction = config.get("instruction")
+    descriptions = config.get("descriptions")
+    if instruction is None and isinstance(descriptions, list) and descriptions:
+        entries = [entry for entry in descriptions if isinstance(entry, Mapping)]
+        base = next((entry for entry in entries if entry.get("key") == "base"), entries[0] if entries else {})
+        instruction = base.get("description", base.get("instruction"))
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise TaskFormatError(
+            f"{files.where('task.yaml')} has no instruction; add `instruction: |` with the task's text"
+        )
+    return instruction
 
 
 def _yaml_task(files: _Files) -> dict[str, Any]:

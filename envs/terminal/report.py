@@ -122,6 +122,8 @@ def _task_notes(task: TerminalTask) -> list[str]:
     parser = task.metadata.get("parser_name")
     if parser not in (None, "pytest"):
         notes.append(f"parser_name {parser!r}: results are read from the verifier's pytest report, not that parser")
+    if task.metadata.get("run_tests") == "default":
+        notes.append("no run-tests.sh: the tests folder runs with pytest (Terminal-Bench's harness supplied a script)")
     if task.metadata.get("run_tests_in_same_shell") is True:
         notes.append(
             "run_tests_in_same_shell: the tests run in a fresh verifier process here, not in the agent's "

@@ -302,6 +302,16 @@ def test_terminal_bench_defaults_and_solution_yaml(tmp_path):
     assert task.solution_command == ("bash", "/solution/solution.sh")
 
 
+def test_terminal_bench_early_descriptions_and_no_run_tests(tmp_path):
+    task_yaml = "descriptions:\n  - key: hard\n    description: Harder.\n  - key: base\n    description: Sum them.\n"
+    task = load_task(fx.write_tb1_task(tmp_path, "tb", task_yaml=task_yaml, run_tests=None))
+    assert task.instruction == "Sum them."
+    assert "descriptions" not in task.metadata
+    assert task.metadata["run_tests"] == "default"
+    assert b"pytest" in task.tests["run-tests.sh"]
+    assert task.test_command == ("bash", "/tests/run-tests.sh")
+
+
 def test_terminal_bench_dockerignore_is_applied_to_the_context(tmp_path):
     folder = fx.write_tb1_task(tmp_path, "tb", extra={".dockerignore": "tests\n*.sh\n!run-tests.sh\n"})
     context = load_task(folder).context
@@ -317,7 +327,6 @@ def test_terminal_bench_dockerignore_is_applied_to_the_context(tmp_path):
         ({"task_yaml": "difficulty: easy\n"}, r"task\.yaml has no instruction"),
         ({"task_yaml": "instruction: [unclosed\n"}, r"task\.yaml is not valid YAML"),
         ({"task_yaml": "- a list\n"}, r"task\.yaml must be a mapping"),
-        ({"run_tests": None}, r"run-tests\.sh is missing"),
         ({"dockerfile": None, "compose": None}, r"Dockerfile is missing"),
         ({"task_yaml": "instruction: x\nmax_test_timeout_sec: soon\n"}, r"max_test_timeout_sec = 'soon'"),
     ],

@@ -88,6 +88,12 @@ def test_terminal_bench_tests_in_the_agents_shell_and_another_parser_are_noted(t
     assert any(note.startswith("parser_name 'swebench'") for note in assessment.notes)
 
 
+def test_a_terminal_bench_task_without_run_tests_is_noted(tmp_path):
+    assessment = assess(load_task(fx.write_tb1_task(tmp_path, "tb", run_tests=None)))
+    assert assessment.runs
+    assert any(note.startswith("no run-tests.sh") for note in assessment.notes)
+
+
 def test_several_reasons_are_all_given(tmp_path):
     dockerfile = "FROM node:20\nRUN wget https://example.com/a\nCOPY nothing /x\n"
     assessment = assess(load_task(fx.write_harbor_task(tmp_path, "many", dockerfile=dockerfile)))
