@@ -105,7 +105,7 @@ def _machine_reasons(task: TerminalTask) -> list[str]:
             f"docker compose runs services beside the agent's container ({', '.join(others)}); only "
             "the one environment is built here: run them inside it (started from the Dockerfile)"
         )
-    if not task.test_command:
+    if not task.test_command and not task.steps:
         reasons.append("the task has no verifier (tests/test.sh); add one")
     return reasons
 

@@ -121,3 +121,12 @@ def test_assess_folder_reports_every_task_a_broken_one_too(tmp_path):
     assert [(a.task_id, a.runs) for a in assessments] == [("a-good", True), ("b-broken", False),
                                                           ("c-alpine", False), ("d-tb", True)]  # fmt: skip
     assert "instruction.md is missing" in assessments[1].reasons[0]
+
+
+def test_a_multi_step_task_with_tests_only_in_its_steps_runs(tmp_path):
+    toml = '[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n'
+    step = {"instruction.md": "Do it.\n", "tests/test.sh": fx.TEST_SH}
+    folder = fx.write_harbor_task(tmp_path, "steps", toml=toml, tests={}, steps={"one": step, "two": step})
+    assessment = assess(load_task(folder))
+    assert assessment.runs, assessment.reasons
+    assert "2 steps, graded one by one (mean of their rewards)" in assessment.notes
