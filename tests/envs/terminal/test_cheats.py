@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import base64
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from codegym.executor.rootbox import available
 
-sys.path.insert(0, str(Path(__file__).parent))
-import fixtures  # noqa: E402
+from . import fixtures
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
 
