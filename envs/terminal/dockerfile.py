@@ -495,7 +495,11 @@ def _python(image: str, tag: str, notes: tuple[str, ...]) -> Base:
 # ---------------------------------------------------------------------------------------------
 # Static problems
 
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s'\"|;&)]+")
+# A URL off this machine (the loopback is the build's own: a server it started).
+_URL = re.compile(
+    r"\b(?:https?|ftp)://(?!(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])[:/\s'\"]|(?:localhost|127\.\d+\.\d+\.\d+)$)[^\s'\"|;&)]+"
+)
+_APT_SOURCE = re.compile(r"\badd-apt-repository\b|\bdeb\s+(?:\[[^\]]*\]\s+)?(?:https?|ftp)://|sources\.list")
 _UV_INSTALLER = re.compile(r"https?://astral\.sh/uv/(?:([0-9][\w.]*)/)?install\.sh")
 _CLONE = re.compile(r"\bgit\s+(?:-\S+\s+)*(?:clone|fetch|pull|submodule\s+update)\b")
 _FETCHERS = re.compile(r"(?:^|[\s;&|(])(curl|wget|aria2c)\b")
@@ -585,6 +589,9 @@ def _segment_problems(segment: str, line: int) -> list[Problem]:
     if fetcher and url:
         return [Problem("fetch", line, f"RUN fetches {url.group(0)}; nothing but the package registries is reachable "
                         "while building: add the file to the build context and COPY it")]  # fmt: skip
+    if _APT_SOURCE.search(segment) and url:
+        return [Problem("fetch", line, f"RUN adds an apt repository ({_short(segment)}); only Debian's own archive is "
+                        "reachable while building: install Debian's package instead")]  # fmt: skip
     if _CLONE.search(segment):
         return [Problem("clone", line, f"RUN clones a repository ({_short(segment)}); add the repository's files to "
                         "the build context and COPY them")]  # fmt: skip

@@ -245,6 +245,16 @@ def test_url_fetches_and_clones_are_problems():
                            ("clone", 8)]  # fmt: skip
 
 
+def test_the_builds_own_loopback_is_no_fetch_and_an_apt_repository_is():
+    text = (
+        "FROM debian:12\n"
+        "RUN (python3 -m http.server 8000 &) && curl -s http://localhost:8000/ && wget -q http://127.0.0.1:8000/x\n"
+        'RUN echo "deb [signed-by=/k.gpg] https://packages.example.com/apt stable main" > /etc/apt/sources.list.d/x.list\n'
+        "RUN curl -s http://localhost.example.com/x\n"
+    )
+    assert kinds(text) == [("fetch", 3), ("fetch", 4)]
+
+
 def test_a_fetch_behind_an_arg_is_found():
     text = "FROM debian:12\nARG URL=https://example.com/tool\nRUN curl -o /tool $URL\n"
     (problem,) = problems(parse(text), ())
