@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from codegym.envs.terminal import dockerfile
+from codegym.envs.terminal import dockerfile, offline
 from codegym.envs.terminal.dockerfile import Instruction
 from codegym.envs.terminal.formats import TerminalTask
 
@@ -188,7 +188,10 @@ def _from(state: _State, instruction: Instruction, store: LayerStore) -> None:
 
 
 def _run(state: _State, instruction: Instruction, store: LayerStore, budget: _Budget) -> None:
-    argv = list(instruction.args) if instruction.exec_form else [*state.shell, instruction.argument]
+    script = instruction.argument
+    if not instruction.exec_form:
+        script = _serve_uv(state, instruction, store)
+    argv = list(instruction.args) if instruction.exec_form else [*state.shell, script]
     network = instruction.flag("network") != "none"
     for name, _value in instruction.flags:
         if name not in ("network",):
@@ -199,6 +202,21 @@ def _run(state: _State, instruction: Instruction, store: LayerStore, budget: _Bu
     layer = store.run(stack, argv, env=env, workdir=state.workdir, user=(uid, gid), network=network,
                       timeout_s=budget.left())  # fmt: skip
     _push(state, layer)
+
+
+def _serve_uv(state: _State, instruction: Instruction, store: LayerStore) -> str:
+    """The ``RUN`` script with uv's installer (``curl .../install.sh | sh``) replaced by uv from its
+    PyPI wheel, put in place first (see `offline`)."""
+    script, version, found = offline.rewrite_installer(instruction.argument)
+    if found:
+        _uid, _gid, home = resolve_user(tuple(state.stack), state.user)
+        homes = tuple(dict.fromkeys((home, "/root")))
+        for layer in reversed(offline.uv_layers(store, tuple(state.stack), version, homes)):
+            _push(state, layer)
+        state.notes.append(
+            f"line {instruction.line}: uv's installer served offline (uv {version or 'newest'} from PyPI)"
+        )
+    return script
 
 
 def _push(state: _State, layer: str) -> None:

@@ -16,9 +16,10 @@ import pytest
 from codegym.envs.terminal.build import Environment, build_environment, hidden_fixtures, resolve_user
 from codegym.envs.terminal.dockerfile import parse
 from codegym.envs.terminal.formats import load_task
+from codegym.envs.terminal.offline import Preamble, find_preamble, rewrite_test_script, verifier_layers
 
 from codegym.error import InvalidTask
-from codegym.executor.layers import ID_BASE, BuildFailed, LayerStore
+from codegym.executor.layers import ID_BASE, BuildFailed, FileEntry, LayerStore
 
 from . import fixtures as fx
 
@@ -177,3 +178,89 @@ def test_the_layers_are_owned_by_shifted_ids(built: Environment) -> None:
     assert all(Path(layer).parent == numbers for layer in built.layers)
     owners = {Path(layer).stat().st_uid for layer in built.layers}
     assert owners == {ID_BASE}
+
+
+# --- the uv preamble, served offline ------------------------------------------------------------
+
+TEST_SH = """\
+#!/bin/bash
+
+apt-get update
+apt-get install -y curl
+
+curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh
+
+source $HOME/.local/bin/env
+
+uvx \\
+  -p 3.13 \\
+  -w pytest==8.4.1 \\
+  -w pytest-json-ctrf==0.3.5 \\
+  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+
+if [ $? -eq 0 ]; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo 0 > /logs/verifier/reward.txt
+fi
+"""
+
+RUN_TESTS_SH = """\
+#!/bin/bash
+apt-get update && apt-get install -y curl jq
+curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh
+source $HOME/.local/bin/env
+uv venv .tbench-testing
+source .tbench-testing/bin/activate
+uv pip install pytest==8.4.1
+uv run pytest $TEST_DIR/test_outputs.py -rA
+"""
+
+
+def test_the_preamble_is_found_and_rewritten_keeping_every_other_byte() -> None:
+    preamble = find_preamble(TEST_SH)
+    assert preamble == Preamble(True, "0.9.5", ("curl",), ("pytest==8.4.1", "pytest-json-ctrf==0.3.5"), "3.13")
+    new, notes = rewrite_test_script(TEST_SH, python="3.11")
+    old_lines, new_lines = TEST_SH.splitlines(), new.splitlines()
+    assert new_lines[1].startswith("export UV_OFFLINE=1 ") and "UV_PYTHON_DOWNLOADS=never" in new_lines[1]
+    del new_lines[1]
+    changed = {i: (a, b) for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b}
+    assert changed == {
+        2: ("apt-get update", "true"),
+        3: ("apt-get install -y curl", "true"),
+        5: ("curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh", "true"),
+        10: ("  -p 3.13 \\", "  -p python3 \\"),
+    }
+    assert any("the tests run on the environment's python3" in note for note in notes)
+    tb1, _notes = rewrite_test_script(RUN_TESTS_SH)
+    assert tb1.splitlines()[2:4] == ["true && true", "true"]
+    assert find_preamble(RUN_TESTS_SH).apt_packages == ("curl", "jq")
+    assert rewrite_test_script("#!/bin/bash\npytest /tests\n") == ("#!/bin/bash\npytest /tests\n", ())
+
+
+def test_a_uvx_test_script_runs_with_no_network(store: LayerStore) -> None:
+    built = build_environment("FROM debian:bookworm-slim\nWORKDIR /app\nCOPY data.txt .\n", {"data.txt": b"x\n"}, store)
+    layers, notes = verifier_layers(store, built.layers, TEST_SH)
+    new, _ = rewrite_test_script(TEST_SH, python="3.11")
+    tests = {
+        "test.sh": FileEntry(new.encode(), 0o755),
+        "test_outputs.py": FileEntry(b"def test_data():\n    assert open('/app/data.txt').read() == 'x\\n'\n"),
+    }
+    stack = (store.add((*layers, *built.layers), tests, "/tests"), *layers, *built.layers)
+    ran = store.run(stack, ["bash", "/tests/test.sh"], workdir="/app", network=False)
+    assert Path(ran, "logs/verifier/reward.txt").read_text() == "1\n"
+    assert '"passed": 1' in Path(ran, "logs/verifier/ctrf.json").read_text()
+    assert Path(layers[-1]).parent == Path(store.root, "layers")
+    assert any("python3" in note for note in notes)
+
+
+def test_uv_installed_by_a_dockerfile_run_comes_from_pypi(store: LayerStore) -> None:
+    dockerfile = (
+        "FROM debian:bookworm-slim\n"
+        "RUN curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh\n"
+        "RUN . $HOME/.local/bin/env && uv --version > /uv.txt\n"
+    )
+    built = build_environment(dockerfile, {}, store)
+    status, output = store.check(built.layers, ["cat", "/uv.txt"])
+    assert (status, output.split()[:2]) == (0, ["uv", "0.9.5"])
+    assert any("uv's installer served offline" in note for note in built.notes)
