@@ -1,0 +1,2 @@
+def tide(h):
+    return h * 2
