@@ -210,12 +210,15 @@ def verifier_layers(
         )
         current = _push(layers, current, store.run(current, ["/bin/sh", "-c", command], timeout_s=timeout_s))
     python = _python_version(store, current)
+    uv_binary = None
     if preamble.uv:
         for layer in reversed(uv_layers(store, current, preamble.uv_version, homes)):
             current = _push(layers, current, layer)
+        uv_binary = os.path.join(current[0], "usr/local/bin/uv")
     with tempfile.TemporaryDirectory(prefix="codegym-offline-") as work:
         if preamble.requirements:
-            wheels = _wheels(preamble.requirements, python, work)
+            extras = _universal(preamble.requirements, python, uv_binary)
+            wheels = _wheels(preamble.requirements, extras, python, work)
             current = _push(layers, current, store.add(current, wheels, WHEELS))
     new, notes = rewrite_test_script(script, python=python)
     warm = [m.group(0).replace("\\\n", " ") for m in _UVX.finditer(_INSTALLER.sub("", new)) if "uvx" in m.group(0)]
@@ -269,10 +272,31 @@ def _uv_files(version: str | None, work: str) -> dict[str, FileEntry]:
     return files
 
 
-def _wheels(requirements: tuple[str, ...], python: str | None, work: str) -> dict[str, FileEntry]:
+def _universal(requirements: tuple[str, ...], python: str | None, uv_binary: str | None) -> tuple[str, ...]:
+    """The packages a universal resolution of ``requirements`` pins beyond them (``uv add`` and
+    ``uv lock`` resolve for every platform: pytest's colorama, for Windows, must be there too),
+    by ``uv pip compile --universal`` on this host; none without uv."""
+    if uv_binary is None or not os.path.exists(uv_binary):
+        return ()
+    command = [uv_binary, "pip", "compile", "--universal", "--no-header", "--no-annotate", "-q", "-"]
+    if python:
+        command += ["--python-version", python]
+    done = subprocess.run(command, input="\n".join(requirements), capture_output=True, text=True, check=False,
+                          timeout=600)  # fmt: skip
+    pinned = [line.split(";")[0].strip() for line in done.stdout.splitlines() if "==" in line.split(";")[0]]
+    return tuple(name for name in dict.fromkeys(pinned) if name not in requirements) if done.returncode == 0 else ()
+
+
+def _wheels(
+    requirements: tuple[str, ...], extras: tuple[str, ...], python: str | None, work: str
+) -> dict[str, FileEntry]:
+    """The wheels of ``requirements`` (with their dependencies) and, where PyPI has them for this
+    Python, of ``extras`` (what a universal resolution adds), by file name."""
     folder = os.path.join(work, "wheels")
     extra = ("--only-binary=:all:", f"--python-version={python}") if python else ("--only-binary=:all:",)
     _pip_download(list(requirements), folder, *extra)
+    if extras:
+        _pip_download(list(extras), folder, *extra, "--no-deps", check=False)
     files: dict[str, FileEntry] = {}
     for name in sorted(os.listdir(folder)):
         with open(os.path.join(folder, name), "rb") as handle:
@@ -280,11 +304,11 @@ def _wheels(requirements: tuple[str, ...], python: str | None, work: str) -> dic
     return files
 
 
-def _pip_download(requirements: list[str], folder: str, *options: str) -> None:
+def _pip_download(requirements: list[str], folder: str, *options: str, check: bool = True) -> None:
     command = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-q", "-d", folder,
                *options, *requirements]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
-    if done.returncode != 0:
+    if done.returncode != 0 and check:
         raise SandboxError(
             f"downloading {' '.join(requirements)} from PyPI for the verifier failed (is PyPI reachable, is pip "
             f"installed beside codegym?):\n{done.stderr[-3000:]}"

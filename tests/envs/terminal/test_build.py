@@ -238,20 +238,36 @@ def test_the_preamble_is_found_and_rewritten_keeping_every_other_byte() -> None:
     assert rewrite_test_script("#!/bin/bash\npytest /tests\n") == ("#!/bin/bash\npytest /tests\n", ())
 
 
-def test_a_uvx_test_script_runs_with_no_network(store: LayerStore) -> None:
+UV_ADD_SH = """\
+#!/bin/bash
+set -euo pipefail
+apt-get update
+apt-get install -y curl
+curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh
+source $HOME/.local/bin/env
+uv init
+uv add pytest==8.4.1
+uv run pytest $TEST_DIR/test_outputs.py -rA
+"""
+
+
+@pytest.mark.parametrize("script", [TEST_SH, RUN_TESTS_SH, UV_ADD_SH], ids=["uvx", "uv-venv", "uv-add"])
+def test_a_uv_test_script_runs_with_no_network(store: LayerStore, script: str) -> None:
     built = build_environment("FROM debian:bookworm-slim\nWORKDIR /app\nCOPY data.txt .\n", {"data.txt": b"x\n"}, store)
-    layers, notes = verifier_layers(store, built.layers, TEST_SH)
-    new, _ = rewrite_test_script(TEST_SH, python="3.11")
-    tests = {
-        "test.sh": FileEntry(new.encode(), 0o755),
-        "test_outputs.py": FileEntry(b"def test_data():\n    assert open('/app/data.txt').read() == 'x\\n'\n"),
-    }
+    layers, notes = verifier_layers(store, built.layers, script)
+    new, _ = rewrite_test_script(script, python="3.11")
+    test = b"def test_data():\n    assert open('/app/data.txt').read() == 'x\\n'\n"
+    tests = {"test.sh": FileEntry(new.encode(), 0o755), "test_outputs.py": FileEntry(test)}
     stack = (store.add((*layers, *built.layers), tests, "/tests"), *layers, *built.layers)
-    ran = store.run(stack, ["bash", "/tests/test.sh"], workdir="/app", network=False)
-    assert Path(ran, "logs/verifier/reward.txt").read_text() == "1\n"
-    assert '"passed": 1' in Path(ran, "logs/verifier/ctrf.json").read_text()
-    assert Path(layers[-1]).parent == Path(store.root, "layers")
-    assert any("python3" in note for note in notes)
+    env = {"HOME": "/root", "TEST_DIR": "/tests"}
+    ran = store.run(stack, ["bash", "/tests/test.sh"], env=env, workdir="/app", network=False)  # no network
+    with open(store.root + f"/logs/{Path(ran).name}.log") as log:
+        assert "1 passed" in log.read()
+    assert all(Path(layer).parent == Path(store.root, "layers") for layer in layers)
+    if script == TEST_SH:
+        assert Path(ran, "logs/verifier/reward.txt").read_text() == "1\n"
+        assert '"passed": 1' in Path(ran, "logs/verifier/ctrf.json").read_text()
+        assert any("python3" in note for note in notes)
 
 
 def test_uv_installed_by_a_dockerfile_run_comes_from_pypi(store: LayerStore) -> None:
