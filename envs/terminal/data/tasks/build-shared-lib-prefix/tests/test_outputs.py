@@ -59,8 +59,9 @@ def test_no_linker_config_changes():
 
 def test_consumer_compiles(tmp_path):
     src = tmp_path / "c.c"
-    src.write_text('#include <greet.h>\n#include <stdio.h>\nint main(void){char b[64];'
-                   'greet_format(b,64,"x");puts(b);return 0;}\n')
+    src.write_text(
+        '#include <greet.h>\n#include <stdio.h>\nint main(void){char b[64];greet_format(b,64,"x");puts(b);return 0;}\n'
+    )
     exe = tmp_path / "c"
     r = run(["cc", str(src), f"-I{P}/include", f"-L{P}/lib", "-lgreet", f"-Wl,-rpath,{P}/lib", "-o", str(exe)])
     assert r.returncode == 0, r.stderr

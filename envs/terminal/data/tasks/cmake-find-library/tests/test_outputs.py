@@ -29,8 +29,11 @@ def test_root_override_takes_precedence(tmp_path):
     (alt / "include").mkdir(parents=True)
     (alt / "lib").mkdir()
     shutil.copy("/opt/vendor/tinyjson/src/tj.h", alt / "include")
-    subprocess.run(["cc", "-O2", "-DTJ_VERSION=\"9.9-alt\"", "-c", "/opt/vendor/tinyjson/src/tj.c",
-                    "-o", str(alt / "tj.o")], check=True, timeout=60)
+    subprocess.run(
+        ["cc", "-O2", '-DTJ_VERSION="9.9-alt"', "-c", "/opt/vendor/tinyjson/src/tj.c", "-o", str(alt / "tj.o")],
+        check=True,
+        timeout=60,
+    )
     subprocess.run(["ar", "rcs", str(alt / "lib" / "libtj.a"), str(alt / "tj.o")], check=True, timeout=60)
     exe = build(tmp_path, f"-DTINYJSON_ROOT={alt}")
     assert run(exe, "", "--version").strip() == "tinyjson 9.9-alt"

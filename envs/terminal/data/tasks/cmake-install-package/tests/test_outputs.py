@@ -36,8 +36,9 @@ def build_consumer(tmp_path, version_ok=True):
         cm = src / "CMakeLists.txt"
         cm.write_text(cm.read_text().replace("ringbuf 0.3", "ringbuf 7.0"))
     b = tmp_path / "b"
-    c = subprocess.run(["cmake", "-S", str(src), "-B", str(b), f"-DCMAKE_PREFIX_PATH={P}"],
-                       capture_output=True, text=True, timeout=120)
+    c = subprocess.run(
+        ["cmake", "-S", str(src), "-B", str(b), f"-DCMAKE_PREFIX_PATH={P}"], capture_output=True, text=True, timeout=120
+    )
     if c.returncode:
         return c, b
     return subprocess.run(["cmake", "--build", str(b)], capture_output=True, text=True, timeout=120), b

@@ -34,8 +34,9 @@ def test_area_needs_double_precision(build):
 def test_library_is_wide():
     r = subprocess.run(["nm", "-A", "/app/build/libshapes.a"], capture_output=True, text=True)
     assert "polygon_area" in r.stdout
-    out = subprocess.run(["/app/build/area"], input="0 0\n2 0\n2 2\n0 2\n", capture_output=True, text=True,
-                         timeout=10).stdout.strip()
+    out = subprocess.run(
+        ["/app/build/area"], input="0 0\n2 0\n2 2\n0 2\n", capture_output=True, text=True, timeout=10
+    ).stdout.strip()
     assert out == "area 4.000000 perimeter 8.000000"
 
 

@@ -25,6 +25,11 @@ def test_contents():
 def test_checked_out_and_clean():
     assert git("rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
     assert git("status", "--porcelain") == ""
-    out = subprocess.run(["python3", "-c", "import checksum; print(checksum.checksum(b'abc'), checksum.checksum(b''))"],
-                         cwd=R, capture_output=True, text=True, timeout=10).stdout.split()
+    out = subprocess.run(
+        ["python3", "-c", "import checksum; print(checksum.checksum(b'abc'), checksum.checksum(b''))"],
+        cwd=R,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    ).stdout.split()
     assert out == ["304924", "0"]

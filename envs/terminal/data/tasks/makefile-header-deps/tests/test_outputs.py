@@ -46,14 +46,18 @@ def test_config_header_change_rebuilds(proj):
 
 def test_util_header_change_rebuilds_both(proj):
     make(proj)
-    edit(proj / "util.h", "void shout(const char *s, int times);", "void shout(const char *s, int times);\n#define EXTRA 1")
+    edit(
+        proj / "util.h",
+        "void shout(const char *s, int times);",
+        "void shout(const char *s, int times);\n#define EXTRA 1",
+    )
     r = make(proj)
     assert "main.c" in r.stdout and "util.c" in r.stdout
 
 
 def test_new_header_tracked(proj):
     make(proj)
-    (proj / "extra.h").write_text('#define EXTRA_TIMES 1\n')
+    (proj / "extra.h").write_text("#define EXTRA_TIMES 1\n")
     edit(proj / "main.c", '#include "util.h"', '#include "util.h"\n#include "extra.h"')
     make(proj)
     edit(proj / "main.c", "shout(GREETING, REPEAT);", "shout(GREETING, REPEAT + EXTRA_TIMES);")
