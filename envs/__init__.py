@@ -10,6 +10,7 @@ from codegym.envs import (  # noqa: F401
     python_function,
     repo_repair,
     stdio_program,
+    terminal,
     test_generation,
     triton_kernel,
     verilog,

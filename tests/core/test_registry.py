@@ -27,6 +27,7 @@ SOLUTION = {
     "codegym/SVGFromImage-v1": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">'
     '<circle cx="128" cy="128" r="64" fill="#e63946"/></svg>',
     "codegym/TestGeneration-v1": "assert True\n",
+    "codegym/Terminal-v0": "```bash\nls /\n```",  # (agent mode: one bash call)
     "codegym/PyContracts-v1": "def solve(x):\n    return x\n",  # (defines no task's function: CE, nothing runs)
     "codegym/WhyML-v0": "module Impl\n  use int.Int\n  let helper (x: int) : int ensures { result = x } = x\nend\n",
     "codegym/TritonKernel-v0": "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def __init__(self, *args):\n"
@@ -70,10 +71,15 @@ def test_spec_round_trip_rebuilds_the_env(env_id: str) -> None:
     assert gym.spec(env_id).entry_point.startswith("codegym.envs.")  # string entry points
 
 
+# Envs whose default mode is "agent", where one step ends the episode only in single mode.
+SINGLE_MODE = {"codegym/Terminal-v0": {"mode": "single"}}
+
+
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_async_vector_env_steps(env_id: str) -> None:
-    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="async")
-    singles = [gym.make(env_id) for _ in range(2)]
+    kwargs = SINGLE_MODE.get(env_id, {})
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="async", **kwargs)
+    singles = [gym.make(env_id, **kwargs) for _ in range(2)]
     try:
         obs, info = envs.reset(seed=[0, 1])
         firsts = [single.reset(seed=seed)[0] for single, seed in zip(singles, (0, 1), strict=True)]
