@@ -37,8 +37,10 @@ needs whatever the episode sandbox needs.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
+import glob
 import hashlib
 import io
 import json
@@ -232,6 +234,8 @@ class LayerStore:
         with _locked(os.path.join(self.root, "locks", f"{key}.lock")):
             if os.path.isdir(final):  # another process built it while we waited
                 return final
+            for stale in glob.glob(os.path.join(self.root, "tmp", f"{key[:16]}-*")):  # a crashed build's
+                shutil.rmtree(stale, ignore_errors=True)
             work = os.path.join(self.root, "tmp", f"{key[:16]}-{uuid.uuid4().hex[:8]}")
             os.makedirs(work)
             try:
@@ -632,3 +636,19 @@ def _prepare_root(spec: dict) -> None:  # type: ignore[type-arg]
                 pass
         _linux.bind(source, target, readonly=True, recursive=os.path.isdir(source))
     os.chdir(merged)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m codegym.executor.layers base SUITE [PACKAGE ...]``: build (once) a Debian base
+    in the default store (``$CODEGYM_CACHE/terminal``) and print its path."""
+    parser = argparse.ArgumentParser(prog="python -m codegym.executor.layers")
+    parser.add_argument("command", choices=("base",))
+    parser.add_argument("suite", help="bookworm or trixie")
+    parser.add_argument("packages", nargs="*", help="Debian packages to include")
+    parser.add_argument("--root", default=None, help="the store (default: $CODEGYM_CACHE/terminal)")
+    args = parser.parse_args(argv)
+    print(LayerStore(args.root).base(args.suite, tuple(args.packages)))
+
+
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import time
 import uuid
 
 import pytest
@@ -171,3 +172,23 @@ def test_building_without_root_says_so(tmp_path: object) -> None:
 def test_a_stack_without_a_base_is_refused(store: LayerStore) -> None:
     with pytest.raises(SandboxError, match="needs a stack"):
         store.run((), ["/bin/true"])
+
+
+def test_a_crashed_build_leaves_no_layer_and_its_leftovers_go_at_the_next_build(base: str, tmp_path: object) -> None:
+    root = os.path.join(str(tmp_path), "store")
+    code = (
+        "import sys; from codegym.executor.layers import LayerStore; "
+        "LayerStore(sys.argv[1]).run((sys.argv[2],), ['/bin/sh', '-c', 'sleep 2; echo done > /d'])"
+    )
+    builder = subprocess.Popen([sys.executable, "-c", code, root, base])
+    tmp = os.path.join(root, "tmp")
+    while not (os.path.isdir(tmp) and os.listdir(tmp)) and builder.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    builder.kill()  # mid-build: its sandbox dies with it
+    builder.wait()
+    assert len(os.listdir(tmp)) == 1 and os.listdir(os.path.join(root, "layers")) == []
+    layer = LayerStore(root).run((base,), ["/bin/sh", "-c", "sleep 2; echo done > /d"])
+    assert os.listdir(tmp) == []
+    with open(os.path.join(layer, "d")) as handle:
+        assert handle.read() == "done\n"
