@@ -280,3 +280,16 @@ def test_uv_installed_by_a_dockerfile_run_comes_from_pypi(store: LayerStore) -> 
     status, output = store.check(built.layers, ["cat", "/uv.txt"])
     assert (status, output.split()[:2]) == (0, ["uv", "0.9.5"])
     assert any("uv's installer served offline" in note for note in built.notes)
+
+
+def test_a_python_pin_of_3_13_runs_on_the_trixie_root_that_python_3_13_maps_to(store: LayerStore) -> None:
+    built = build_environment("FROM python:3.13-slim\nWORKDIR /app\n", {}, store)
+    layers, notes = verifier_layers(store, built.layers, TEST_SH)
+    new, _ = rewrite_test_script(TEST_SH, python="3.13")
+    assert "  -p 3.13 \\\n" in new and not any("python3" in note for note in notes)
+    test = b"import sys\n\ndef test_version():\n    assert sys.version_info[:2] == (3, 13)\n"
+    tests = {"test.sh": FileEntry(new.encode(), 0o755), "test_outputs.py": FileEntry(test)}
+    stack = (store.add((*layers, *built.layers), tests, "/tests"), *layers, *built.layers)
+    ran = store.run(stack, ["bash", "/tests/test.sh"], env={"HOME": "/root"}, workdir="/app", network=False)
+    assert Path(ran, "logs/verifier/reward.txt").read_text() == "1\n"
+    assert store.check(built.layers, ["sh", "-c", ". /etc/os-release; echo $VERSION_CODENAME"]) == (0, "trixie\n")
