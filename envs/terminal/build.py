@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
+import re
 import stat
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -264,6 +265,8 @@ def _copy(
     chown = instruction.flag("chown")
     chmod = instruction.flag("chmod")
     owner = None if chown is None else _owner(tuple(state.stack), chown)
+    if chmod and not re.fullmatch(r"[0-7]{3,4}", chmod):
+        raise InvalidTask(f"line {instruction.line}: --chmod={chmod}: only octal modes (--chmod=755) are supported")
     layer = store.add(tuple(state.stack), entries, posixpath.normpath(folder), chown=owner,
                       chmod=int(chmod, 8) if chmod else None, unpack=instruction.keyword == "ADD")  # fmt: skip
     _push(state, layer)

@@ -147,6 +147,7 @@ def test_shell_and_exec_form(store: LayerStore) -> None:
             "multi-stage",
         ),
         ("FROM debian:bookworm\nCOPY missing.txt /x\n", {}, InvalidTask, "'missing.txt' is not in the build context"),
+        ("FROM debian:bookworm\nCOPY --chmod=u+x a /a\n", {"a": b""}, InvalidTask, "only octal modes"),
         (
             "FROM debian:bookworm\nUSER nobody-here\n",
             {},
