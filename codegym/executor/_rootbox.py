@@ -1,8 +1,10 @@
 """The init of a root-file-system box (stdlib only; see `codegym.executor.rootbox`).
 
-`RootBox` starts this as real root: ``python -s -S -B _rootbox.py``, its config (JSON) on stdin
-(not in its argv, which every process of the box may read) and its control socket on the
-descriptor the config names. It builds the box and serves the harness's requests:
+`RootBox` starts this once per process, as real root: ``python -s -S -B _rootbox.py``, its
+config (JSON) on stdin (never in an argv, which every process of a box may read). It is the
+box server (`serve`): warm, with the box's modules imported, it forks a launcher for each box
+the harness asks for, with the box's control socket. The launcher builds the box, whose init
+serves the harness's requests:
 
     launcher (real root, the host's namespaces: writes the child's uid maps, joins it to its
       │       cgroup, waits for it)
@@ -158,12 +160,16 @@ class Init:
     def start(self) -> None:
         try:
             linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+            marks = [("start", time.monotonic())]
             join_cgroup(self.config)
+            marks.append(("cgroup", time.monotonic()))
             self.build_root()
+            marks.append(("root", time.monotonic()))
             self.enter_user_namespace()
+            marks.append(("userns", time.monotonic()))
             linux.prctl(linux.PR_SET_DUMPABLE, 0)  # nothing inside may trace us or read our memory
             self.filters = {tracing: linux.SeccompFilter(seccomp_program(tracing=tracing)) for tracing in (False, True)}
-            write_frame(CONTROL_FD, ("ready", {"pid": os.getpid()}))
+            write_frame(CONTROL_FD, ("ready", {"pid": os.getpid(), "marks": marks}))
         except BaseException:
             with contextlib.suppress(OSError):
                 write_frame(CONTROL_FD, ("crash", traceback.format_exc()))
@@ -537,17 +543,50 @@ def _processes() -> set[int]:
     return {int(name) for name in os.listdir("/proc") if name.isdigit()} - {os.getpid()}
 
 
-def main() -> None:
+def serve(sock: socket.socket, modules: list[str]) -> None:
+    """The box server: import the box's modules once, then, for each request (a box's config
+    and its control socket), fork a launcher and answer with its pidfd. A box then costs a
+    fork of this warm process, not an interpreter's start."""
     global CONTROL_FD
-    config = _CONFIG
-    CONTROL_FD = config["control_fd"]
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    for module in modules:
+        importlib.import_module(module)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # (launchers are reaped by the kernel)
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
+        except OSError:
+            os._exit(0)
+        if not data or not fds:
+            os._exit(0)  # the harness is gone
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            config = json.loads(data)
+            CONTROL_FD = fds[0]
+            config["control_fd"] = CONTROL_FD
+            _launch_or_report(config)
+        os.close(fds[0])
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(sock, [b"p"], [pidfd])
+        os.close(pidfd)
+
+
+def _launch_or_report(config: dict[str, Any]) -> None:
     try:
         launch(config)
     except BaseException:
         with contextlib.suppress(OSError):
             write_frame(CONTROL_FD, ("crash", traceback.format_exc()))
         traceback.print_exc()  # (the launcher has closed the socket: the harness reads stderr)
-        os._exit(1)
+    os._exit(1)
+
+
+def main() -> None:
+    config = _CONFIG
+    sock = socket.socket(fileno=config["server_fd"])
+    serve(sock, config["modules"])
 
 
 if __name__ == "__main__":

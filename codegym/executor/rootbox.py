@@ -23,16 +23,22 @@ nothing else of it. Needs root (the `full` tier); see `available`.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import itertools
 import json
 import os
+import queue
+import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -147,33 +153,25 @@ class RootBox:
         self.closed = False
         self.name = f"box-{os.getpid()}-{next(_counter)}"
         self.folder = os.path.join(run_root(), self.name)
-        self.cgroup = _BoxCgroup(self.name, spec)
+        self.cgroup = _BoxCgroup(f"{os.getpid()}.{self.name}", spec)  # (named for `_cgroup.reap_stale`)
         self._mount_folder()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock = ours
         self.reader = FrameReader(ours.fileno())
-        config = self._config(theirs.fileno(), net_of)
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-s", "-S", "-B", _program()],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as e:
+            self.pidfd = _server().launch(self._config(net_of), theirs)
+        except BaseException:
             self._cleanup()
-            raise SandboxError(f"cannot start a box: {e}") from e
+            raise
         finally:
             theirs.close()
-        assert self.process.stdin is not None
-        with self.process.stdin:
-            self.process.stdin.write(json.dumps(config).encode())
         kind, body = self._read(START_TIMEOUT_S)
         if kind != "ready":
             self.close()
             raise SandboxError(f"the box did not start:\n{body}")
+        self.marks = body.get("marks", [])
         self.init_pid = self._host_pid()
+        self.init_pidfd = os.pidfd_open(self.init_pid)
 
     # --- the box's files -----------------------------------------------------------------------
 
@@ -196,14 +194,10 @@ class RootBox:
         os.chown(self.upper, bottom.st_uid, bottom.st_gid)
         os.chmod(self.upper, bottom.st_mode & 0o7777)
 
-    def _config(self, control_fd: int, net_of: RootBox | None) -> dict[str, Any]:
-        from codegym.executor.local import _package_paths
-
+    def _config(self, net_of: RootBox | None) -> dict[str, Any]:
         spec = self.spec
         return {
-            "packages": _package_paths(BOX_MODULES),
             "modules": list(BOX_MODULES[1:]),
-            "control_fd": control_fd,
             "layers": list(spec.layers),
             "upper": self.upper,
             "work": os.path.join(self.folder, "work"),
@@ -328,17 +322,15 @@ class RootBox:
         try:
             return self.reader.read(time.monotonic() + timeout_s)
         except (TimeoutError, EOFError) as e:
-            detail = ""
-            if self.process.poll() is not None and self.process.stderr is not None:
-                detail = self.process.stderr.read().decode(errors="replace")[-2000:]
             self.close()
-            raise BoxLost(f"the box's init stopped answering ({e}). {detail}".strip()) from e
+            raise BoxLost(f"the box's init stopped answering ({e})") from e
 
     def _host_pid(self) -> int:
         """The init's pid on the host (the launcher's only child)."""
+        launcher = _pid_of(self.pidfd)
         for _ in range(100):
             with contextlib.suppress(OSError):
-                with open(f"/proc/{self.process.pid}/task/{self.process.pid}/children") as handle:
+                with open(f"/proc/{launcher}/task/{launcher}/children") as handle:
                     children = handle.read().split()
                 if children:
                     return int(children[0])
@@ -347,21 +339,23 @@ class RootBox:
 
     # --- the end -------------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Kill everything in the box and free its files. Idempotent."""
+    def close(self, *, wait: bool = False) -> None:
+        """Kill everything in the box and free its files (in the background unless ``wait``:
+        an episode's reset need not wait for the kernel to tear a box down). Idempotent."""
         if self.closed:
             return
         self.closed = True
         with contextlib.suppress(OSError):
             self.sock.close()
-        process = getattr(self, "process", None)
-        if process is not None:
+        pidfds = [fd for fd in (getattr(self, "pidfd", None), getattr(self, "init_pidfd", None)) if fd is not None]
+        for pidfd in pidfds:
             with contextlib.suppress(ProcessLookupError):
-                process.kill()  # (the init dies with it: its parent-death signal; the rest with the init)
-            process.wait()
-            if process.stderr is not None:
-                process.stderr.close()
-        self._cleanup()
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # (the rest of the box dies with its init)
+        teardown = functools.partial(_teardown, pidfds, self.cgroup, self.folder)
+        if wait:
+            teardown()
+        else:
+            _reaper().put(teardown)
 
     def _cleanup(self) -> None:
         self.cgroup.remove()
@@ -376,6 +370,122 @@ class RootBox:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+
+def _teardown(pidfds: list[int], cgroup: _BoxCgroup, folder: str) -> None:
+    """Wait for a killed box's processes to go, then free its cgroup and files."""
+    for pidfd in pidfds:
+        select.select([pidfd], [], [], 5.0)
+        os.close(pidfd)
+    cgroup.remove()
+    _unmount(folder)
+
+
+_reapers: dict[int, queue.Queue[Callable[[], None]]] = {}
+
+
+def _reaper() -> queue.Queue[Callable[[], None]]:
+    """This process's queue of box teardowns, and the thread that works through it."""
+    with _servers_lock:
+        found = _reapers.get(os.getpid())
+        if found is None:
+            found = _reapers[os.getpid()] = queue.Queue()
+            threading.Thread(target=_reap_forever, args=(found,), name="codegym-box-reaper", daemon=True).start()
+            atexit.register(_drain, found)
+        return found
+
+
+def _reap_forever(work: queue.Queue[Callable[[], None]]) -> None:
+    while True:
+        job = work.get()
+        with contextlib.suppress(Exception):
+            job()
+        work.task_done()
+
+
+def _drain(work: queue.Queue[Callable[[], None]]) -> None:
+    """At exit: finish the teardowns still queued."""
+    while True:
+        try:
+            job = work.get_nowait()
+        except queue.Empty:
+            return
+        with contextlib.suppress(Exception):
+            job()
+
+
+class _Server:
+    """The box server of this process (see ``_rootbox.serve``): a warm process, started once,
+    that forks a launcher per box."""
+
+    def __init__(self) -> None:
+        from codegym.executor.local import _package_paths
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock = ours
+        self.lock = threading.Lock()
+        config = {"packages": _package_paths(BOX_MODULES), "modules": list(BOX_MODULES), "server_fd": theirs.fileno()}
+        started: list[subprocess.Popen[bytes]] = []
+        failed: list[BaseException] = []
+
+        def start() -> None:  # (in a thread that never ends: the server dies with the thread that forked it)
+            try:
+                process = subprocess.Popen(
+                    [sys.executable, "-s", "-S", "-B", _program()], pass_fds=(theirs.fileno(),),
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )  # fmt: skip
+                assert process.stdin is not None
+                with process.stdin:
+                    process.stdin.write(json.dumps(config).encode())
+                started.append(process)
+            except BaseException as e:
+                failed.append(e)
+            finally:
+                ready.set()
+            threading.Event().wait()
+
+        ready = threading.Event()
+        threading.Thread(target=start, name="codegym-box-server", daemon=True).start()
+        ready.wait()
+        theirs.close()
+        if failed:
+            raise SandboxError(f"cannot start the box server: {failed[0]}") from failed[0]
+        self.process = started[0]
+
+    def launch(self, config: dict[str, Any], control: socket.socket) -> int:
+        """Start a box with ``config`` and its end of the control socket; the launcher's pidfd."""
+        with self.lock:
+            try:
+                socket.send_fds(self.sock, [json.dumps(config).encode()], [control.fileno()])
+                _, fds, _, _ = socket.recv_fds(self.sock, 16, 1)
+            except OSError as e:
+                raise BoxLost(f"the box server is gone: {e}") from e
+        if not fds:
+            raise BoxLost("the box server is gone")
+        return fds[0]
+
+
+_servers: dict[int, _Server] = {}
+_servers_lock = threading.Lock()
+
+
+def _server() -> _Server:
+    """This process's box server (a forked process starts its own)."""
+    with _servers_lock:
+        server = _servers.get(os.getpid())
+        if server is None or server.process.poll() is not None:
+            if server is None:
+                _cgroup.reap_stale()  # (those of boxes whose owner died)
+            server = _servers[os.getpid()] = _Server()
+        return server
+
+
+def _pid_of(pidfd: int) -> int:
+    with open(f"/proc/self/fdinfo/{pidfd}") as handle:
+        for line in handle:
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    raise BoxLost("the box's launcher is gone")
 
 
 class _BoxCgroup:
