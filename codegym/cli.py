@@ -44,6 +44,9 @@ SHOWN_DIAGNOSTICS = 3  # per sample, in the results file
 SHOWN_FAILED = 5  # failing test names per sample, in the results file
 DEFAULT_KS = (1, 10, 100)  # the pass@k printed without -k (those every task has k samples for)
 SHOWN_TRACE = 1000  # characters of a test's trace, in the results file with --details
+# Families with commands of their own: the command's name, and the family's module with
+# ``add_parser(commands, parents)`` and ``main(args)``.
+FAMILY_COMMANDS = {"repo": "codegym.envs.repo_repair.cli", "terminal": "codegym.envs.terminal.cli"}
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -59,11 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     Usage and input errors print one message naming what was wrong and return 2; a sandbox
     failure prints its message and returns 1; ``--debug`` raises them instead.
     """
-    repo = importlib.import_module("codegym.envs.repo_repair.cli")  # (the family's own commands)
-    parser = _parser(repo)
+    families = {name: importlib.import_module(module) for name, module in FAMILY_COMMANDS.items()}
+    parser = _parser(families)
     args = parser.parse_args(argv)
     try:
-        return _run(args, repo)
+        return _run(args, families)
     except (Error, gym.error.Error) as e:
         if args.debug or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
             raise
@@ -75,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _parser(repo: Any) -> argparse.ArgumentParser:
+def _parser(families: Mapping[str, Any]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codegym", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     common = argparse.ArgumentParser(add_help=False)
@@ -136,7 +139,8 @@ def _parser(repo: Any) -> argparse.ArgumentParser:
     doctor.add_argument("--isolation", choices=ISOLATION_CHOICES,
                         help="a tier to try instead of the strongest available (full, userns, container)")  # fmt: skip
     _serve_parser(commands, common)
-    repo.add_parser(commands, parents=[common])
+    for family in families.values():
+        family.add_parser(commands, parents=[common])
     return parser
 
 
@@ -166,9 +170,9 @@ def _serve_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                        help=OPTION_HELP + "; the default of every env the server makes")  # fmt: skip
 
 
-def _run(args: argparse.Namespace, repo: Any) -> int:
-    if args.command == "repo":
-        return repo.main(args)
+def _run(args: argparse.Namespace, families: Mapping[str, Any]) -> int:
+    if args.command in families:
+        return families[args.command].main(args)
     if args.command in ("list", "show"):
         return _list(args)
     if args.command == "serve":
