@@ -157,6 +157,7 @@ def test_import_needs_a_folder(capsys) -> None:
 @needs_boxes
 def test_validate_grades_each_oracle(tmp_path: Path, capsys) -> None:
     root = tmp_path / "tasks"
+    fixtures.write_harbor_task(root, "alpine", dockerfile="FROM alpine:3.19\nRUN apk add python3\n")
     fixtures.write_harbor_task(root, "oracle-fails", dockerfile=DOCKERFILE, solution=WRONG_SOLUTION)
     fixtures.write_harbor_task(root, "valid", dockerfile=DOCKERFILE)
     quarantine = tmp_path / "quarantine.json"
@@ -164,11 +165,13 @@ def test_validate_grades_each_oracle(tmp_path: Path, capsys) -> None:
                    "--quarantine", str(quarantine)])  # fmt: skip
     out = capsys.readouterr().out
     assert status == 1, out
-    assert f"codegym/Terminal-v0 tasks={root}: 2 tasks, 1 valid, 1 invalid, 0 flaky (2 runs each)" in out
+    assert f"codegym/Terminal-v0 tasks={root}: 3 tasks, 1 valid, 2 invalid, 0 flaky (2 runs each)" in out
     line = next(line for line in out.splitlines() if "oracle-fails" in line)
     assert line.strip().startswith("invalid  oracle-fails: the reference fails its own tests (WA)")
     assert "test_answer_is_the_sum" in line
-    assert list(json.loads(quarantine.read_text())["quarantined"]) == ["oracle-fails"]
+    line = next(line for line in out.splitlines() if "alpine" in line)
+    assert line.strip().startswith("invalid  alpine: task alpine cannot run here: Dockerfile line 1: the base image")
+    assert list(json.loads(quarantine.read_text())["quarantined"]) == ["alpine", "oracle-fails"]
 
 
 @needs_boxes
