@@ -28,6 +28,7 @@ TASK_SETS = {
     "Dafny": "codegym-dafny (task_kind='hints', 'impl' or 'spec'), a DafnyBench or vericoding folder, or rows",
     "WhyML": "codegym-whyml (31 modules: Defs, Spec, Impl), a folder of such .mlw files, or rows",
     "PyContracts": "codegym-contracts (51 functions with hidden PEP 316 contracts), a folder of such .py files or rows",
+    "Terminal": "bundled (60 tasks), Harbor task folders (or a folder of them), Terminal-Bench 1 folders, or rows",
 }
 DIFFICULTIES = ("easy", "medium", "hard")
 HEADER = ("task id", "difficulty", "tiers", "tests (public/hidden)")

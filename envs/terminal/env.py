@@ -100,7 +100,7 @@ class TerminalEnv(CodeEnv):
     """
 
     family = "terminal"
-    requires = Requirements(tools=(Tool("debootstrap", "debootstrap"), Tool("cp", "coreutils")))
+    requires = Requirements(tools=(Tool("debootstrap", "debootstrap"),))
     max_tests = 256
 
     def __init__(
