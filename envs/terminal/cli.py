@@ -165,8 +165,8 @@ class _Builder:
         except InvalidTask as e:
             reason = f"the environment cannot be built here: {e}"
             return Imported(assessment.with_reason(reason), layers_built=self.store.builds - before)
-        for note in built.notes:
-            if note not in assessment.notes:
+        for note in built.notes:  # (those the static check made too, it made with their line)
+            if not any(known.endswith(note) for known in assessment.notes):
                 assessment = assessment.with_note(note)
         if built.hidden:
             assessment = assessment.with_note(

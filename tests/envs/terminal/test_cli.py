@@ -116,6 +116,15 @@ def test_a_second_import_builds_nothing(tmp_path: Path, capsys) -> None:
     assert {layer: os.stat(layer).st_mtime_ns for layer in layers} == times
 
 
+@needs_boxes
+def test_a_mapped_base_is_noted_once(tmp_path: Path, capsys) -> None:
+    dockerfile = DOCKERFILE.replace("debian:bookworm-slim", "ubuntu:22.04")
+    status, lines = _import(capsys, str(fixtures.write_harbor_task(tmp_path, "ubuntu", dockerfile=dockerfile)))
+    assert status == 0, lines
+    assert lines[0].count("ubuntu:22.04 mapped to debian bookworm") == 1, lines[0]
+    assert "Dockerfile line 1: ubuntu:22.04 mapped to debian bookworm" in lines[0]
+
+
 def test_a_folder_without_tasks_is_reported_not_skipped(tmp_path: Path, capsys) -> None:
     (tmp_path / "empty").mkdir()
     fixtures.write_harbor_task(tmp_path / "tasks", "sum", dockerfile=DOCKERFILE)
