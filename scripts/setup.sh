@@ -44,3 +44,11 @@ if [ ! -f /usr/local/lib/codegym/dafny-aot/Dafny.exe.so ]; then
     $sudo .venv/bin/python -m codegym.verifier.dafny \
         || echo "note: Dafny was not compiled ahead of time: it gives the same verdicts, each a second slower"
 fi
+
+# The terminal family's Debian bases (debootstrap; as root: boxes and builds need it), built once
+# into codegym's layer store: debian:bookworm(-slim), python:3.11-slim and python:3.12+ (trixie).
+if [ "$(id -u)" = 0 ]; then
+    .venv/bin/python -m codegym.executor.layers base bookworm >/dev/null
+    .venv/bin/python -m codegym.executor.layers base bookworm python3 python3-pip python3-venv python-is-python3 >/dev/null
+    .venv/bin/python -m codegym.executor.layers base trixie python3 python3-pip python3-venv python-is-python3 >/dev/null
+fi
