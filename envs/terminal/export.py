@@ -45,7 +45,6 @@ import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from codegym.error import UsageError
@@ -207,16 +206,23 @@ def build_wheel(into: Path) -> Path:
 def _export_one(env: Any, env_id: str, env_kwargs: Mapping[str, Any], task: Task, out: Path, wheel: Path) -> Exported:
     if not task.reference:
         raise UsageError(f"task {task.id} has no reference: an exported task's solution/solve.sh writes it")
+    language = answer_language(env, task)
+    if language != task.language:
+        raise UsageError(
+            f"task {task.id}: its reference is {task.language}, the env's answers are {language}; export it with "
+            f"the language of its reference (language={task.language!r}) or tasks whose references are {language}"
+        )
     grade, _ = env.evaluate(task, task.reference)
     if grade.status.value != "OK":
         raise UsageError(f"task {task.id}: its reference scores {grade.status.value} here ({grade.message[:300]})")
-    answer = f"{ANSWER_DIR}/{ANSWER_NAMES.get(task.language, 'answer.txt')}"
+    answer = f"{ANSWER_DIR}/{ANSWER_NAMES.get(language, 'answer.txt')}"
     names = tuple(t.name for t in grade.tests)
     folder = out / folder_name(task.id)
     if folder.exists():
         shutil.rmtree(folder)
     row = {"format": FORMAT, "env_id": env_id, "env_kwargs": dict(env_kwargs), "task_id": task.id,
-           "answer": answer, "tests": list(names), "wheel": f"{VERIFIER_DIR}/{wheel.name}", "task": encode(task)}  # fmt: skip
+           "answer": answer, "tests": list(names), "wheel": f"{VERIFIER_DIR}/{wheel.name}",
+           "task": encode(task)}  # fmt: skip
     files: dict[str, bytes] = {
         "task.toml": task_toml(env_id, task).encode(),
         "instruction.md": instruction(task, answer).encode(),
@@ -236,6 +242,12 @@ def _export_one(env: Any, env_id: str, env_kwargs: Mapping[str, Any], task: Task
         if path.suffix == ".sh":
             path.chmod(0o755)
     return Exported(task.id, folder, names)
+
+
+def answer_language(env: Any, task: Task) -> str:
+    """The language of the answer: the env's (StdioProgram's ``language=``), else the task's."""
+    name = getattr(getattr(env, "language", None), "name", None)
+    return name if isinstance(name, str) else task.language
 
 
 def folder_name(task_id: str) -> str:
@@ -340,7 +352,8 @@ def _shell_quote(text: str) -> str:
 def solve_sh(reference: str, answer: str) -> str:
     """``solution/solve.sh``: the reference written to the answer file."""
     encoded = base64.encodebytes(reference.encode()).decode()
-    return f"#!/bin/bash\nset -e\nmkdir -p {ANSWER_DIR}\nbase64 -d > {answer} <<'CODEGYM_REFERENCE'\n{encoded}CODEGYM_REFERENCE\n"
+    heredoc = f"base64 -d > {answer} <<'CODEGYM_REFERENCE'\n{encoded}CODEGYM_REFERENCE\n"
+    return f"#!/bin/bash\nset -e\nmkdir -p {ANSWER_DIR}\n{heredoc}"
 
 
 TEST_SH = """\

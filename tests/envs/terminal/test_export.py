@@ -1,0 +1,197 @@
+"""`codegym terminal export`: codegym's tasks as Harbor task folders whose verdict is codegym's.
+
+The layout tests read what `export_tasks` writes with codegym's own Harbor loader; the round
+trip (root, debootstrap and PyPI at build: marked slow) exports a task of each family with
+its reference and a wrong answer, checks each folder with the real ``harbor`` package's task
+loader (`harbor_check`), imports the folders back with ``TerminalEnv(out, mode="single")``:
+the oracle scores 1.0, the wrong answer 0, and the terminal verdict's per-test outcomes are
+codegym's in-process ones. The StdioProgram rows (C and Rust references) are written here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import pytest
+from codegym.envs.terminal.export import (
+    ANSWER_DIR,
+    VERIFIER_DIR,
+    build_wheel,
+    decode,
+    encode,
+    export_tasks,
+    main,
+)
+from codegym.envs.terminal.formats import load_task
+
+import codegym  # noqa: F401
+from codegym.error import UsageError
+from codegym.task import Task, TestCase
+
+C_SUM = (
+    '#include <stdio.h>\nint main(void) { long a, b; scanf("%ld %ld", &a, &b); printf("%ld\\n", a + b); return 0; }\n'
+)
+C_WRONG = (
+    '#include <stdio.h>\nint main(void) { long a, b; scanf("%ld %ld", &a, &b); printf("%ld\\n", a * b); return 0; }\n'
+)
+RUST_SUM = """use std::io::Read;
+fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).unwrap();
+    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    println!("{}", v[0] + v[1]);
+}
+"""
+RUST_WRONG = RUST_SUM.replace("v[0] + v[1]", "v[0] * v[1]")
+SUM_TESTS = [{"input": "1 2\n", "output": "3\n"}, {"input": "2 2\n", "output": "4\n"},
+             {"input": "-5 5\n", "output": "0\n"}, {"input": "100 23\n", "output": "123\n"}]  # fmt: skip
+
+
+def sum_row(task_id: str, reference: str, language: str) -> dict[str, Any]:
+    """A plain StdioProgram row: print the sum of two integers (the wrong answers multiply:
+    right on ``2 2`` only)."""
+    return {"task_id": task_id, "prompt": "Read two integers a and b from standard input; print a + b.",
+            "tests": SUM_TESTS, "reference": reference, "reference_language": language}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+# --- the folder's layout ---------------------------------------------------------------------------
+
+
+def test_a_task_survives_its_json_row_with_hidden_tests_and_dataclasses() -> None:
+    from codegym.grade import Status
+
+    task = Task(id="t/1", family="demo", prompt="p", tests=(TestCase("a", "assert 1", hidden=True, tier="x"),),
+                reference="r", metadata={"blob": b"\x00\xff", "ids": frozenset({"a", "b"}), "pair": (1, [2, 3]),
+                                         "status": Status.OK, "keys": {1: "one"}})  # fmt: skip
+    back = decode(json.loads(json.dumps(encode(task))))
+    assert back == task and back.tests[0].hidden and isinstance(back.metadata["pair"], tuple)
+
+
+def test_only_codegyms_classes_are_read_back() -> None:
+    with pytest.raises(ValueError, match="only codegym's own classes"):
+        decode({"__codegym__": "dataclass", "type": "subprocess:Popen", "fields": {"args": ["true"]}})
+
+
+def test_export_writes_a_harbor_folder_codegym_reads(tmp_path: Path, wheel: Path) -> None:
+    (done,) = export_tasks("codegym/PythonFunction-v0", "humaneval", tmp_path, ids=["HumanEval/0"], wheel=wheel)
+    folder = tmp_path / "HumanEval-0"
+    assert done.folder == folder and done.tests and all(name.startswith("test_") for name in done.tests)
+    terminal = load_task(folder)
+    assert terminal.version == "1.0" and terminal.layout == "harbor"
+    assert (terminal.metadata["codegym_env"], terminal.metadata["codegym_task"]) == (
+        "codegym/PythonFunction-v0",
+        "HumanEval/0",
+    )
+    assert terminal.dockerfile.startswith("FROM debian:bookworm-slim\n")
+    assert "python3-pytest" in terminal.dockerfile and "python3 " in terminal.dockerfile
+    assert f"COPY codegym-verifier/ {VERIFIER_DIR}/" in terminal.dockerfile
+    assert f"codegym-verifier/{wheel.name}" in terminal.context
+    assert f"{ANSWER_DIR}/answer.py" in terminal.instruction and "has_close_elements" in terminal.instruction
+    assert terminal.test_command == ("bash", "/tests/test.sh") and "test_codegym.py" in terminal.tests
+    row = json.loads(terminal.tests["task.json"])
+    task = gym.make("codegym/PythonFunction-v0", tasks="humaneval").unwrapped.tasks.get("HumanEval/0")
+    assert decode(row["task"]) == task and row["tests"] == list(done.tests)  # hidden tests included
+    solve = terminal.solution["solve.sh"].decode()
+    encoded = re.search(r"<<'CODEGYM_REFERENCE'\n(.*)CODEGYM_REFERENCE", solve, re.S)
+    assert encoded is not None and base64.b64decode(encoded.group(1)).decode() == task.reference
+    assert f"> {ANSWER_DIR}/answer.py" in solve
+
+
+def test_stdio_tasks_install_their_language_and_a_mismatched_reference_is_refused(tmp_path: Path, wheel: Path) -> None:
+    rows = [sum_row("sum-c", C_SUM, "c")]
+    (done,) = export_tasks("codegym/StdioProgram-v0", rows, tmp_path, wheel=wheel, language="c")
+    terminal = load_task(done.folder)
+    assert re.search(r"\bgcc\b", terminal.dockerfile) and "rustc" not in terminal.dockerfile
+    assert f"{ANSWER_DIR}/answer.c" in terminal.instruction
+    assert json.loads(terminal.tests["task.json"])["env_kwargs"] == {"language": "c"}
+    with pytest.raises(UsageError, match="its reference is c, the env's answers are rust"):
+        export_tasks("codegym/StdioProgram-v0", rows, tmp_path / "rust", wheel=wheel, language="rust")
+
+
+def test_the_command_line_exports(tmp_path: Path, wheel: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(sum_row("sum-py", "a, b = map(int, input().split())\nprint(a + b)\n", "python")) + "\n")
+    assert main(["codegym/StdioProgram-v0", "--tasks", str(rows), str(tmp_path / "out")]) == 0
+    assert "sum-py -> " in capsys.readouterr().out
+    assert (tmp_path / "out" / "sum-py" / "task.toml").is_file()
+
+
+# --- the round trip: harbor's loader, then codegym's terminal env -----------------------------------
+
+needs_boxes = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("debootstrap") is None,
+                                 reason="building task environments needs root and debootstrap")  # fmt: skip
+
+# (env id, task source, task id, env kwargs, a wrong answer)
+FAMILIES = {
+    "python-function": ("codegym/PythonFunction-v0", "humaneval", "HumanEval/0", {},
+                        "def has_close_elements(numbers, threshold):\n    return False\n"),
+    "stdio-c": ("codegym/StdioProgram-v0", [sum_row("sum-c", C_SUM, "c")], "sum-c", {"language": "c"}, C_WRONG),
+    "stdio-rust": ("codegym/StdioProgram-v0", [sum_row("sum-rust", RUST_SUM, "rust")], "sum-rust",
+                   {"language": "rust"}, RUST_WRONG),
+    "verilog": ("codegym/Verilog-v1", None, "codegym-verilog/mux2", {},
+                "module TopModule(input [7:0] a, input [7:0] b, input sel, output [7:0] y);\n"
+                "  assign y = a;\nendmodule\n"),
+    "repo-repair": ("codegym/RepoRepair-v1", None, "cachetools.drop_method.81b9e7ad", {}, ""),
+}  # fmt: skip
+
+
+def _writes(answer: str, content: str) -> str:
+    """A single-mode script that writes ``content`` to ``answer``."""
+    encoded = base64.b64encode(content.encode()).decode()
+    return f"mkdir -p {ANSWER_DIR}\necho {encoded} | base64 -d > {answer}\n"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@needs_boxes
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_round_trip(family: str, tmp_path: Path, wheel: Path) -> None:
+    from codegym.envs.terminal.env import TerminalEnv
+    from codegym.envs.terminal.harbor_check import harbor_check
+
+    env_id, source, task_id, kwargs, wrong = FAMILIES[family]
+    (done,) = export_tasks(env_id, source, tmp_path / "out", ids=[task_id], wheel=wheel, **kwargs)
+    ((folder, ok, message),) = harbor_check([done.folder])
+    assert ok and folder == done.folder.resolve(), message
+
+    home = gym.make(env_id, **({} if source is None else {"tasks": source}), **kwargs).unwrapped
+    task = home.tasks.get(task_id)
+    in_process, _ = home.evaluate(task, wrong)
+    home.close()
+    terminal = TerminalEnv(str(tmp_path / "out"), mode="single")
+    try:
+        (exported,) = list(terminal.tasks)
+        assert exported.reference is not None
+        oracle, _ = terminal.evaluate(exported, exported.reference)
+        assert terminal.reward(oracle) == 1.0, (oracle.status, oracle.message, [t.trace for t in oracle.tests][:3])
+        answer = json.loads(exported.metadata["terminal"].tests["task.json"])["answer"]
+        graded, _ = terminal.evaluate(exported, _writes(answer, wrong))
+    finally:
+        terminal.close()
+    assert terminal.reward(graded) == 0.0
+    outcomes = {t.name: t.passed for t in graded.tests}
+    assert outcomes.pop("test_codegym.py::test_verdict") is (in_process.status.value == "OK")
+    by_name = {t.name: t.passed for t in in_process.tests}
+    expected = {f"{i:03d}-{name}": by_name.get(name, False) for i, name in enumerate(done.tests)}
+    got = {
+        re.sub(r"^test_codegym\.py::test_outcome\[(.*)\]$", r"\1", name): passed for name, passed in outcomes.items()
+    }
+    assert {_id(k): v for k, v in expected.items()} == got
+
+
+def _id(index_name: str) -> str:
+    """The pytest id the verifier gives an outcome (see the exported test module)."""
+    index, _, name = index_name.partition("-")
+    return f"{index}-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:80]
