@@ -211,6 +211,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         setup = self._episode.setup if self._episode is not None else self.agent_setup(task)
         return agent_prompt(self.render_prompt(task), setup)
 
+    def advance_episode(self, task: Task, episode: AgentEpisode, grade: Grade) -> str | None:
+        """After a graded ``submit``: the text of what comes next when the episode goes on (a
+        multi-step task's next step), else None: the episode ends with ``grade``."""
+        return None
+
     def agent_submission(self, task: Task, episode: AgentEpisode) -> str:
         """What ``submit`` grades, read from the episode's workspace: the submission file's
         text (a family whose answer spans files, a diff of a tree, reads it here)."""
@@ -432,13 +437,17 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         }
         grade: Grade | None = None
         reward = 0.0
+        following = None
         if submitted and not ended:
             grade, reward = self._grade_submission(self.task, episode, info)
             texts.append(grade.feedback() if grade else _ending(info))
+            following = self.advance_episode(self.task, episode, grade) if grade is not None else None
+            if following:
+                texts.append(following)
         elif ended:
             texts.append(_ending(ended))
         info.update(ended)
-        terminated = grade is not None
+        terminated = grade is not None and not following
         truncated = bool(ended) or (submitted and grade is None)
         if terminated or truncated:
             self._done = True

@@ -24,11 +24,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from codegym.envs.terminal import grader, verifier
+from codegym.envs.terminal import grader, steps, verifier
 from codegym.envs.terminal.build import Environment, build_environment
 from codegym.envs.terminal.formats import TerminalTask
 from codegym.envs.terminal.grader import Outcome
 from codegym.envs.terminal.report import assess
+from codegym.envs.terminal.steps import Stage, stages
 from codegym.envs.terminal.tasks import TaskSource, load, terminal_of
 
 from codegym.agent import AgentEpisode, AgentLimits, AgentSetup, ToolResult
@@ -38,7 +39,7 @@ from codegym.executor import Limits, RunResult
 from codegym.executor.base import MiB
 from codegym.executor.layers import BuildFailed, LayerStore
 from codegym.executor.rootbox import BoxSpec, CommandResult, RootBox, run_root
-from codegym.grade import Diagnostic, Grade
+from codegym.grade import Diagnostic, Grade, Status
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task
 from codegym.tools.calls import ToolCall
@@ -63,13 +64,19 @@ class Judged:
         sessions: The pristine run's pytest sessions.
         script: The submitted script's run in the episode's box (single and refine modes).
         removed: What the verifier took back from the agent's files.
+        steps: A multi-step task's steps judged so far, by name (``outcome`` is then None).
+        step_names: All its steps, in order.
+        strategy: Its ``multi_step_reward_strategy``.
     """
 
-    outcome: Outcome
+    outcome: Outcome | None
     expected: tuple[str, ...]
     sessions: int
     script: CommandResult | None = None
     removed: tuple[str, ...] = ()
+    steps: tuple[tuple[str, Judged], ...] = ()
+    step_names: tuple[str, ...] = ()
+    strategy: str | None = None
 
 
 class TerminalEnv(CodeEnv):
@@ -127,7 +134,7 @@ class TerminalEnv(CodeEnv):
         self.hide_fixtures = hide_fixtures
         self.store = LayerStore(store)
         self._environments: dict[str, Environment] = {}
-        self._expected: dict[str, tuple[tuple[str, ...], int]] = {}
+        self._expected: dict[tuple[str, int], tuple[tuple[str, ...], int]] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
 
@@ -176,40 +183,39 @@ class TerminalEnv(CodeEnv):
                        disk_bytes=max(terminal.resources.storage_mb, 64) * MiB)  # fmt: skip
         return RootBox(spec)
 
-    def expected(self, task: Task) -> tuple[tuple[str, ...], int]:
-        """The tests the pristine test files define (collected by a run over the untouched
-        environment, once per task) and that run's number of pytest sessions."""
+    def expected(self, task: Task, stage: int = 0) -> tuple[tuple[str, ...], int]:
+        """The tests the pristine test files of ``task``'s ``stage`` define (collected by a
+        run over the untouched environment, once) and that run's number of pytest sessions."""
         with self._lock:
-            found = self._expected.get(task.id)
+            found = self._expected.get((task.id, stage))
         if found is not None:
             return found
-        terminal = terminal_of(task)
-        run = self._verify(task)
+        run = self._verify(task, stage)
         if run.result.timed_out:
-            raise InvalidTask(
-                f"task {task.id}: its tests ran past {terminal.verifier_timeout_s:g} s on the pristine machine"
-            )
+            timeout = stages(terminal_of(task))[stage].verifier_timeout_s
+            raise InvalidTask(f"task {task.id}: its tests ran past {timeout:g} s on the pristine machine")
         found = grader.expected_tests(run.channel)
         with self._lock:
-            self._expected[task.id] = found
+            self._expected[(task.id, stage)] = found
         return found
 
     def _verify(
-        self, task: Task, *, snapshot: str | None = None, net_of: RootBox | None = None
+        self, task: Task, stage: int = 0, *, snapshot: str | None = None, net_of: RootBox | None = None
     ) -> verifier.VerifierRun:
-        """The task's tests over ``snapshot`` (the agent's files; None: none) in a fresh box."""
+        """The tests of ``task``'s ``stage`` over ``snapshot`` (the agent's files; None: none) in a fresh box."""
         terminal = terminal_of(task)
         built = self.environment(task)
+        step = stages(terminal)[stage]
         return verifier.run_verifier(
-            built.layers, terminal.tests, terminal.test_command, tests_dir=terminal.tests_dir,
+            built.layers, step.tests, step.test_command, tests_dir=terminal.tests_dir,
             workdir=_workdir(terminal, built), env=_test_env(terminal, built), snapshot=snapshot, net_of=net_of,
-            timeout_s=terminal.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
+            timeout_s=step.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
         )  # fmt: skip
 
-    def judge(self, task: Task, box: RootBox, script: CommandResult | None = None) -> Judged:
-        """Grade ``box``'s machine: its files copied and sanitized, the tests run on them in a
-        fresh box sharing only its loopback (its services, when ``background="keep"``)."""
-        expected, sessions = self.expected(task)
+    def judge(self, task: Task, box: RootBox, script: CommandResult | None = None, stage: int = 0) -> Judged:
+        """Grade ``box``'s machine: its files copied and sanitized, the tests (of ``stage``) run
+        on them in a fresh box sharing only its loopback (its services, when ``background="keep"``)."""
+        expected, sessions = self.expected(task, stage)
         if self.background == "kill":
             box.kill_all()
         os.makedirs(run_root(), mode=0o700, exist_ok=True)
@@ -218,7 +224,7 @@ class TerminalEnv(CodeEnv):
             snapshot = os.path.join(scratch, "snapshot")
             os.mkdir(snapshot)
             box.snapshot(snapshot)
-            run = self._verify(task, snapshot=snapshot, net_of=box)
+            run = self._verify(task, stage, snapshot=snapshot, net_of=box)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         tail = run.result.output[-2000:]
@@ -238,9 +244,12 @@ class TerminalEnv(CodeEnv):
 
     def run_script(self, task: Task, code: str) -> Judged:
         """Run ``code`` (a shell script; the task's reference runs as its oracle, with its
-        files at ``/solution``) in a fresh machine, then judge the machine."""
+        files at ``/solution``) in a fresh machine, then judge the machine (a multi-step
+        task: `run_steps`)."""
         self.check_task_once(task)
         terminal = terminal_of(task)
+        if terminal.steps:
+            return self.run_steps(task, code)
         built = self.environment(task)
         oracle = code == task.reference and bool(terminal.solution_command)
         with self.open_box(task, solution=oracle) as box:
@@ -251,11 +260,65 @@ class TerminalEnv(CodeEnv):
                              background=self.background)  # fmt: skip
             return self.judge(task, box, script)
 
+    def run_steps(self, task: Task, code: str) -> Judged:
+        """A multi-step task in one machine: the oracle runs each step's solution after the
+        step's setup, and each step is judged before the next; another script runs once,
+        after every step's setup, and then each step is judged. A step under its
+        ``min_reward`` ends the task."""
+        terminal = terminal_of(task)
+        built = self.environment(task)
+        user, workdir, env = _agent_user(terminal, built), _workdir(terminal, built), dict(built.env)
+        oracle = code == task.reference and any(stage.solution_command for stage in stages(terminal))
+        done: list[tuple[str, Judged]] = []
+        script = None
+        every = stages(terminal)
+        with self.open_box(task) as box:
+            if oracle:
+                for index, stage in enumerate(every):
+                    if not self.set_up_stage(box, stage, workdir, user, env):
+                        break  # (a setup that fails ends the task: the steps left score 0)
+                    if stage.solution_command:
+                        steps.copy_into(box, stage.solution, "/solution", user="root")
+                        script = box.run(stage.solution_command, user=user, cwd=workdir,
+                                         env={**env, **dict(terminal.solution_env)}, timeout_s=stage.agent_timeout_s,
+                                         output_bytes=SINGLE_OUTPUT_BYTES, background=self.background)  # fmt: skip
+                        box.run(("rm", "-rf", "/solution"), cwd="/")
+                    done.append((stage.name, self.judge(task, box, stage=index)))
+                    if _below_threshold(self.grade_stage(done[-1][1]), stage):
+                        break
+            else:
+                reached = 0
+                while reached < len(every) and self.set_up_stage(box, every[reached], workdir, user, env):
+                    reached += 1
+                script = box.run((*_shell(built), code), user=user, cwd=workdir, env=env,
+                                 timeout_s=terminal.agent_timeout_s, output_bytes=SINGLE_OUTPUT_BYTES,
+                                 background=self.background)  # fmt: skip
+                for index in range(reached):
+                    done.append((every[index].name, self.judge(task, box, stage=index)))
+                    if _below_threshold(self.grade_stage(done[-1][1]), every[index]):
+                        break
+        names = tuple(stage.name for stage in stages(terminal))
+        return Judged(None, (), 0, script, steps=tuple(done), step_names=names, strategy=terminal.reward_strategy)
+
+    def set_up_stage(self, box: RootBox, stage: Stage, workdir: str, user: str, env: dict[str, str]) -> bool:
+        """Prepare ``stage`` in ``box``; whether its setup succeeded."""
+        setup = steps.prepare(box, stage, workdir=workdir, user=user, env=env)
+        return setup is None or (not setup.timed_out and setup.exit_code == 0)
+
+    def grade_stage(self, judged: Judged) -> Grade:
+        """The grader's verdict on one judged stage."""
+        assert judged.outcome is not None
+        return grader.grade(judged.outcome, judged.expected, judged.sessions)
+
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:  # type: ignore[override]
         """The grade of a judged machine (`Judged`): the grader's verdict, with the script's
         own run as a note (single and refine modes)."""
         judged: Judged = result  # type: ignore[assignment]
-        verdict = grader.grade(judged.outcome, judged.expected, judged.sessions)
+        if judged.step_names:
+            grades = [self.grade_stage(part) for _, part in judged.steps]
+            verdict = steps.combine(grades, judged.step_names, judged.strategy)
+        else:
+            verdict = self.grade_stage(judged)
         notes = []
         if judged.script is not None:
             status = "timed out" if judged.script.timed_out else f"exit {judged.script.exit_code}"
@@ -266,6 +329,13 @@ class TerminalEnv(CodeEnv):
             notes.append(Diagnostic(f"the verifier did not use these changes of yours: {shown}", file="machine",
                                     severity="note"))  # fmt: skip
         return replace(verdict, diagnostics=(*verdict.diagnostics, *notes))
+
+    def reward_components(self, grade: Grade) -> dict[str, float]:
+        """``correct``: 1.0 when every test passes; for a multi-step task, its steps' mean
+        (or the last step's, with ``multi_step_reward_strategy = "final"``)."""
+        if "multi_step_reward" in grade.metrics:
+            return {"correct": float(grade.metrics["multi_step_reward"])}
+        return super().reward_components(grade)
 
     # --- agent mode: a machine and tools --------------------------------------------------------------
 
@@ -290,9 +360,16 @@ class TerminalEnv(CodeEnv):
         return AgentSetup(files={}, submission="", graded="the machine's state")
 
     def _grade_submission(self, task: Task, episode: AgentEpisode, info: dict[str, Any]) -> tuple[Grade | None, float]:
+        """Judge the machine at ``submit`` (a multi-step task: the current step; the reward
+        given is what the step adds to the task's reward)."""
         assert isinstance(episode, TerminalEpisode)
         try:
-            judged = self.judge(task, episode.box)
+            judged = self.judge(task, episode.box, stage=episode.stage)
+            if episode.terminal.steps:
+                episode.judged.append((stages(episode.terminal)[episode.stage].name, judged))
+                names = tuple(stage.name for stage in stages(episode.terminal))
+                judged = Judged(None, (), 0, steps=tuple(episode.judged), step_names=names,
+                                strategy=episode.terminal.reward_strategy)  # fmt: skip
             grade = self.grade_checked(task, "", judged)  # type: ignore[arg-type]
         except SandboxError as e:
             info["infra_error"] = str(e)
@@ -306,7 +383,25 @@ class TerminalEnv(CodeEnv):
         grade = replace(grade, reward_components={**grade.reward_components, **components})
         self.last_grade = grade
         info.update(grade=grade, status=grade.status.value, reward_components=dict(components))
-        return grade, float(sum(components.values()))
+        total = float(sum(components.values()))
+        reward, episode.rewarded = total - episode.rewarded, total
+        return grade, reward
+
+    def advance_episode(self, task: Task, episode: AgentEpisode, grade: Grade) -> str | None:
+        """A multi-step task goes on to its next step, unless this one fell under its
+        ``min_reward`` or the next step's setup fails."""
+        assert isinstance(episode, TerminalEpisode)
+        every = stages(episode.terminal)
+        if not episode.terminal.steps or episode.stage + 1 >= len(every):
+            return None
+        last = self.grade_stage(episode.judged[-1][1])
+        if _below_threshold(last, every[episode.stage]):
+            return None
+        episode.stage += 1
+        if not episode.set_up():
+            return None
+        step = every[episode.stage]
+        return f"[step {episode.stage + 1} of {len(every)}: {step.name}]\n{step.instruction}"
 
 
 class TerminalEpisode(AgentEpisode):
@@ -322,7 +417,20 @@ class TerminalEpisode(AgentEpisode):
         self.terminal = terminal_of(task)
         self.built = env.environment(task)
         self.background: Background = env.background
+        self.env = env
+        self.stage = 0  # (a multi-step task's current step)
+        self.judged: list[tuple[str, Judged]] = []
+        self.rewarded = 0.0  # the reward given so far
         self.box = env.open_box(task)
+        if not self.set_up():
+            self.box.close()
+            raise InvalidTask(f"task {task.id}: its first step's setup.sh fails on the pristine machine")
+
+    def set_up(self) -> bool:
+        """Prepare the current step (its workdir files and setup.sh); whether that succeeded."""
+        stage = stages(self.terminal)[self.stage]
+        workdir, user = _workdir(self.terminal, self.built), _agent_user(self.terminal, self.built)
+        return self.env.set_up_stage(self.box, stage, workdir, user, dict(self.built.env))
 
     def exhausted(self) -> str | None:
         if self.calls >= self.limits.max_calls:
@@ -365,6 +473,12 @@ class TerminalEpisode(AgentEpisode):
 
     def close(self) -> None:
         self.box.close()
+
+
+def _below_threshold(grade: Grade, stage: Stage) -> bool:
+    """Whether a step's grade is under its ``min_reward`` (the task then ends)."""
+    reward = 1.0 if grade.status is Status.OK else 0.0
+    return stage.min_reward is not None and reward < stage.min_reward
 
 
 def _shell(built: Environment) -> tuple[str, ...]:

@@ -50,12 +50,22 @@ def terminal_of(task: Task) -> TerminalTask:
 
 def oracle_script(terminal: TerminalTask) -> str | None:
     """The text of the oracle's script (``solution/solve.sh``), which is also what single
-    mode runs for the reference; None for a task without one."""
+    mode runs for the reference; for a multi-step task, each step's script under a
+    ``# step NAME`` line (single mode runs each step's oracle in its turn); None for a task
+    without one."""
+    if terminal.steps:
+        parts = [f"# step {step.name}\n{_script(step.solution, step.solution_command)}" for step in terminal.steps]
+        return "\n".join(parts) if any(step.solution_command for step in terminal.steps) else None
     if not terminal.solution_command:
         return None
-    script = terminal.solution_command[-1].rsplit("/", 1)[-1]
-    data = terminal.solution.get(script)
-    return data.decode(errors="replace") if data is not None else None
+    return _script(terminal.solution, terminal.solution_command)
+
+
+def _script(files: Mapping[str, bytes], command: tuple[str, ...]) -> str:
+    if not command:
+        return ""
+    data = files.get(command[-1].rsplit("/", 1)[-1])
+    return data.decode(errors="replace") if data is not None else " ".join(command)
 
 
 def load_bundled(names: Iterable[str] | None = None) -> TaskSet:
