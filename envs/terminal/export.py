@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from codegym.error import UsageError
+from codegym.requirements import Requirements
 from codegym.task import Task
 
 FORMAT = "codegym-export/1"
@@ -288,8 +289,9 @@ def instruction(task: Task, answer: str) -> str:
 def packages(env_class: type, task: Task) -> tuple[str, ...]:
     """The Debian packages ``task`` needs: the family's tools (those for another language, or
     for another mode, left out) and the image's python3 and pytest."""
-    chosen = list(BASE_PACKAGES)
-    for tool in getattr(env_class, "requires", None).tools if hasattr(env_class, "requires") else ():
+    chosen: list[str] = list(BASE_PACKAGES)
+    requires: Requirements = env_class.requires  # type: ignore[attr-defined]
+    for tool in requires.tools:
         named = _LANGUAGE.findall(tool.needed_for)
         if (named and task.language not in named) or (tool.needed_for and not named):
             continue
@@ -301,7 +303,8 @@ def packages(env_class: type, task: Task) -> tuple[str, ...]:
 def python_requirements(env_class: type, wheel: Path) -> tuple[str, ...]:
     """codegym's dependencies (the wheel's ``Requires-Dist``) and those of the extras the
     family always needs (its modules needed for every task)."""
-    extras = {m.extra for m in env_class.requires.modules if not m.needed_for and m.extra}
+    requires: Requirements = env_class.requires  # type: ignore[attr-defined]
+    extras = {m.extra for m in requires.modules if not m.needed_for and m.extra}
     with zipfile.ZipFile(wheel) as archive:
         name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = archive.read(name).decode()
@@ -342,7 +345,10 @@ def _library(task: Task) -> dict[str, Any] | None:
     instance = task.metadata.get("instance")
     library = getattr(instance, "library", None)
     to_dict = getattr(library, "to_dict", None)
-    return dict(to_dict()) if callable(to_dict) else None
+    if not callable(to_dict):
+        return None
+    found: dict[str, Any] = dict(to_dict())  # type: ignore[arg-type]
+    return found
 
 
 def _shell_quote(text: str) -> str:
