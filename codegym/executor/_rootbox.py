@@ -549,9 +549,12 @@ def serve(sock: socket.socket, modules: list[str]) -> None:
     fork of this warm process, not an interpreter's start."""
     global CONTROL_FD
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    # A box's init outlives its launcher by a moment: as its subreaper we take it in, and with
+    # SIGCHLD ignored the kernel reaps it (and every launcher) at once: no zombie is left.
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
     for module in modules:
         importlib.import_module(module)
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # (launchers are reaped by the kernel)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)

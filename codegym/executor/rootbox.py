@@ -38,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -172,6 +173,7 @@ class RootBox:
         self.marks = body.get("marks", [])
         self.init_pid = self._host_pid()
         self.init_pidfd = os.pidfd_open(self.init_pid)
+        _open_boxes.add(self)
 
     # --- the box's files -----------------------------------------------------------------------
 
@@ -476,8 +478,33 @@ def _server() -> _Server:
         if server is None or server.process.poll() is not None:
             if server is None:
                 _cgroup.reap_stale()  # (those of boxes whose owner died)
+                atexit.register(_shut_down, os.getpid())
             server = _servers[os.getpid()] = _Server()
         return server
+
+
+def _shut_down(pid: int) -> None:
+    """At exit: close the boxes still open and stop the box server, waiting for each, so that
+    nothing is left for the machine's init to reap."""
+    if os.getpid() != pid:
+        return
+    for box in list(_open_boxes):
+        with contextlib.suppress(Exception):
+            box.close(wait=True)
+    queued = _reapers.get(pid)
+    if queued is not None:
+        _drain(queued)
+    server = _servers.pop(pid, None)
+    if server is not None:
+        server.sock.close()  # (it exits when its socket closes)
+        try:
+            server.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+
+
+_open_boxes: weakref.WeakSet[RootBox] = weakref.WeakSet()
 
 
 def _pid_of(pidfd: int) -> int:

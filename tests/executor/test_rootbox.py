@@ -1,0 +1,120 @@
+"""Root-file-system boxes: a machine of their own, confined, and every attack bounded.
+
+Each attack is small and bounded (a box's pids and memory cgroup, its disk quota, timeouts), so
+the machine running the tests is never at risk."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from codegym.executor.layers import LayerStore
+from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, available, run_root
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
+MiB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def base() -> str:
+    return LayerStore().base("bookworm")
+
+
+@pytest.fixture
+def box(base: str):
+    with RootBox(BoxSpec(layers=(base,), memory_bytes=256 * MiB, processes=64, disk_bytes=16 * MiB)) as made:
+        yield made
+
+
+def sh(box: RootBox, command: str, **kwargs) -> tuple[str, int | None]:
+    result = box.run(("bash", "-c", command), **{"timeout_s": 20.0, **kwargs})
+    return result.output, result.exit_code
+
+
+def test_root_inside_is_an_unprivileged_uid_outside(box: RootBox) -> None:
+    output, code = sh(box, "id -u; echo x > /etc/written; stat -c %u /etc/written; cat /proc/self/uid_map")
+    lines = output.split()
+    assert code == 0 and lines[0] == "0" and lines[1] == "0"
+    assert lines[2:5] == ["0", str(ID_BASE), "65536"]
+    assert not Path("/etc/written").exists()  # (the host's /etc is untouched)
+
+
+def test_the_host_is_out_of_sight(box: RootBox, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret")
+    output, _ = sh(box, f"cat {secret} 2>&1; ls /work /root/.cache 2>&1; cat /proc/1/cmdline | tr '\\0' ' '")
+    assert "host secret" not in output and "No such file" in output
+    assert "layers" not in output and str(run_root()) not in output  # (no host path in the init's argv either)
+
+
+def test_no_network_but_loopback(box: RootBox) -> None:
+    output, _ = sh(box, "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '")
+    assert output.split() == ["lo"]
+    output, code = sh(box, "exec 3<>/dev/tcp/deb.debian.org/80 && echo connected", timeout_s=10.0)
+    assert code != 0 and "connected" not in output
+
+
+def test_privileged_calls_are_refused(box: RootBox) -> None:
+    output, _ = sh(
+        box,
+        "mount -t tmpfs none /mnt 2>&1; echo m=$?; unshare -U true 2>&1; echo u=$?; hostname evil 2>&1; echo h=$?; "
+        "grep CapEff /proc/self/status",
+    )
+    assert "m=0" not in output and "u=0" not in output and "h=0" not in output
+    effective = int(output.split("CapEff:")[1].split()[0], 16)
+    assert effective & (1 << 21) == 0  # no CAP_SYS_ADMIN
+
+
+def test_a_fork_bomb_is_bounded_by_the_box(box: RootBox) -> None:
+    output, _ = sh(box, "for i in $(seq 200); do sleep 5 & done 2>&1 | tail -1; echo done", timeout_s=20.0)
+    assert "done" in output and ("retry" in output or "fork" in output or "Resource" in output)
+    assert len(box.processes()) <= 64
+    box.kill_all()
+    assert box.processes() == []
+
+
+def test_memory_is_bounded_by_the_box(box: RootBox) -> None:
+    _, code = sh(box, "head -c 400m /dev/zero | tail > /dev/null", timeout_s=30.0)
+    assert code != 0  # (killed by the box's memory limit, not the machine's)
+
+
+def test_the_disk_quota_holds(box: RootBox) -> None:
+    output, _ = sh(box, "{ head -c 64m /dev/zero > /big; } 2>&1; echo status=$?")
+    assert "No space left" in output and "status=1" in output
+    output, code = sh(box, "rm /big; echo again > /small && cat /small")
+    assert (output.strip(), code) == ("again", 0)
+
+
+def test_output_is_capped_and_time_bounded(box: RootBox) -> None:
+    result = box.run(("bash", "-c", "yes flood | head -c 5000000"), output_bytes=1000)
+    assert len(result.output) < 1200 and result.elided_bytes > 4_000_000
+    started = time.monotonic()
+    result = box.run(("bash", "-c", "sleep 30"), timeout_s=0.5)
+    assert result.timed_out and time.monotonic() - started < 10
+
+
+def test_background_processes_kept_or_killed(box: RootBox) -> None:
+    sh(box, "setsid nohup sleep 60 >/dev/null 2>&1 &", background="keep")
+    assert len(box.processes()) == 1
+    sh(box, "sleep 60 &", background="kill")
+    assert box.processes() == []
+
+
+def test_the_init_cannot_be_killed_from_inside(box: RootBox) -> None:
+    sh(box, "kill -9 1; kill -9 -1")
+    output, code = sh(box, "echo alive")
+    assert (output.strip(), code) == ("alive", 0)
+
+
+def test_close_leaves_nothing_behind(base: str) -> None:
+    made = RootBox(BoxSpec(layers=(base,)))
+    made.run(("bash", "-c", "setsid sleep 300 & echo $!"), background="keep")
+    pid, folder = made.init_pid, made.folder
+    made.close(wait=True)
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:  # (reaped by the box server)
+        time.sleep(0.01)
+    assert not os.path.exists(f"/proc/{pid}") and not os.path.exists(folder)
