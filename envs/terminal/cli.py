@@ -80,10 +80,17 @@ def add_parser(commands: argparse._SubParsersAction, parents: Sequence[argparse.
                           help="the layer store (default: $CODEGYM_CACHE/terminal, else "
                           "~/.cache/codegym/terminal)")  # fmt: skip
     imported.add_argument("--verbose", action="store_true", help="print each build step on stderr")
+    from codegym.envs.terminal import export
+
+    export.add_parser(actions, parents)
 
 
 def main(args: argparse.Namespace) -> int:
     """Run ``terminal ACTION``; return the exit status."""
+    if args.action == "export":
+        from codegym.envs.terminal import export
+
+        return export.run(args)
     return _import(args.paths, build=not args.no_build, out=args.json, store_root=args.store, verbose=args.verbose)
 
 

@@ -60,6 +60,9 @@ ANSWER_NAMES = {"python": "answer.py", "c": "answer.c", "cpp": "answer.cpp", "ru
                 "lua": "answer.lua", "ocaml": "answer.ml", "fortran": "answer.f90", "r": "answer.R",
                 "verilog": "answer.sv", "diff": "answer.diff", "bash": "answer.sh"}  # fmt: skip
 BASE_PACKAGES = ("python3", "python3-pip", "python3-pytest", "ca-certificates")
+# What a package needs besides itself where recommended packages are not installed (gcc
+# without the C library's headers compiles nothing).
+COMPANIONS = {"gcc": ("libc6-dev",), "g++": ("libc6-dev",)}
 ROOT = Path(__file__).resolve().parents[2]
 _LANGUAGE = re.compile(r"language='([^']+)'")
 _TAG = "__codegym__"
@@ -295,8 +298,9 @@ def packages(env_class: type, task: Task) -> tuple[str, ...]:
         named = _LANGUAGE.findall(tool.needed_for)
         if (named and task.language not in named) or (tool.needed_for and not named):
             continue
-        if tool.package not in chosen:
-            chosen.append(tool.package)
+        for package in (tool.package, *COMPANIONS.get(tool.package, ())):
+            if package not in chosen:
+                chosen.append(package)
     return tuple(chosen)
 
 
@@ -454,20 +458,36 @@ def test_verdict(grade):
 # --- the command -----------------------------------------------------------------------------------
 
 
-def add_parser(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``export`` to ``codegym terminal``'s actions."""
-    exported = actions.add_parser("export", help="write a codegym env's tasks as Harbor task folders")
+def add_parser(actions: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:  # type: ignore[type-arg]
+    """Add ``export`` to ``codegym terminal``'s actions (with ``parents``' options)."""
+    exported = actions.add_parser("export", parents=list(parents),
+                                  help="write a codegym env's tasks as Harbor task folders")  # fmt: skip
     exported.add_argument("env_id", metavar="ENV_ID", help="a registered env id, e.g. codegym/PythonFunction-v0")
     exported.add_argument("--tasks", metavar="SRC", help="the env's task source (default: its own)")
     exported.add_argument("--id", dest="ids", action="append", metavar="TASK_ID", help="export only this task")
+    exported.add_argument("--env-arg", dest="env_args", action="append", default=[], metavar="KEY=VALUE",
+                          help="an env keyword argument (VALUE as JSON, else text), e.g. language=c")  # fmt: skip
     exported.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="where the task folders go")
 
 
 def run(args: argparse.Namespace) -> int:
     """``codegym terminal export``: one line per task written; exit status 0."""
-    for done in export_tasks(args.env_id, args.tasks, args.out_dir, ids=args.ids):
+    for done in export_tasks(args.env_id, args.tasks, args.out_dir, ids=args.ids, **_env_args(args.env_args)):
         print(f"{done.task_id} -> {done.folder} ({len(done.tests)} tests)", flush=True)
     return 0
+
+
+def _env_args(pairs: Sequence[str]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--env-arg {pair!r}: expected KEY=VALUE, e.g. --env-arg language=c")
+        try:
+            found[key] = json.loads(value)
+        except ValueError:
+            found[key] = value
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:

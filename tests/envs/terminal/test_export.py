@@ -27,7 +27,6 @@ from codegym.envs.terminal.export import (
     decode,
     encode,
     export_tasks,
-    main,
 )
 from codegym.envs.terminal.formats import load_task
 
@@ -114,18 +113,28 @@ def test_stdio_tasks_install_their_language_and_a_mismatched_reference_is_refuse
     (done,) = export_tasks("codegym/StdioProgram-v0", rows, tmp_path, wheel=wheel, language="c")
     terminal = load_task(done.folder)
     assert re.search(r"\bgcc\b", terminal.dockerfile) and "rustc" not in terminal.dockerfile
+    assert "libc6-dev" in terminal.dockerfile  # (gcc without recommended packages has no stdio.h)
     assert f"{ANSWER_DIR}/answer.c" in terminal.instruction
     assert json.loads(terminal.tests["task.json"])["env_kwargs"] == {"language": "c"}
     with pytest.raises(UsageError, match="its reference is c, the env's answers are rust"):
         export_tasks("codegym/StdioProgram-v0", rows, tmp_path / "rust", wheel=wheel, language="rust")
 
 
-def test_the_command_line_exports(tmp_path: Path, wheel: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_line_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from codegym.cli import main as codegym_main
+
     rows = tmp_path / "rows.jsonl"
-    rows.write_text(json.dumps(sum_row("sum-py", "a, b = map(int, input().split())\nprint(a + b)\n", "python")) + "\n")
-    assert main(["codegym/StdioProgram-v0", "--tasks", str(rows), str(tmp_path / "out")]) == 0
-    assert "sum-py -> " in capsys.readouterr().out
-    assert (tmp_path / "out" / "sum-py" / "task.toml").is_file()
+    rows.write_text(json.dumps(sum_row("sum-c", C_SUM, "c")) + "\n")
+    argv = ["terminal", "export", "codegym/StdioProgram-v0", "--tasks", str(rows), "--env-arg", "language=c",
+            str(tmp_path / "out")]  # fmt: skip
+    assert codegym_main(argv) == 0
+    assert "sum-c -> " in capsys.readouterr().out
+    terminal = load_task(tmp_path / "out" / "sum-c")
+    assert json.loads(terminal.tests["task.json"])["env_kwargs"] == {"language": "c"}
+    assert (
+        codegym_main(["terminal", "export", "codegym/StdioProgram-v0", "--tasks", str(rows), str(tmp_path / "py")]) == 2
+    )
+    assert "its reference is c, the env's answers are python" in capsys.readouterr().err
 
 
 # --- the round trip: harbor's loader, then codegym's terminal env -----------------------------------
