@@ -19,12 +19,13 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from codegym.envs.terminal import grader, steps, verifier
+from codegym.envs.terminal import grader, offline, steps, verifier
 from codegym.envs.terminal.build import Environment, build_environment
 from codegym.envs.terminal.formats import TerminalTask
 from codegym.envs.terminal.grader import Outcome
@@ -77,6 +78,17 @@ class Judged:
     steps: tuple[tuple[str, Judged], ...] = ()
     step_names: tuple[str, ...] = ()
     strategy: str | None = None
+
+
+@dataclass(frozen=True)
+class VerifierSetup:
+    """What a stage's verifier runs on: the verifier's own layers (uv, the tests' wheels: the
+    offline form of a uv preamble; none for most tasks), put over the agent's files, and the
+    tests with their script rewritten to run offline."""
+
+    layers: tuple[str, ...]
+    tests: Mapping[str, bytes]
+    notes: tuple[str, ...] = ()
 
 
 class TerminalEnv(CodeEnv):
@@ -135,6 +147,7 @@ class TerminalEnv(CodeEnv):
         self.store = LayerStore(store)
         self._environments: dict[str, Environment] = {}
         self._expected: dict[tuple[str, int], tuple[tuple[str, ...], int]] = {}
+        self._verifiers: dict[tuple[str, int], VerifierSetup] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
 
@@ -199,6 +212,34 @@ class TerminalEnv(CodeEnv):
             self._expected[(task.id, stage)] = found
         return found
 
+    def verifier_setup(self, task: Task, stage: int = 0) -> VerifierSetup:
+        """The verifier of ``task``'s ``stage``: a test script with a uv preamble (``curl ...
+        install.sh | sh``, ``uvx ... pytest``) runs on layers built for it, offline."""
+        with self._lock:
+            found = self._verifiers.get((task.id, stage))
+        if found is not None:
+            return found
+        terminal = terminal_of(task)
+        built = self.environment(task)
+        step = stages(terminal)[stage]
+        name = _script_name(step.test_command, terminal.tests_dir)
+        script = step.tests.get(name, b"").decode(errors="replace") if name else ""
+        if not script or not offline.find_preamble(script).found:
+            found = VerifierSetup((), step.tests)
+        else:
+            try:
+                layers, notes = offline.verifier_layers(self.store, built.layers, script)
+            except BuildFailed as e:
+                raise InvalidTask(f"task {task.id}: its tests' uv preamble cannot be served offline: {e}") from e
+            python = _python_of(self.store, built.layers)
+            rewritten, more = offline.rewrite_test_script(script, python=python)
+            found = VerifierSetup(
+                layers, {**step.tests, name: rewritten.encode()}, tuple(dict.fromkeys((*notes, *more)))
+            )
+        with self._lock:
+            self._verifiers[(task.id, stage)] = found
+        return found
+
     def _verify(
         self, task: Task, stage: int = 0, *, snapshot: str | None = None, net_of: RootBox | None = None
     ) -> verifier.VerifierRun:
@@ -206,10 +247,12 @@ class TerminalEnv(CodeEnv):
         terminal = terminal_of(task)
         built = self.environment(task)
         step = stages(terminal)[stage]
+        setup = self.verifier_setup(task, stage)
         return verifier.run_verifier(
-            built.layers, step.tests, step.test_command, tests_dir=terminal.tests_dir,
+            built.layers, setup.tests, step.test_command, tests_dir=terminal.tests_dir,
             workdir=_workdir(terminal, built), env=_test_env(terminal, built), snapshot=snapshot, net_of=net_of,
             timeout_s=step.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
+            toolchain=setup.layers,
         )  # fmt: skip
 
     def judge(self, task: Task, box: RootBox, script: CommandResult | None = None, stage: int = 0) -> Judged:
@@ -473,6 +516,21 @@ class TerminalEpisode(AgentEpisode):
 
     def close(self) -> None:
         self.box.close()
+
+
+def _script_name(command: tuple[str, ...], tests_dir: str) -> str | None:
+    """The tests' file a test command runs (``test.sh`` of ``bash /tests/test.sh``)."""
+    prefix = tests_dir.rstrip("/") + "/"
+    for word in reversed(command):
+        if word.startswith(prefix):
+            return word[len(prefix) :]
+    return None
+
+
+def _python_of(store: LayerStore, layers: tuple[str, ...]) -> str | None:
+    """The environment's python3 version ("3.11"), if it has one."""
+    status, output = store.check(layers, ["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
+    return output.strip() if status == 0 else None
 
 
 def _below_threshold(grade: Grade, stage: Stage) -> bool:

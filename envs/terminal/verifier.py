@@ -208,10 +208,12 @@ def run_verifier(
     timeout_s: float = 600.0,
     executables: Sequence[str] = (),
     memory_bytes: int | None = None,
+    toolchain: Sequence[str] = (),
 ) -> VerifierRun:
     """Run ``command`` (the task's test command) over ``snapshot`` (the agent's files, an
     upper layer; None: the pristine environment) on ``layers``, with ``tests`` at
-    ``tests_dir``; see the module docstring."""
+    ``tests_dir`` and the verifier's own ``toolchain`` layers (uv and the tests' wheels, where
+    a task's tests install them) over the agent's files; see the module docstring."""
     with _scratch() as scratch:
         removed: tuple[str, ...] = ()
         if snapshot is not None:
@@ -222,7 +224,7 @@ def run_verifier(
         os.chown(logs, ID_BASE, ID_BASE)
         preload = scratch / "ld.so.preload"
         preload.write_bytes(b"")
-        stack = (plugin_layer(), *((snapshot,) if snapshot else ()), *layers)
+        stack = (plugin_layer(), *toolchain, *((snapshot,) if snapshot else ()), *layers)
         binds = ((str(tests_folder), tests_dir, True), (str(logs), "/logs/verifier", False),
                  (str(preload), "/etc/ld.so.preload", True))  # fmt: skip
         spec = BoxSpec(layers=stack, binds=binds, readonly=("/usr",), hostname="codegym-verifier",

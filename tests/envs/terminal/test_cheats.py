@@ -19,7 +19,7 @@ from . import fixtures
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
 
-DOCKERFILE = fixtures.DOCKERFILE_APT_ONLY
+DOCKERFILE = fixtures.DOCKERFILE  # (apt and pip RUN lines, a hidden fixture copied in)
 # Writes the right answer from the hidden fixture wherever it runs: a cheat that works if
 # any of the agent's hooks runs in the verifier (where the fixture is).
 PLANT = (
@@ -59,6 +59,28 @@ SERVICE_SOLUTION = {
         "exit 1\n"
     )
 }
+# A public task's tests as they are often written: uv installed by its installer, pytest run by uvx.
+UV_TEST_SH = """\
+#!/bin/bash
+apt-get update
+apt-get install -y curl
+curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh
+source $HOME/.local/bin/env
+if [ "$PWD" = "/" ]; then
+    echo "Error: No working directory set."
+    exit 1
+fi
+uvx \\
+  -p 3.13 \\
+  -w pytest==8.4.1 \\
+  -w pytest-json-ctrf==0.3.5 \\
+  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+if [ $? -eq 0 ]; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo 0 > /logs/verifier/reward.txt
+fi
+"""
 REWARD_FILE_TESTS = {
     "test.sh": (
         "#!/bin/bash\nmkdir -p /logs/verifier\n"
@@ -69,7 +91,7 @@ REWARD_FILE_TESTS = {
 
 
 def _variants() -> dict[str, dict[str, object]]:
-    """Twelve Harbor task folders: the default sum task and variations of its layout."""
+    """Thirteen Harbor task folders: the default sum task and variations of its layout."""
     two = fixtures.TASK_TOML.replace('version = "1.0"', 'version = "2.0"')
     return {
         "sum": {},
@@ -85,6 +107,7 @@ def _variants() -> dict[str, dict[str, object]]:
         "sum-reward-file": {"tests": REWARD_FILE_TESTS},
         "sum-service": {"tests": SERVICE_TESTS, "solution": SERVICE_SOLUTION},
         "sum-user": {"dockerfile": DOCKERFILE.replace("WORKDIR /app", "RUN useradd -m worker && mkdir -p /app && chown worker /app\nWORKDIR /app") + "USER worker\n"},
+        "sum-uv": {"tests": {**fixtures.TESTS, "test.sh": UV_TEST_SH}},
         "sum-solution-files": {"solution": {"solve.sh": "#!/bin/bash\nbash /solution/helper.sh\n",
                                             "helper.sh": fixtures.SOLVE_SH}},
     }  # fmt: skip
@@ -123,6 +146,15 @@ def test_oracle_scores_one_and_nothing_zero(env, task_id: str) -> None:
     assert reward == 1.0, grade
     reward, grade, _ = _score(env, task_id, "true")
     assert reward == 0.0, grade
+
+
+def test_uvx_tests_run_offline_and_report_test_by_test(env) -> None:
+    """A uv preamble is served offline, and pytest under uvx still loads codegym's plugin."""
+    task = env.tasks.get("sum-uv")
+    expected, sessions = env.expected(task)
+    assert [name.rsplit("::", 1)[1] for name in expected] == ["test_answer_exists", "test_answer_is_the_sum"]
+    assert sessions == 1
+    assert any("uv's installer replaced" in note for note in env.verifier_setup(task).notes)
 
 
 def _evil_library(tmp_path: Path) -> bytes:
