@@ -35,6 +35,7 @@ import argparse
 import base64
 import dataclasses
 import enum
+import hashlib
 import importlib
 import json
 import re
@@ -226,6 +227,7 @@ def _export_one(env: Any, env_id: str, env_kwargs: Mapping[str, Any], task: Task
         shutil.rmtree(folder)
     row = {"format": FORMAT, "env_id": env_id, "env_kwargs": dict(env_kwargs), "task_id": task.id,
            "answer": answer, "tests": list(names), "wheel": f"{VERIFIER_DIR}/{wheel.name}",
+           "wheel_sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
            "task": encode(task)}  # fmt: skip
     files: dict[str, bytes] = {
         "task.toml": task_toml(env_id, task).encode(),
@@ -395,6 +397,8 @@ shutil.rmtree(folder)
 
 TEST_MODULE = '''\
 """codegym's verdict on the answer: each test is one of codegym's per-test outcomes."""
+import hashlib
+import io
 import json
 import os
 import pathlib
@@ -415,9 +419,12 @@ def _id(index, name):
 
 @pytest.fixture(scope="session")
 def grade():
+    data = pathlib.Path(ROW["wheel"]).read_bytes()
+    # (the tests' own record of the wheel: a copy the agent put in its place is refused)
+    assert hashlib.sha256(data).hexdigest() == ROW["wheel_sha256"], f"{ROW['wheel']} is not the exported wheel"
     folder = tempfile.mkdtemp(prefix="codegym-")
     os.chmod(folder, 0o755)
-    with zipfile.ZipFile(ROW["wheel"]) as archive:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
         archive.extractall(folder)
     sys.path.insert(0, folder)
     from codegym.executor import _pool

@@ -204,3 +204,63 @@ def _id(index_name: str) -> str:
     """The pytest id the verifier gives an outcome (see the exported test module)."""
     index, _, name = index_name.partition("-")
     return f"{index}-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:80]
+
+
+FAKE_CODEGYM = {
+    "codegym/__init__.py": """
+import json, pathlib
+import gymnasium as gym
+
+class _Status:
+    value = "OK"
+
+class _Test:
+    def __init__(self, name):
+        self.name, self.passed, self.trace, self.status = name, True, None, "passed"
+
+class _Grade:
+    status, message = _Status(), "all passed"
+    def __init__(self, names):
+        self.tests = [_Test(n) for n in names]
+
+class _Env(gym.Env):
+    action_space = observation_space = gym.spaces.Discrete(1)
+    def __init__(self, **kwargs):
+        pass
+    def evaluate(self, task, code):
+        return _Grade(json.loads(pathlib.Path("/tests/task.json").read_text())["tests"]), {}
+
+gym.register(id="codegym/PythonFunction-v0", entry_point=_Env)
+""",
+    "codegym/executor/__init__.py": "",
+    "codegym/executor/_pool.py": "UID_FLOOR = PID_MODULUS = 1\n",
+    "codegym/envs/__init__.py": "",
+    "codegym/envs/terminal/__init__.py": "",
+    "codegym/envs/terminal/export.py": "def decode(value):\n    return value\n",
+    "codegym/task.py": "def TaskSet(tasks):\n    return tasks\n",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@needs_boxes
+def test_an_agent_that_replaces_codegyms_wheel_scores_0(tmp_path: Path, wheel: Path) -> None:
+    """The agent writes a wheel of its own (a codegym whose every verdict is OK) where the
+    verifier's is: the tests' record of the wheel's hash refuses it."""
+    from codegym.envs.terminal.env import TerminalEnv
+
+    env_id, source, task_id, kwargs, wrong = FAMILIES["python-function"]
+    export_tasks(env_id, source, tmp_path / "out", ids=[task_id], wheel=wheel, **kwargs)
+    files = json.dumps(FAKE_CODEGYM)
+    terminal = TerminalEnv(str(tmp_path / "out"), mode="single")
+    try:
+        (exported,) = list(terminal.tasks)
+        row = json.loads(exported.metadata["terminal"].tests["task.json"])
+        plant = (f"mkdir -p {VERIFIER_DIR}\npython3 - <<'EOF'\nimport json, zipfile\n"
+                 f"with zipfile.ZipFile({row['wheel']!r}, 'w') as z:\n"
+                 f"    for name, text in json.loads({files!r}).items():\n        z.writestr(name, text)\nEOF\n")  # fmt: skip
+        graded, _ = terminal.evaluate(exported, _writes(row["answer"], wrong) + plant)
+    finally:
+        terminal.close()
+    assert terminal.reward(graded) == 0.0, (graded.status, graded.message)
+    assert not any(t.passed for t in graded.tests if t.name.endswith("test_verdict"))
