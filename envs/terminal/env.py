@@ -61,8 +61,7 @@ class Judged:
 
     Attributes:
         outcome: The verifier's run, as the grader reads it.
-        expected: The pristine run's test ids (empty: the task's tests are not pytest's).
-        sessions: The pristine run's pytest sessions.
+        expected: The tests the pristine run defines.
         script: The submitted script's run in the episode's box (single and refine modes).
         removed: What the verifier took back from the agent's files.
         steps: A multi-step task's steps judged so far, by name (``outcome`` is then None).
@@ -71,8 +70,7 @@ class Judged:
     """
 
     outcome: Outcome | None
-    expected: tuple[str, ...]
-    sessions: int
+    expected: grader.Expected
     script: CommandResult | None = None
     removed: tuple[str, ...] = ()
     steps: tuple[tuple[str, Judged], ...] = ()
@@ -146,7 +144,7 @@ class TerminalEnv(CodeEnv):
         self.hide_fixtures = hide_fixtures
         self.store = LayerStore(store)
         self._environments: dict[str, Environment] = {}
-        self._expected: dict[tuple[str, int], tuple[tuple[str, ...], int]] = {}
+        self._expected: dict[tuple[str, int], grader.Expected] = {}
         self._verifiers: dict[tuple[str, int], VerifierSetup] = {}
         self._lock = threading.Lock()
         self.validate_on_load(validate)
@@ -196,9 +194,9 @@ class TerminalEnv(CodeEnv):
                        disk_bytes=max(terminal.resources.storage_mb, 64) * MiB)  # fmt: skip
         return RootBox(spec)
 
-    def expected(self, task: Task, stage: int = 0) -> tuple[tuple[str, ...], int]:
+    def expected(self, task: Task, stage: int = 0) -> grader.Expected:
         """The tests the pristine test files of ``task``'s ``stage`` define (collected by a
-        run over the untouched environment, once) and that run's number of pytest sessions."""
+        run over the untouched environment, once; see `grader.Expected`)."""
         with self._lock:
             found = self._expected.get((task.id, stage))
         if found is not None:
@@ -258,7 +256,7 @@ class TerminalEnv(CodeEnv):
     def judge(self, task: Task, box: RootBox, script: CommandResult | None = None, stage: int = 0) -> Judged:
         """Grade ``box``'s machine: its files copied and sanitized, the tests (of ``stage``) run
         on them in a fresh box sharing only its loopback (its services, when ``background="keep"``)."""
-        expected, sessions = self.expected(task, stage)
+        expected = self.expected(task, stage)
         if self.background == "kill":
             box.kill_all()
         os.makedirs(run_root(), mode=0o700, exist_ok=True)
@@ -273,7 +271,7 @@ class TerminalEnv(CodeEnv):
         tail = run.result.output[-2000:]
         outcome = Outcome(run.channel, run.result.exit_code, run.result.timed_out, run.reward_file, tail,
                           run.result.channel_overflow)  # fmt: skip
-        return Judged(outcome, expected, sessions, script, run.removed)
+        return Judged(outcome, expected, script, run.removed)
 
     # --- single and refine: one script --------------------------------------------------------------
 
@@ -341,7 +339,9 @@ class TerminalEnv(CodeEnv):
                     if _below_threshold(self.grade_stage(done[-1][1]), every[index]):
                         break
         names = tuple(stage.name for stage in stages(terminal))
-        return Judged(None, (), 0, script, steps=tuple(done), step_names=names, strategy=terminal.reward_strategy)
+        return Judged(
+            None, grader.Expected(), script, steps=tuple(done), step_names=names, strategy=terminal.reward_strategy
+        )
 
     def set_up_stage(self, box: RootBox, stage: Stage, workdir: str, user: str, env: dict[str, str]) -> bool:
         """Prepare ``stage`` in ``box``; whether its setup succeeded."""
@@ -351,7 +351,7 @@ class TerminalEnv(CodeEnv):
     def grade_stage(self, judged: Judged) -> Grade:
         """The grader's verdict on one judged stage."""
         assert judged.outcome is not None
-        return grader.grade(judged.outcome, judged.expected, judged.sessions)
+        return grader.grade(judged.outcome, judged.expected)
 
     def grade(self, task: Task, code: str, result: RunResult) -> Grade:  # type: ignore[override]
         """The grade of a judged machine (`Judged`): the grader's verdict, with the script's
@@ -367,8 +367,9 @@ class TerminalEnv(CodeEnv):
             status = "timed out" if judged.script.timed_out else f"exit {judged.script.exit_code}"
             notes.append(Diagnostic(f"your script: {status}\n{judged.script.output[-2000:]}".rstrip(), file="script",
                                     severity="note"))  # fmt: skip
-        if judged.removed:
-            shown = ", ".join(judged.removed[:8]) + (" ..." if len(judged.removed) > 8 else "")
+        removed = [path for path in judged.removed if path != "/.codegym"]  # (the tools' own state)
+        if removed:
+            shown = ", ".join(removed[:8]) + (" ..." if len(removed) > 8 else "")
             notes.append(Diagnostic(f"the verifier did not use these changes of yours: {shown}", file="machine",
                                     severity="note"))  # fmt: skip
         return replace(verdict, diagnostics=(*verdict.diagnostics, *notes))
@@ -411,7 +412,7 @@ class TerminalEnv(CodeEnv):
             if episode.terminal.steps:
                 episode.judged.append((stages(episode.terminal)[episode.stage].name, judged))
                 names = tuple(stage.name for stage in stages(episode.terminal))
-                judged = Judged(None, (), 0, steps=tuple(episode.judged), step_names=names,
+                judged = Judged(None, grader.Expected(), steps=tuple(episode.judged), step_names=names,
                                 strategy=episode.terminal.reward_strategy)  # fmt: skip
             grade = self.grade_checked(task, "", judged)  # type: ignore[arg-type]
         except SandboxError as e:

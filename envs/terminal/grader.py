@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from codegym.grade import Grade, Status, TestOutcome, pass_metrics
 
 PHASES = ("setup", "call", "teardown")
+GROUP = "Tests"  # (feedback counts them under this: a terminal task's tests are neither public nor shown)
 
 
 @dataclass(frozen=True)
@@ -83,46 +84,68 @@ def read_sessions(channel: bytes) -> dict[str, Session]:
     return sessions
 
 
-def expected_tests(channel: bytes) -> tuple[tuple[str, ...], int]:
-    """The tests a pristine run collected (its expected set, in order) and its number of sessions."""
+@dataclass(frozen=True)
+class Expected:
+    """What the pristine test files define, from a run over the untouched machine.
+
+    Attributes:
+        ids: The tests it collected, in order.
+        sessions: Its pytest sessions (0: the tests are not pytest's; the reward file judges).
+        uncollected: Test files it could not collect (they import what the agent is to
+            write): a graded run must collect at least one test from each, and they all count.
+    """
+
+    ids: tuple[str, ...] = ()
+    sessions: int = 0
+    uncollected: tuple[str, ...] = ()
+
+
+def expected_tests(channel: bytes) -> Expected:
+    """The `Expected` tests of a pristine run's channel."""
     sessions = read_sessions(channel)
     ids: list[str] = []
+    files: list[str] = []
     for session in sessions.values():
         ids += [i for i in session.collected if i not in ids]
-    return tuple(ids), len(sessions)
+        for error in session.collect_errors:
+            where = error.split(": ", 1)[0].split("::", 1)[0]
+            if where.endswith(".py") and where not in files:
+                files.append(where)
+    return Expected(tuple(ids), len(sessions), tuple(files))
 
 
-def grade(outcome: Outcome, expected: Sequence[str], sessions_expected: int = 1) -> Grade:
+def grade(outcome: Outcome, expected: Expected) -> Grade:
     """The grade of one verifier run (see the module docstring)."""
-    if not expected:
+    if expected.sessions == 0:
         return _grade_reward_file(outcome)
     sessions = read_sessions(outcome.channel)
-    tests, problems = _outcomes(sessions, expected)
+    wanted = _wanted(sessions, expected)
+    tests, problems = _outcomes(sessions, wanted, expected.uncollected)
+    tests += tuple(
+        TestOutcome(name=f"{short_name(path)} (collects no test)", passed=False, status="error", group=GROUP)
+        for path in problems["uncollected"]
+    )
     metrics = pass_metrics(tests)
     passed = all(t.passed for t in tests)
     if outcome.timed_out:
         return Grade(Status.TLE, tests, metrics=metrics, message="the tests ran past the verifier's time limit")
     if outcome.channel_overflow:
         return Grade(Status.HACK, tests, metrics=metrics, message="the tests' report channel overflowed")
-    if len(sessions) > max(sessions_expected, 1) or problems["twice"]:
-        message = f"{len(sessions)} pytest sessions reported (the pristine tests run {sessions_expected})"
+    if len(sessions) > max(expected.sessions, 1) or problems["twice"]:
+        message = f"{len(sessions)} pytest sessions reported (the pristine tests run {expected.sessions})"
         if problems["twice"]:
             message = f"a test was reported more than once: {problems['twice'][0]}"
         return Grade(Status.HACK, tests, metrics=metrics, message=message)
     missing = problems["missing"]
-    if missing:
+    if missing or problems["uncollected"]:
         collect_errors = [e for s in sessions.values() for e in s.collect_errors]
-        if collect_errors:
-            return Grade(
-                Status.WA,
-                tests,
-                metrics=metrics,
-                message=f"the tests could not be collected: {collect_errors[0][:300]}",
-            )
+        if collect_errors or problems["uncollected"]:
+            first = collect_errors[0][:300] if collect_errors else short_name(problems["uncollected"][0])
+            return Grade(Status.WA, tests, metrics=metrics, message=f"the tests could not be collected: {first}")
         if not sessions or any(s.finished is None for s in sessions.values()):
-            return Grade(Status.RE, tests, metrics=metrics,
-                         message=f"the test run ended before {len(missing)} of {len(expected)} tests ran")  # fmt: skip
-        message = f"{len(missing)} of {len(expected)} expected tests did not run (first: {missing[0]})"
+            message = f"the test run ended before {len(missing)} of {len(wanted)} tests ran"
+            return Grade(Status.RE, tests, metrics=metrics, message=message)
+        message = f"{len(missing)} of {len(wanted)} expected tests did not run (first: {missing[0]})"
         return Grade(Status.HACK, tests, metrics=metrics, message=message)
     if passed:
         return Grade(Status.OK, tests, metrics=metrics, message=f"all {len(tests)} tests passed")
@@ -130,8 +153,14 @@ def grade(outcome: Outcome, expected: Sequence[str], sessions_expected: int = 1)
     return Grade(Status.WA, tests, metrics=metrics, message=f"{len(failing)} of {len(tests)} tests failed")
 
 
+def _wanted(sessions: dict[str, Session], expected: Expected) -> tuple[str, ...]:
+    """The pristine run's tests, and those this run collected from the files it could not."""
+    found = [i for s in sessions.values() for i in s.collected if i.split("::", 1)[0] in expected.uncollected]
+    return (*expected.ids, *dict.fromkeys(i for i in found if i not in expected.ids))
+
+
 def _outcomes(
-    sessions: dict[str, Session], expected: Sequence[str]
+    sessions: dict[str, Session], wanted: Sequence[str], uncollected: Sequence[str] = ()
 ) -> tuple[tuple[TestOutcome, ...], dict[str, list[str]]]:
     seen: dict[str, dict[str, tuple[str, bool, str, float]]] = {}
     twice: list[str] = []
@@ -142,14 +171,16 @@ def _outcomes(
             seen[test_id] = phases
     tests: list[TestOutcome] = []
     missing: list[str] = []
-    for test_id in expected:
+    for test_id in wanted:
         phases = seen.get(test_id)
         if phases is None:
             missing.append(test_id)
-            tests.append(TestOutcome(name=short_name(test_id), passed=False, status="not run"))
+            tests.append(TestOutcome(name=short_name(test_id), passed=False, status="not run", group=GROUP))
             continue
         tests.append(_outcome(test_id, phases))
-    return tuple(tests), {"missing": missing, "twice": twice}
+    files = {test_id.split("::", 1)[0] for test_id in wanted}
+    empty = [path for path in uncollected if path not in files]
+    return tuple(tests), {"missing": missing, "twice": twice, "uncollected": empty}
 
 
 def _outcome(test_id: str, phases: dict[str, tuple[str, bool, str, float]]) -> TestOutcome:
@@ -168,7 +199,9 @@ def _outcome(test_id: str, phases: dict[str, tuple[str, bool, str, float]]) -> T
     else:
         status, message, passed = "skipped", (call or phases.get("setup", ("", False, "", 0.0)))[2], False
     duration = sum(p[3] for p in phases.values())
-    return TestOutcome(name=short_name(test_id), passed=passed, status=status, trace=message or None, time_s=duration)
+    return TestOutcome(
+        name=short_name(test_id), passed=passed, status=status, trace=message or None, time_s=duration, group=GROUP
+    )
 
 
 def short_name(test_id: str) -> str:

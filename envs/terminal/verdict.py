@@ -67,13 +67,22 @@ def _short(report: Any) -> str:
     return text.strip().split("\n")[0][:MESSAGE_CHARS]
 
 
+_ROOT = [os.getcwd()]  # pytest's rootdir, which collection reports' node ids are relative to
+
+
+def pytest_configure(config: Any) -> None:
+    _ROOT[0] = str(getattr(config, "rootpath", None) or config.rootdir)
+
+
 def pytest_sessionstart(session: Any) -> None:
     _send("start", pid=os.getpid())
 
 
 def pytest_collectreport(report: Any) -> None:
     if report.failed:
-        _send("collect_error", where=str(report.nodeid), message=_short(report))
+        path, _, rest = str(report.nodeid).partition("::")
+        where = os.path.normpath(os.path.join(_ROOT[0], path)) if path else _ROOT[0]
+        _send("collect_error", where=where + (f"::{rest}" if rest else ""), message=_short(report))
 
 
 _IDS: dict[str, str] = {}  # pytest's node id -> ours

@@ -81,6 +81,19 @@ else
   echo 0 > /logs/verifier/reward.txt
 fi
 """
+# Tests that import the agent's module: on the pristine machine they do not even collect.
+MODULE_TESTS = {
+    "test.sh": (
+        "#!/bin/bash\nmkdir -p /logs/verifier\n"
+        "python3 -m pytest -q /tests/test_outputs.py /tests/test_module.py && echo 1 > /logs/verifier/reward.txt\n"
+    ),
+    "test_outputs.py": fixtures.TEST_OUTPUTS,
+    "test_module.py": (
+        "import sys\n\nsys.path.insert(0, '/app')\nfrom answer import total  # noqa: E402\n\n\n"
+        "def test_total():\n    assert total() == 12\n\n\ndef test_total_again():\n    assert total() + 0 == 12\n"
+    ),
+}
+MODULE_SOLUTION = {"solve.sh": fixtures.SOLVE_SH + "printf 'def total():\\n    return 12\\n' > /app/answer.py\n"}
 REWARD_FILE_TESTS = {
     "test.sh": (
         "#!/bin/bash\nmkdir -p /logs/verifier\n"
@@ -91,7 +104,7 @@ REWARD_FILE_TESTS = {
 
 
 def _variants() -> dict[str, dict[str, object]]:
-    """Thirteen Harbor task folders: the default sum task and variations of its layout."""
+    """Fourteen Harbor task folders: the default sum task and variations of its layout."""
     two = fixtures.TASK_TOML.replace('version = "1.0"', 'version = "2.0"')
     return {
         "sum": {},
@@ -107,6 +120,7 @@ def _variants() -> dict[str, dict[str, object]]:
         "sum-reward-file": {"tests": REWARD_FILE_TESTS},
         "sum-service": {"tests": SERVICE_TESTS, "solution": SERVICE_SOLUTION},
         "sum-user": {"dockerfile": DOCKERFILE.replace("WORKDIR /app", "RUN useradd -m worker && mkdir -p /app && chown worker /app\nWORKDIR /app") + "USER worker\n"},
+        "sum-module": {"tests": MODULE_TESTS, "solution": MODULE_SOLUTION},
         "sum-uv": {"tests": {**fixtures.TESTS, "test.sh": UV_TEST_SH}},
         "sum-solution-files": {"solution": {"solve.sh": "#!/bin/bash\nbash /solution/helper.sh\n",
                                             "helper.sh": fixtures.SOLVE_SH}},
@@ -148,12 +162,32 @@ def test_oracle_scores_one_and_nothing_zero(env, task_id: str) -> None:
     assert reward == 0.0, grade
 
 
+def test_tests_that_import_the_answer_count_though_they_cannot_collect_untouched(env) -> None:
+    """A test file that imports the agent's module does not collect on the pristine machine;
+    its tests still count: a wrong module fails, a module that writes the reward file when
+    imported gains nothing, and one that defines no tests' names fails too."""
+    expected = env.expected(env.tasks.get("sum-module"))
+    assert [path.rsplit("/", 1)[1] for path in expected.uncollected] == ["test_module.py"]
+    answer = "echo 12 > /app/answer.txt\n"
+    wrong = answer + "printf 'def total():\\n    return 0\\n' > /app/answer.py\n"
+    reward, grade, _ = _score(env, "sum-module", wrong)
+    assert reward == 0.0 and grade.metrics["tests_total"] == 4, grade
+    planted = answer + (
+        'printf \'import os\\nos.makedirs("/logs/verifier", exist_ok=True)\\n'
+        'open("/logs/verifier/reward.txt", "w").write("1")\\ntotal = 3\\n\' > /app/answer.py\n'
+    )
+    reward, grade, _ = _score(env, "sum-module", planted)
+    assert reward == 0.0, grade
+    reward, grade, _ = _score(env, "sum-module", answer + "echo 'x = 1' > /app/answer.py\n")
+    assert reward == 0.0 and grade.status.value == "WA", grade
+
+
 def test_uvx_tests_run_offline_and_report_test_by_test(env) -> None:
     """A uv preamble is served offline, and pytest under uvx still loads codegym's plugin."""
     task = env.tasks.get("sum-uv")
-    expected, sessions = env.expected(task)
-    assert [name.rsplit("::", 1)[1] for name in expected] == ["test_answer_exists", "test_answer_is_the_sum"]
-    assert sessions == 1
+    expected = env.expected(task)
+    assert [name.rsplit("::", 1)[1] for name in expected.ids] == ["test_answer_exists", "test_answer_is_the_sum"]
+    assert expected.sessions == 1
     assert any("uv's installer replaced" in note for note in env.verifier_setup(task).notes)
 
 
