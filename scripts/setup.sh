@@ -52,3 +52,10 @@ if [ "$(id -u)" = 0 ]; then
     .venv/bin/python -m codegym.executor.layers base bookworm python3 python3-pip python3-venv python-is-python3 >/dev/null
     .venv/bin/python -m codegym.executor.layers base trixie python3 python3-pip python3-venv python-is-python3 >/dev/null
 fi
+
+# The bundled terminal tasks' shared layers (their two apt lines), so that a first episode does not
+# wait minutes for them: importing one task of each kind builds them (once; later runs find them).
+if [ "$(id -u)" = 0 ]; then
+    .venv/bin/codegym terminal import envs/terminal/data/tasks/awk-busiest-hour \
+        envs/terminal/data/tasks/nginx-static-rewrite >/dev/null
+fi

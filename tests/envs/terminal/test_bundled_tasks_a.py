@@ -111,6 +111,7 @@ def test_task_toml(name):
         "cpus": 1,
         "memory_mb": 2048,
         "storage_mb": 4096,
+        "allow_internet": False,
     }
 
 

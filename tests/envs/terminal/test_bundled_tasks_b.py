@@ -98,6 +98,7 @@ def test_task_toml(name):
     assert (task.verifier_timeout_s, task.agent_timeout_s, task.build_timeout_s) == (120.0, 600.0, 600.0)
     resources = task.resources
     assert (resources.cpus, resources.memory_mb, resources.storage_mb, resources.gpus) == (1, 2048, 4096, 0)
+    assert resources.allow_internet is False  # (episodes are offline: the task says so)
 
 
 @pytest.mark.parametrize("name", TASKS)
