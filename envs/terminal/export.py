@@ -12,7 +12,8 @@ task in Harbor's layout (``task.toml`` version ``1.0``, ``instruction.md``,
   checkout at export time) copied to ``/opt/codegym-verifier/``. Only the tests name that
   folder, so codegym's importer keeps it out of the agent's view (the wheel holds every
   bundled task's reference). RepoRepair's library test environment is installed at build
-  (``$CODEGYM_CACHE=/opt/codegym-cache``); the verifier has no network.
+  (``$CODEGYM_CACHE`` under ``/usr/local/lib/python3.11``, where the verifier drops the
+  agent's changes); the verifier has no network.
 - ``tests/task.json``: the codegym task itself, hidden tests included (`encode`: tagged JSON
   of the `Task` and the frozen dataclasses its metadata holds, read back by `decode`), the env
   id and keyword arguments, the answer's path and the per-test names the reference's grade
@@ -54,7 +55,8 @@ from codegym.task import Task
 
 FORMAT = "codegym-export/1"
 VERIFIER_DIR = "/opt/codegym-verifier"
-CACHE_DIR = "/opt/codegym-cache"
+# Under the interpreter's library folder: the verifier drops whatever the agent changed there.
+CACHE_DIR = "/usr/local/lib/python3.11/codegym-cache"
 ANSWER_DIR = "/app"
 ANSWER_NAMES = {"python": "answer.py", "c": "answer.c", "cpp": "answer.cpp", "rust": "answer.rs",
                 "go": "answer.go", "java": "Main.java", "javascript": "answer.js", "ruby": "answer.rb",

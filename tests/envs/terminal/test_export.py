@@ -264,3 +264,22 @@ def test_an_agent_that_replaces_codegyms_wheel_scores_0(tmp_path: Path, wheel: P
         terminal.close()
     assert terminal.reward(graded) == 0.0, (graded.status, graded.message)
     assert not any(t.passed for t in graded.tests if t.name.endswith("test_verdict"))
+
+
+def test_repo_repairs_test_environment_is_where_the_verifier_drops_the_agents_changes(
+    tmp_path: Path, wheel: Path
+) -> None:
+    """The library's test environment (pytest among it) is installed at build; an agent that
+    rewrote it would judge itself, so it lives where `sanitize` takes the agent's changes back."""
+    from codegym.envs.terminal.export import CACHE_DIR
+    from codegym.envs.terminal.verifier import sanitize
+
+    env_id, source, task_id, kwargs, _ = FAMILIES["repo-repair"]
+    (done,) = export_tasks(env_id, source, tmp_path / "out", ids=[task_id], wheel=wheel, **kwargs)
+    assert f"ENV CODEGYM_CACHE={CACHE_DIR}\n" in load_task(done.folder).dockerfile
+    planted = tmp_path / "snapshot" / CACHE_DIR.strip("/") / "repo" / "env" / "py311-x" / "site" / "pytest.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("def main(*a, **k):\n    return 0\n")
+    removed = sanitize(str(tmp_path / "snapshot"), (), "/tests")
+    assert any(f"{CACHE_DIR}/repo/env/py311-x/site/pytest.py".startswith(path) for path in removed), removed
+    assert not planted.exists()
