@@ -116,10 +116,17 @@ def launch(config: dict[str, Any]) -> None:
     """The launcher: make the namespaces, start the init, give it its uid maps and cgroup,
     and wait for it (its status is ours)."""
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-    if config["net"] != "new":
-        fd = os.open(config["net"], os.O_RDONLY)
-        linux.setns(fd, linux.CLONE_NEWNET)
-        os.close(fd)
+    # (opened first: once in another user namespace, /proc of the host's processes is not ours to read)
+    net = os.open(config["net"], os.O_RDONLY | os.O_CLOEXEC) if config["net"] != "new" else None
+    if config.get("user"):  # (`userns`: another box's network is joined from its own user namespace)
+        _join(config["user"], linux.CLONE_NEWUSER)
+        os.setresgid(0, 0, 0)
+        os.setresuid(0, 0, 0)
+    elif config.get("userns"):
+        _enter_identity_namespace()
+    if net is not None:
+        linux.setns(net, linux.CLONE_NEWNET)
+        os.close(net)
     flags = linux.CLONE_NEWPID | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
     linux.unshare(flags | (linux.CLONE_NEWNET if config["net"] == "new" else 0))
     ask_r, ask_w = os.pipe()
@@ -140,6 +147,48 @@ def launch(config: dict[str, Any]) -> None:
     os.close(go_w)
     _, status = os.waitpid(pid, 0)
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _join(path: str, kind: int) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        linux.setns(fd, kind)
+    finally:
+        os.close(fd)
+
+
+def _enter_identity_namespace() -> None:
+    """(`userns` tier: root without CAP_SYS_ADMIN.) Enter a user namespace that maps every
+    uid and gid to itself, in which we hold the capabilities to make the box's mount, pid,
+    net, ipc and uts namespaces and mounts. A child still outside writes the maps."""
+    ask_r, ask_w = os.pipe()
+    done_r, done_w = os.pipe()
+    parent = os.getpid()
+    mapper = os.fork()
+    if mapper == 0:
+        code = 1
+        try:
+            os.close(ask_w)
+            os.close(done_r)
+            if os.read(ask_r, 1) == b"u":
+                linux._write_file(f"/proc/{parent}/uid_map", "0 0 4294967295")
+                linux._write_file(f"/proc/{parent}/gid_map", "0 0 4294967295")
+                os.write(done_w, b"k")
+                code = 0
+        finally:
+            os._exit(code)
+    os.close(ask_r)
+    os.close(done_w)
+    linux.unshare(linux.CLONE_NEWUSER)
+    os.write(ask_w, b"u")
+    os.close(ask_w)
+    mapped = os.read(done_r, 1) == b"k"
+    os.close(done_r)
+    os.waitpid(mapper, 0)
+    if not mapped:
+        raise OSError("could not map the box's user namespace (root with CAP_SETUID is needed)")
+    os.setresgid(0, 0, 0)
+    os.setresuid(0, 0, 0)
 
 
 def join_cgroup(config: dict[str, Any]) -> None:
@@ -183,6 +232,8 @@ class Init:
         merged = config["merged"]
         lower = ":".join(config["layers"])
         options = f"lowerdir={lower},upperdir={config['upper']},workdir={config['work']}"
+        if config.get("userns"):  # (inside a user namespace overlayfs keeps its marks in user.* xattrs)
+            options += ",userxattr"
         linux.mount("overlay", merged, "overlay", 0, options)
         for module in config["modules"]:  # (before the host's files leave the view)
             importlib.import_module(module)

@@ -30,6 +30,7 @@ import itertools
 import json
 import os
 import queue
+import resource
 import select
 import shutil
 import signal
@@ -119,12 +120,52 @@ class CommandResult:
     channel_overflow: bool = False
 
 
+Isolation = Literal["full", "userns"]
+CAP_SYS_ADMIN = 21
+WALK_LIMIT = 200_000  # entries a `userns` box's quota check visits before it calls the tree full
+
+
+def box_isolation() -> Isolation:
+    """The strongest tier boxes run in here: ``full`` (root with CAP_SYS_ADMIN: the box's
+    upper layer is a tmpfs of its quota, its cgroup limits memory and processes) or
+    ``userns`` (root without it, where user namespaces are allowed: the box first enters a
+    user namespace mapping every uid to itself; the quota is measured; limits come from a
+    cgroup only where one is writable). ``$CODEGYM_ISOLATION`` may ask for ``userns``."""
+    asked = os.environ.get("CODEGYM_ISOLATION", "auto")
+    if asked == "userns" or not _has_capability(CAP_SYS_ADMIN):
+        return "userns"
+    return "full"
+
+
+def _has_capability(number: int) -> bool:
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> number & 1)
+    return False
+
+
+def _size(tree: str) -> int:
+    """Bytes the files under ``tree`` occupy (a tree too large to walk counts as full)."""
+    total, seen = 0, 0
+    for folder, names, files in os.walk(tree):
+        for name in (*names, *files):
+            seen += 1
+            if seen > WALK_LIMIT:
+                return 1 << 62
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+    return total
+
+
 def available() -> str | None:
     """None where boxes can run here, else why not (in words)."""
     if os.geteuid() != 0:
         return (
-            "root-file-system boxes need root (the full isolation tier): they mount overlays and map "
-            "a range of uids; run as root (CI and default `docker run --privileged` do)"
+            "root-file-system boxes need root (the `full` tier, or `userns` as root where user namespaces are "
+            "allowed): each box maps 65536 uids onto the layers' shifted owners, which a plain user cannot "
+            "(that needs newuidmap and subordinate ids, not supported yet); in a container without user "
+            "namespaces (codegym's `container` tier) a box cannot be made at all"
         )
     return None
 
@@ -146,11 +187,22 @@ class RootBox:
         SandboxError: Where boxes cannot run here (see `available`), or the box failed to start.
     """
 
-    def __init__(self, spec: BoxSpec, *, net_of: RootBox | None = None) -> None:
+    def __init__(
+        self,
+        spec: BoxSpec,
+        *,
+        net_of: RootBox | None = None,
+        isolation: Isolation | None = None,
+        launcher: tuple[str, ...] = (),
+    ) -> None:
         reason = available()
         if reason is not None:
             raise SandboxError(reason)
         self.spec = spec
+        self.isolation: Isolation = isolation or (net_of.isolation if net_of is not None else box_isolation())
+        if self.isolation not in ("full", "userns"):
+            raise ValueError(f"a box's isolation is 'full' or 'userns', not {self.isolation!r}")
+        self.launcher = launcher
         self.closed = False
         self.name = f"box-{os.getpid()}-{next(_counter)}"
         self.folder = os.path.join(run_root(), self.name)
@@ -160,7 +212,7 @@ class RootBox:
         self.sock = ours
         self.reader = FrameReader(ours.fileno())
         try:
-            self.pidfd = _server().launch(self._config(net_of), theirs)
+            self.pidfd = _server(self.launcher).launch(self._config(net_of), theirs)
         except BaseException:
             self._cleanup()
             raise
@@ -171,6 +223,7 @@ class RootBox:
             self.close()
             raise SandboxError(f"the box did not start:\n{body}")
         self.marks = body.get("marks", [])
+        self.launcher_pid = _pid_of(self.pidfd)  # (it holds the box's network and first user namespace)
         self.init_pid = self._host_pid()
         self.init_pidfd = os.pidfd_open(self.init_pid)
         _open_boxes.add(self)
@@ -189,7 +242,8 @@ class RootBox:
         os.chmod(run_root(), 0o700)
         _reap_stale(run_root())
         os.makedirs(self.folder, mode=0o700)
-        linux.tmpfs(self.folder, self.spec.disk_bytes + 4 * MiB, mode=0o700)
+        if self.isolation == "full":  # (the quota: a tmpfs of its size; `userns` measures instead)
+            linux.tmpfs(self.folder, self.spec.disk_bytes + 4 * MiB, mode=0o700)
         bottom = os.stat(self.spec.layers[-1])
         for name in ("upper", "work", "merged"):
             os.mkdir(os.path.join(self.folder, name), 0o755)
@@ -206,13 +260,27 @@ class RootBox:
             "merged": os.path.join(self.folder, "merged"),
             "hostname": spec.hostname,
             "net": "new" if net_of is None else f"/proc/{net_of.init_pid}/ns/net",
+            "user": f"/proc/{_pid_of(net_of.pidfd)}/ns/user"
+            if net_of is not None and self.isolation == "userns"
+            else None,
             "binds": [list(bind) for bind in spec.binds],
             "readonly": list(spec.readonly),
             "id_base": ID_BASE,
+            "userns": self.isolation == "userns",
             "id_count": ID_COUNT,
             "shm_bytes": spec.shm_bytes,
             "cgroup_procs": self.cgroup.procs_files(),
         }
+
+    @property
+    def over_quota(self) -> bool:
+        """Whether the episode's files hold more than ``spec.disk_bytes``. In the `full` tier
+        its upper layer is a tmpfs of that size (writes beyond fail with ENOSPC, this never
+        holds); in `userns`, which cannot mount one, the layer is measured (call it after
+        each command, and end an episode over its quota)."""
+        if self.isolation == "full":
+            return False
+        return _size(self.upper) > self.spec.disk_bytes
 
     def snapshot(self, dest: str) -> None:
         """Copy the episode's upper layer to ``dest`` (made; ownership, modes, links,
@@ -278,7 +346,7 @@ class RootBox:
         environment.update(env or {})
         body.update(
             user=user, cwd=cwd, env=environment, timeout_s=float(timeout_s), output_bytes=int(output_bytes),
-            background=background, channel=channel, tracing=tracing, rlimits=[(4, 0)],  # RLIMIT_CORE: no core files
+            background=background, channel=channel, tracing=tracing, rlimits=self._rlimits(),
         )  # fmt: skip
         reply = self._request(("run", body), timeout_s + REPLY_MARGIN_S)
         head, tail, total = reply["head"], reply["tail"], reply["total"]
@@ -299,6 +367,21 @@ class RootBox:
             channel=reply["channel"],
             channel_overflow=reply["channel_overflow"],
         )
+
+    def _rlimits(self) -> list[tuple[int, int]]:
+        """Every command's rlimits: no core files; where no cgroup limits the box, its
+        processes (counted per user namespace: per box) and each process's memory."""
+        limits = [(resource.RLIMIT_CORE, 0)]
+        if not self.cgroup.group.paths:
+            limits += [(resource.RLIMIT_NPROC, self.spec.processes), (resource.RLIMIT_AS, self.spec.memory_bytes)]
+        return limits
+
+    @property
+    def limited_by(self) -> str:
+        """What holds the box's memory and processes: its cgroup (``"cgroup v1"``, ``"v2"``)
+        or, where none is writable, rlimits (processes per box, memory per process)."""
+        version = self.cgroup.group.version
+        return f"cgroup {version}" if self.cgroup.group.paths else "rlimits"
 
     def kill_all(self) -> None:
         """Kill every process in the box (its init stays, the files too)."""
@@ -420,7 +503,7 @@ class _Server:
     """The box server of this process (see ``_rootbox.serve``): a warm process, started once,
     that forks a launcher per box."""
 
-    def __init__(self) -> None:
+    def __init__(self, launcher: tuple[str, ...] = ()) -> None:
         from codegym.executor.local import _package_paths
 
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -433,7 +516,7 @@ class _Server:
         def start() -> None:  # (in a thread that never ends: the server dies with the thread that forked it)
             try:
                 process = subprocess.Popen(
-                    [sys.executable, "-s", "-S", "-B", _program()], pass_fds=(theirs.fileno(),),
+                    [*launcher, sys.executable, "-s", "-S", "-B", _program()], pass_fds=(theirs.fileno(),),
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )  # fmt: skip
                 assert process.stdin is not None
@@ -467,19 +550,20 @@ class _Server:
         return fds[0]
 
 
-_servers: dict[int, _Server] = {}
+_servers: dict[tuple[int, tuple[str, ...]], _Server] = {}
 _servers_lock = threading.Lock()
 
 
-def _server() -> _Server:
-    """This process's box server (a forked process starts its own)."""
+def _server(launcher: tuple[str, ...] = ()) -> _Server:
+    """This process's box server (run under ``launcher``; a forked process starts its own)."""
+    key = (os.getpid(), launcher)
     with _servers_lock:
-        server = _servers.get(os.getpid())
+        server = _servers.get(key)
         if server is None or server.process.poll() is not None:
-            if server is None:
+            if not any(pid == os.getpid() for pid, _ in _servers):
                 _cgroup.reap_stale()  # (those of boxes whose owner died)
                 atexit.register(_shut_down, os.getpid())
-            server = _servers[os.getpid()] = _Server()
+            server = _servers[key] = _Server(launcher)
         return server
 
 
@@ -494,8 +578,8 @@ def _shut_down(pid: int) -> None:
     queued = _reapers.get(pid)
     if queued is not None:
         _drain(queued)
-    server = _servers.pop(pid, None)
-    if server is not None:
+    for key in [key for key in _servers if key[0] == pid]:
+        server = _servers.pop(key)
         server.sock.close()  # (it exits when its socket closes)
         try:
             server.process.wait(timeout=5)
@@ -519,7 +603,7 @@ class _BoxCgroup:
     """The box's memory and pids limits, where cgroups can enforce them."""
 
     def __init__(self, name: str, spec: BoxSpec) -> None:
-        version = _cgroup.detect()
+        version = _cgroup.detect() if os.environ.get("CODEGYM_BOX_CGROUP", "1") != "0" else "none"
         self.group = _cgroup.WorkerCgroup.create(version, name)
         for controller, path in self.group.paths.items():
             if controller in ("memory", "unified"):

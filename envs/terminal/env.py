@@ -39,7 +39,7 @@ from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Limits, RunResult
 from codegym.executor.base import MiB
 from codegym.executor.layers import BuildFailed, LayerStore
-from codegym.executor.rootbox import BoxSpec, CommandResult, RootBox, run_root
+from codegym.executor.rootbox import BoxSpec, CommandResult, Isolation, RootBox, box_isolation, run_root
 from codegym.grade import Diagnostic, Grade, Status
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task
@@ -103,6 +103,9 @@ class TerminalEnv(CodeEnv):
         hide_fixtures: Keep files the environment holds only for the tests out of the
             agent's view (`Environment.hidden`); False keeps the image's layout.
         store: The layer store's folder (`codegym.executor.layers.default_root` when None).
+        isolation: The boxes' tier, ``"full"`` or ``"userns"`` (the strongest available when
+            None; see `codegym.executor.rootbox.box_isolation`).
+        launcher: A command the box server starts under (``setpriv ...`` to drop capabilities).
         agent: The budgets of an agent episode.
 
     **Action space:** text: raw model text or parsed tool calls (agent), a shell script
@@ -128,6 +131,8 @@ class TerminalEnv(CodeEnv):
         background: Background = "keep",
         hide_fixtures: bool = True,
         store: str | None = None,
+        isolation: Isolation | None = None,
+        launcher: tuple[str, ...] = (),
         agent: AgentLimits | None = None,
         on_infra_error: InfraPolicy = "raise",
         on_task_error: TaskPolicy = "flag",
@@ -143,6 +148,8 @@ class TerminalEnv(CodeEnv):
         self.background: Background = background
         self.hide_fixtures = hide_fixtures
         self.store = LayerStore(store)
+        self.isolation: Isolation = isolation or box_isolation()
+        self.launcher = tuple(launcher)
         self._environments: dict[str, Environment] = {}
         self._expected: dict[tuple[str, int], grader.Expected] = {}
         self._verifiers: dict[tuple[str, int], VerifierSetup] = {}
@@ -192,7 +199,7 @@ class TerminalEnv(CodeEnv):
         spec = BoxSpec(layers=self.agent_layers(task), binds=binds,
                        memory_bytes=terminal.resources.memory_mb * MiB,
                        disk_bytes=max(terminal.resources.storage_mb, 64) * MiB)  # fmt: skip
-        return RootBox(spec)
+        return RootBox(spec, isolation=self.isolation, launcher=self.launcher)
 
     def expected(self, task: Task, stage: int = 0) -> grader.Expected:
         """The tests the pristine test files of ``task``'s ``stage`` define (collected by a
@@ -250,7 +257,7 @@ class TerminalEnv(CodeEnv):
             built.layers, setup.tests, step.test_command, tests_dir=terminal.tests_dir,
             workdir=_workdir(terminal, built), env=_test_env(terminal, built), snapshot=snapshot, net_of=net_of,
             timeout_s=step.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
-            toolchain=setup.layers,
+            toolchain=setup.layers, isolation=self.isolation, launcher=self.launcher,
         )  # fmt: skip
 
     def judge(self, task: Task, box: RootBox, script: CommandResult | None = None, stage: int = 0) -> Judged:
@@ -481,6 +488,8 @@ class TerminalEpisode(AgentEpisode):
             return "calls"
         if self.elapsed_s >= self.limits.wall_s:
             return "wall"
+        if self.box.over_quota:
+            return "disk"
         return None
 
     def call(self, call: ToolCall) -> ToolResult:

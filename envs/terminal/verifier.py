@@ -38,7 +38,7 @@ from pathlib import Path
 
 from codegym.envs.terminal import verdict
 
-from codegym.executor.rootbox import ID_BASE, BoxSpec, CommandResult, RootBox, run_root
+from codegym.executor.rootbox import ID_BASE, BoxSpec, CommandResult, Isolation, RootBox, run_root
 
 PLUGIN_FOLDER = "/.codegym-verifier"
 PLUGIN_MODULE = "codegym_verdict"
@@ -209,6 +209,8 @@ def run_verifier(
     executables: Sequence[str] = (),
     memory_bytes: int | None = None,
     toolchain: Sequence[str] = (),
+    isolation: Isolation | None = None,
+    launcher: tuple[str, ...] = (),
 ) -> VerifierRun:
     """Run ``command`` (the task's test command) over ``snapshot`` (the agent's files, an
     upper layer; None: the pristine environment) on ``layers``, with ``tests`` at
@@ -230,7 +232,7 @@ def run_verifier(
         spec = BoxSpec(layers=stack, binds=binds, readonly=("/usr",), hostname="codegym-verifier",
                        **({"memory_bytes": memory_bytes} if memory_bytes else {}))  # fmt: skip
         environment = {**(env or {}), **verifier_env()}
-        with RootBox(spec, net_of=net_of) as box:
+        with RootBox(spec, net_of=net_of, isolation=isolation, launcher=launcher) as box:
             result = box.run(command, cwd=workdir, env=environment, timeout_s=timeout_s, output_bytes=64_000,
                              background="kill", channel=True, tracing=False)  # fmt: skip
         return VerifierRun(result, result.channel, _reward_file(logs), removed)

@@ -23,9 +23,20 @@ def base() -> str:
     return LayerStore().base("bookworm")
 
 
-@pytest.fixture
-def box(base: str):
-    with RootBox(BoxSpec(layers=(base,), memory_bytes=256 * MiB, processes=64, disk_bytes=16 * MiB)) as made:
+TIERS = {
+    "full": {"isolation": "full"},
+    # (root without CAP_SYS_ADMIN, where user namespaces are allowed: as in a pod without it)
+    "userns": {
+        "isolation": "userns",
+        "launcher": ("setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--"),
+    },
+}
+
+
+@pytest.fixture(params=sorted(TIERS))
+def box(base: str, request: pytest.FixtureRequest):
+    spec = BoxSpec(layers=(base,), memory_bytes=256 * MiB, processes=64, disk_bytes=16 * MiB)
+    with RootBox(spec, **TIERS[request.param]) as made:
         yield made
 
 
@@ -83,7 +94,12 @@ def test_memory_is_bounded_by_the_box(box: RootBox) -> None:
 
 def test_the_disk_quota_holds(box: RootBox) -> None:
     output, _ = sh(box, "{ head -c 64m /dev/zero > /big; } 2>&1; echo status=$?")
-    assert "No space left" in output and "status=1" in output
+    if box.isolation == "full":  # (a tmpfs of the quota's size)
+        assert "No space left" in output and "status=1" in output
+    else:  # (measured: an episode over its quota ends)
+        assert box.over_quota
+    with RootBox(BoxSpec(layers=box.spec.layers), isolation=box.isolation, launcher=box.launcher) as fresh:
+        assert not fresh.over_quota
     output, code = sh(box, "rm /big; echo again > /small && cat /small")
     assert (output.strip(), code) == ("again", 0)
 
@@ -107,6 +123,20 @@ def test_the_init_cannot_be_killed_from_inside(box: RootBox) -> None:
     sh(box, "kill -9 1; kill -9 -1")
     output, code = sh(box, "echo alive")
     assert (output.strip(), code) == ("alive", 0)
+
+
+def test_without_a_cgroup_rlimits_bound_the_box(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no cgroup is writable (a `userns` host), a box is still bounded: its processes
+    per box (RLIMIT_NPROC counts per user namespace) and each process's memory."""
+    monkeypatch.setenv("CODEGYM_BOX_CGROUP", "0")
+    spec = BoxSpec(layers=(base,), memory_bytes=128 * MiB, processes=32)
+    with RootBox(spec, **TIERS["userns"]) as made:
+        assert made.limited_by == "rlimits"
+        output, _ = sh(made, "for i in $(seq 100); do sleep 5 & done 2>&1 | tail -1; echo done")
+        assert "done" in output and len(made.processes()) <= 32
+        made.kill_all()
+        _, code = sh(made, "head -c 300m /dev/zero | tail > /dev/null")
+        assert code != 0
 
 
 def test_close_leaves_nothing_behind(base: str) -> None:

@@ -137,11 +137,22 @@ def tasks_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def env(tasks_root: Path):
+# The tiers boxes run in: root (`full`), and root without CAP_SYS_ADMIN where user namespaces are
+# allowed (`userns`: the box server runs under setpriv, as a pod without that capability would).
+TIERS = {
+    "full": {"isolation": "full"},
+    "userns": {
+        "isolation": "userns",
+        "launcher": ("setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--"),
+    },
+}
+
+
+@pytest.fixture(scope="module", params=sorted(TIERS))
+def env(tasks_root: Path, request: pytest.FixtureRequest):
     from codegym.envs.terminal.env import TerminalEnv
 
-    made = TerminalEnv(str(tasks_root), mode="single", on_task_error="raise")
+    made = TerminalEnv(str(tasks_root), mode="single", on_task_error="raise", **TIERS[request.param])
     yield made
     made.close()
 
