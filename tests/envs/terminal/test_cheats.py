@@ -283,6 +283,22 @@ def test_tests_solution_and_fixtures_are_out_of_sight(env) -> None:
     assert output.rstrip().endswith("done")
 
 
+def test_hidden_fixtures_can_be_shown_with_the_original_layout(tasks_root: Path) -> None:
+    """By default a file only the tests use is out of the agent's view; hide_fixtures=False
+    keeps the image as its Dockerfile made it (and the tests still judge)."""
+    from codegym.envs.terminal.env import TerminalEnv
+
+    for hide, seen in ((True, False), (False, True)):
+        env = TerminalEnv(str(tasks_root), mode="single", hide_fixtures=hide)
+        try:
+            task = env.tasks.get("sum")
+            assert env.environment(task).hidden == ("/opt/verifier-fixtures",)
+            reward, grade, _ = _score(env, "sum", "cat /opt/verifier-fixtures/expected.txt > /app/answer.txt")
+            assert reward == (1.0 if seen else 0.0), grade
+        finally:
+            env.close()
+
+
 def test_agent_mode_oracle_and_tools(tasks_root: Path) -> None:
     from codegym.envs.terminal.env import TerminalEnv
 
