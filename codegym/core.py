@@ -107,6 +107,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     # What the family needs installed (Debian tools, codegym extras, a GPU): `codegym doctor` checks it.
     requires: ClassVar[Requirements] = Requirements()
     max_tests: ClassVar[int] = 256
+    # Whether an agent episode whose budget runs out is graded as it stands (truncated, with
+    # the grade's reward), as a terminal task's machine is when the agent's time is up.
+    grades_at_budget_end: ClassVar[bool] = False
     # Called with each tool call's result as it completes, in ``mode="agent"`` (a server streams them).
     tool_listener: Callable[[ToolResult], None] | None = None
 
@@ -446,8 +449,11 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
                 texts.append(following)
         elif ended:
             texts.append(_ending(ended))
+            if "truncated_by" in ended and self.grades_at_budget_end:
+                grade, reward = self._grade_submission(self.task, episode, info)
+                texts.append(grade.feedback() if grade else _ending(info))
         info.update(ended)
-        terminated = grade is not None and not following
+        terminated = grade is not None and not following and not ended
         truncated = bool(ended) or (submitted and grade is None)
         if terminated or truncated:
             self._done = True

@@ -115,11 +115,13 @@ class TerminalEnv(CodeEnv):
     per-test outcomes (names and one-line messages, never the tests' source).
 
     **Rewards:** 1.0 iff every test the pristine test files define passes; ``pass_rate``
-    is a metric. **Termination:** agent: at ``submit`` (a budget running out truncates);
+    is a metric. **Termination:** agent: at ``submit`` (a budget running out truncates, and
+    the machine is judged as it stands);
     single: after the script; refine: when solved. **Registered:** ``codegym/Terminal-v0``.
     """
 
     family = "terminal"
+    grades_at_budget_end = True  # (the agent's time up: its machine is judged as it stands, as Harbor does)
     requires = Requirements(tools=(Tool("debootstrap", "debootstrap"),))
     max_tests = 256
 

@@ -283,6 +283,23 @@ def test_tests_solution_and_fixtures_are_out_of_sight(env) -> None:
     assert output.rstrip().endswith("done")
 
 
+def test_when_the_agent_runs_out_of_budget_its_machine_is_judged(tasks_root: Path) -> None:
+    from codegym.envs.terminal.env import TerminalEnv
+
+    from codegym.agent import AgentLimits
+
+    env = TerminalEnv(str(tasks_root), mode="agent", agent=AgentLimits(max_calls=2))
+    try:
+        env.reset(options={"task_id": "sum"})
+        calls = [{"name": "bash", "arguments": {"command": "echo 12 > /app/answer.txt"}},
+                 {"name": "bash", "arguments": {"command": "true"}}]  # fmt: skip
+        _, reward, terminated, truncated, info = env.step(calls)
+        assert truncated and not terminated and info["truncated_by"] == "calls"
+        assert reward == 1.0 and info["grade"].status.value == "OK"
+    finally:
+        env.close()
+
+
 def test_hidden_fixtures_can_be_shown_with_the_original_layout(tasks_root: Path) -> None:
     """By default a file only the tests use is out of the agent's view; hide_fixtures=False
     keeps the image as its Dockerfile made it (and the tests still judge)."""
