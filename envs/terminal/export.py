@@ -23,6 +23,8 @@ task in Harbor's layout (``task.toml`` version ``1.0``, ``instruction.md``,
   ``test_verdict`` iff codegym's status is ``OK``. ``tests/test.sh`` runs it and writes
   ``/logs/verifier/reward.txt`` as Harbor's tests do.
 - ``solution/solve.sh``: writes the task's reference to the answer file.
+- A repository's task (RepoRepair) also puts the buggy tree, its hidden test files left out,
+  at ``/app/repo`` as a git repository (``git diff`` there gives the answer).
 
 Inside a Terminal box codegym's executor finds the ``container`` isolation tier (no
 ``CAP_SYS_ADMIN``, user namespaces refused, Landlock available); its submissions' uids must
@@ -58,10 +60,12 @@ VERIFIER_DIR = "/opt/codegym-verifier"
 # Under the interpreter's library folder: the verifier drops whatever the agent changed there.
 CACHE_DIR = "/usr/local/lib/python3.11/codegym-cache"
 ANSWER_DIR = "/app"
+REPOSITORY_DIR = "/app/repo"
 ANSWER_NAMES = {"python": "answer.py", "c": "answer.c", "cpp": "answer.cpp", "rust": "answer.rs",
                 "go": "answer.go", "java": "Main.java", "javascript": "answer.js", "ruby": "answer.rb",
                 "lua": "answer.lua", "ocaml": "answer.ml", "fortran": "answer.f90", "r": "answer.R",
                 "verilog": "answer.sv", "diff": "answer.diff", "bash": "answer.sh"}  # fmt: skip
+IMAGE_PYTHON_TAG = "cp311"  # debian:bookworm-slim's python3
 BASE_PACKAGES = ("python3", "python3-pip", "python3-pytest", "ca-certificates")
 # What a package needs besides itself where recommended packages are not installed (gcc
 # without the C library's headers compiles nothing).
@@ -195,6 +199,7 @@ def export_tasks(
         chosen = [env.tasks.get(i) for i in ids] if ids is not None else list(env.tasks)
         with tempfile.TemporaryDirectory(prefix="codegym-wheel-") as scratch:
             built = Path(wheel) if wheel is not None else build_wheel(Path(scratch))
+            check_wheel(built)
             return [_export_one(env, env_id, env_kwargs, task, out, built) for task in chosen]
     finally:
         env.close()
@@ -208,6 +213,17 @@ def build_wheel(into: Path) -> Path:
     if done.returncode != 0:
         raise UsageError(f"cannot build codegym's wheel from {ROOT}: {(done.stdout + done.stderr)[-2000:]}")
     return next(into.glob("codegym-*.whl"))
+
+
+def check_wheel(wheel: Path) -> None:
+    """Raise `UsageError` unless ``wheel`` installs on the image's Python (Debian bookworm's 3.11)."""
+    parts = wheel.name.removesuffix(".whl").split("-")
+    python, abi = (parts[-3], parts[-2]) if len(parts) >= 5 else ("", "")
+    if not (python == IMAGE_PYTHON_TAG or (python.startswith("py3") and abi == "none")):
+        raise UsageError(
+            f"{wheel.name} is for {python or 'an unknown Python'}; the exported image's Python is Debian bookworm's "
+            f"3.11 ({IMAGE_PYTHON_TAG}), and codegym's wheel holds a C extension: export with a Python 3.11 interpreter"
+        )
 
 
 def _export_one(env: Any, env_id: str, env_kwargs: Mapping[str, Any], task: Task, out: Path, wheel: Path) -> Exported:
@@ -243,6 +259,8 @@ def _export_one(env: Any, env_id: str, env_kwargs: Mapping[str, Any], task: Task
     }
     if _library(task) is not None:
         files["environment/codegym-verifier/prepare.py"] = PREPARE.encode()
+    for relative, data in (_workspace(task) or {}).items():
+        files[f"environment/repo/{relative}"] = data
     for relative, data in files.items():
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -286,17 +304,21 @@ def task_toml(env_id: str, task: Task) -> str:
 
 
 def instruction(task: Task, answer: str) -> str:
-    """The env's prompt, then where the answer goes."""
+    """The env's prompt, then where the answer goes (and, for a repository's task, where it is)."""
     what = "a unified diff against the repository, as `git apply` takes it" if task.language == "diff" else (
         f"the whole {task.language} source of your solution")  # fmt: skip
-    return (f"{task.prompt.rstrip()}\n\n---\n\nWrite your answer to `{answer}`: {what}. Hidden tests grade "
-            "that file's content once you are done.\n")  # fmt: skip
+    where = ""
+    if _workspace(task) is not None:
+        where = (f"The repository is at `{REPOSITORY_DIR}`, a git repository of its files as given: `git diff` "
+                 "there gives your changes as a diff. ")  # fmt: skip
+    return (f"{task.prompt.rstrip()}\n\n---\n\n{where}Write your answer to `{answer}`: {what}. Hidden tests "
+            "grade that file's content once you are done.\n")  # fmt: skip
 
 
 def packages(env_class: type, task: Task) -> tuple[str, ...]:
     """The Debian packages ``task`` needs: the family's tools (those for another language, or
     for another mode, left out) and the image's python3 and pytest."""
-    chosen: list[str] = list(BASE_PACKAGES)
+    chosen: list[str] = [*BASE_PACKAGES, *(("git",) if _workspace(task) is not None else ())]
     requires: Requirements = env_class.requires  # type: ignore[attr-defined]
     for tool in requires.tools:
         named = _LANGUAGE.findall(tool.needed_for)
@@ -338,6 +360,9 @@ def dockerfile(env_class: type, task: Task, wheel: Path) -> str:
         f"RUN pip install --break-system-packages --no-cache-dir {requirements}",
         f"COPY codegym-verifier/ {VERIFIER_DIR}/",
     ]
+    if _workspace(task) is not None:
+        commit = "git -c user.name=codegym -c user.email=codegym@localhost commit -qm 'the repository'"
+        lines += [f"COPY repo/ {REPOSITORY_DIR}/", f"RUN cd {REPOSITORY_DIR} && git init -q && git add -A && {commit}"]
     library = _library(task)
     if library is not None:
         argument = _shell_quote(json.dumps(library))
@@ -345,6 +370,15 @@ def dockerfile(env_class: type, task: Task, wheel: Path) -> str:
                   f"RUN python3 {VERIFIER_DIR}/prepare.py {VERIFIER_DIR}/{wheel.name} {argument}"]  # fmt: skip
     lines.append(f"WORKDIR {ANSWER_DIR}")
     return "\n".join(lines) + "\n"
+
+
+def _workspace(task: Task) -> dict[str, bytes] | None:
+    """The files a repository task's agent starts from (RepoRepair's buggy tree, its hidden
+    test files left out), put in the image at `REPOSITORY_DIR`; None for other tasks."""
+    files = getattr(task.metadata.get("instance"), "workspace", None)
+    if not isinstance(files, Mapping):
+        return None
+    return {str(path): bytes(data) for path, data in files.items()}  # type: ignore[arg-type]
 
 
 def _library(task: Task) -> dict[str, Any] | None:

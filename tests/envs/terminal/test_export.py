@@ -283,3 +283,61 @@ def test_repo_repairs_test_environment_is_where_the_verifier_drops_the_agents_ch
     removed = sanitize(str(tmp_path / "snapshot"), (), "/tests")
     assert any(f"{CACHE_DIR}/repo/env/py311-x/site/pytest.py".startswith(path) for path in removed), removed
     assert not planted.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@needs_boxes
+def test_a_repository_task_holds_the_repository_an_agent_fixes_with_git_diff(tmp_path: Path, wheel: Path) -> None:
+    """A RepoRepair export puts the buggy tree (its hidden test files left out) at /app/repo, a
+    git repository: a fix made there and written out with ``git diff`` scores 1.0."""
+    from codegym.envs.terminal.env import TerminalEnv
+    from codegym.envs.terminal.export import REPOSITORY_DIR
+
+    env_id, source, task_id, kwargs, _ = FAMILIES["repo-repair"]
+    (done,) = export_tasks(env_id, source, tmp_path / "out", ids=[task_id], wheel=wheel, **kwargs)
+    task = gym.make(env_id).unwrapped.tasks.get(task_id)
+    instance = task.metadata["instance"]
+    terminal_task = load_task(done.folder)
+    assert REPOSITORY_DIR in terminal_task.instruction
+    assert {f"repo/{path}" for path in instance.workspace} == {
+        p for p in terminal_task.context if p.startswith("repo/")
+    }
+    assert not any(f"repo/{path}" in terminal_task.context for path in instance.hidden_files)
+    assert task.reference is not None
+    fix = base64.b64encode(task.reference.encode()).decode()
+    script = f"cd {REPOSITORY_DIR}\necho {fix} | base64 -d | git apply\ngit diff > {ANSWER_DIR}/answer.diff\n"
+    terminal = TerminalEnv(str(tmp_path / "out"), mode="single")
+    try:
+        (exported,) = list(terminal.tasks)
+        graded, _ = terminal.evaluate(exported, script)
+        untouched, _ = terminal.evaluate(exported, f"cd {REPOSITORY_DIR}\ngit diff > {ANSWER_DIR}/answer.diff\n")
+    finally:
+        terminal.close()
+    assert terminal.reward(graded) == 1.0, (graded.status, graded.message)
+    assert terminal.reward(untouched) == 0.0
+
+
+def test_a_wheel_for_another_python_than_the_images_is_refused(tmp_path: Path, wheel: Path) -> None:
+    other = tmp_path / wheel.name.replace("cp311-cp311", "cp312-cp312")
+    shutil.copy(wheel, other)
+    with pytest.raises(UsageError, match="is for cp312; the exported image's Python is Debian bookworm's 3\\.11"):
+        export_tasks("codegym/PythonFunction-v0", "humaneval", tmp_path / "out", ids=["HumanEval/0"], wheel=other)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@needs_boxes
+def test_harbor_check_reports_what_harbors_loader_refuses(tmp_path: Path, wheel: Path) -> None:
+    from codegym.envs.terminal.harbor_check import harbor_check
+
+    (done,) = export_tasks("codegym/PythonFunction-v0", "humaneval", tmp_path / "out", ids=["HumanEval/0"], wheel=wheel)
+    no_tests = shutil.copytree(done.folder, tmp_path / "bad" / "no-tests")
+    (no_tests / "tests" / "test.sh").unlink()
+    bad_toml = shutil.copytree(done.folder, tmp_path / "bad" / "bad-toml")
+    toml = bad_toml / "task.toml"
+    toml.write_text(toml.read_text().replace("cpus = 1", 'cpus = "many"'))
+    results = harbor_check([done.folder, no_tests, bad_toml])
+    assert [(path.name, ok) for path, ok, _ in results] == [("HumanEval-0", True), ("no-tests", False),
+                                                             ("bad-toml", False)]  # fmt: skip
+    assert "cpus" in results[2][2], results[2][2]
