@@ -259,7 +259,7 @@ class TerminalEnv(CodeEnv):
             built.layers, setup.tests, step.test_command, tests_dir=terminal.tests_dir,
             workdir=_workdir(terminal, built), env=_test_env(terminal, built), snapshot=snapshot, net_of=net_of,
             timeout_s=step.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
-            toolchain=setup.layers, isolation=self.isolation, launcher=self.launcher,
+            toolchain=setup.layers, fixtures=built.hidden, isolation=self.isolation, launcher=self.launcher,
         )  # fmt: skip
 
     def judge(self, task: Task, box: RootBox, script: CommandResult | None = None, stage: int = 0) -> Judged:

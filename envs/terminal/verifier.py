@@ -12,7 +12,9 @@ would let it judge itself, so the pristine environment shows through:
 - ``/etc/ld.so.preload`` and the loader's configuration, ``sitecustomize``/``usercustomize``
   modules and ``.pth`` files anywhere, ``conftest.py`` outside the tests' folder, pytest
   configuration at the root;
-- ``/logs`` (a ``reward.txt`` written ahead), the tests' folder, codegym's tool state.
+- ``/logs`` (a ``reward.txt`` written ahead), the tests' folder, codegym's tool state;
+- any change to the image's files only the tests use (hidden fixtures: expected answers the
+  agent could otherwise write its own of), and to a folder above one that would hide it.
 
 Then `run_verifier` makes a fresh box over (codegym's verdict plugin, the sanitized copy,
 the environment's layers), with the tests bound read-only at the task's tests folder (they
@@ -100,16 +102,19 @@ def plugin_layer(root: str | None = None) -> str:
 # --- the agent's files, taken back where they would judge themselves ------------------------------
 
 
-def sanitize(snapshot: str, layers: Sequence[str], tests_dir: str) -> tuple[str, ...]:
+def sanitize(snapshot: str, layers: Sequence[str], tests_dir: str, fixtures: Sequence[str] = ()) -> tuple[str, ...]:
     """Remove from ``snapshot`` (an upper layer: the agent's changes) what the verifier must
-    not see (see the module docstring); returns the removed box paths, sorted."""
+    not see (see the module docstring) and any change to the tests' ``fixtures`` (files of
+    the image only the tests use: the agent may not write its own expected answers there);
+    returns the removed box paths, sorted."""
     removed: list[str] = []
     tests = tests_dir.strip("/")
+    kept = tuple(path.strip("/") for path in fixtures)
     for relative, is_dir in list(_walk(snapshot)):
         path = os.path.join(snapshot, relative)
         if not os.path.lexists(path):
             continue  # (under a folder removed already)
-        if _should_drop(relative, is_dir, path, layers, tests):
+        if _should_drop(relative, is_dir, path, layers, tests) or _touches(relative, is_dir, path, kept):
             _remove(path)
             removed.append("/" + relative)
     return tuple(sorted(removed))
@@ -143,6 +148,15 @@ def _should_drop(relative: str, is_dir: bool, path: str, layers: Sequence[str], 
         if _above_protected(relative):  # (a folder of the toolchain replaced or removed whole)
             return True
     return False
+
+
+def _touches(relative: str, is_dir: bool, path: str, fixtures: Sequence[str]) -> bool:
+    """Whether an entry changes a fixture: at or under one, or a folder above one replaced
+    or removed (which would hide it)."""
+    if _under(relative, fixtures):
+        return True
+    above = any(f.startswith(relative + "/") for f in fixtures)
+    return above and (not is_dir or _is_whiteout(path) or _is_opaque(path))
 
 
 def _under(relative: str, folders: Sequence[str]) -> bool:
@@ -209,17 +223,19 @@ def run_verifier(
     executables: Sequence[str] = (),
     memory_bytes: int | None = None,
     toolchain: Sequence[str] = (),
+    fixtures: Sequence[str] = (),
     isolation: Isolation | None = None,
     launcher: tuple[str, ...] = (),
 ) -> VerifierRun:
     """Run ``command`` (the task's test command) over ``snapshot`` (the agent's files, an
     upper layer; None: the pristine environment) on ``layers``, with ``tests`` at
     ``tests_dir`` and the verifier's own ``toolchain`` layers (uv and the tests' wheels, where
-    a task's tests install them) over the agent's files; see the module docstring."""
+    a task's tests install them) over the agent's files; ``fixtures``: the image's files only
+    the tests use, restored as they were; see the module docstring."""
     with _scratch() as scratch:
         removed: tuple[str, ...] = ()
         if snapshot is not None:
-            removed = sanitize(snapshot, layers, tests_dir)
+            removed = sanitize(snapshot, layers, tests_dir, fixtures)
         tests_folder = write_files(scratch / "tests", tests, executables)
         logs = scratch / "logs"
         logs.mkdir()

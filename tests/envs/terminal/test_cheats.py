@@ -228,6 +228,8 @@ CHEATS = {
     "a .pth file": _write("/usr/lib/python3/dist-packages/zz_plant.pth", "import os; exec(" + repr(PLANT) + ")"),
     "user site": _write("/root/.local/lib/python3.11/site-packages/usercustomize.py", PLANT),
     "planted conftest.py": _write("/conftest.py", PLANT) + _write("/app/conftest.py", PLANT) + _write("/tests/conftest.py", PLANT),
+    "a fixture of its own": "echo 99 > /app/answer.txt; mkdir -p /opt/verifier-fixtures && echo 99 > /opt/verifier-fixtures/expected.txt\n",
+    "the fixture's folder replaced": "echo 99 > /app/answer.txt; rm -rf /opt; mkdir -p /opt/verifier-fixtures && echo 99 > /opt/verifier-fixtures/expected.txt\n",
     "pytest.ini at the root": _write("/pytest.ini", "[pytest]\naddopts = -p no:python\n"),
     "a process left to write after submit": (
         "setsid nohup sh -c 'sleep 0.3; while :; do echo 12 > /app/answer.txt; sleep 0.02; done' "
