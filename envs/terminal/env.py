@@ -12,41 +12,34 @@ run in another, fresh box over a sanitized copy of the episode's files
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Literal
 
-from codegym.envs.terminal import grader, offline, steps, verifier
+from codegym.envs.terminal import grader, machine, offline, steps, verifier
 from codegym.envs.terminal.build import Environment, build_environment
-from codegym.envs.terminal.formats import TerminalTask
 from codegym.envs.terminal.grader import Outcome
 from codegym.envs.terminal.report import assess
 from codegym.envs.terminal.steps import Stage, stages
 from codegym.envs.terminal.tasks import TaskSource, load, terminal_of
 
-from codegym.agent import AgentEpisode, AgentLimits, AgentSetup, ToolResult
+from codegym.agent import AgentEpisode, AgentLimits, AgentSetup
 from codegym.core import CodeEnv, InfraPolicy, Mode, TaskPolicy
 from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Limits, RunResult
 from codegym.executor.base import MiB
 from codegym.executor.layers import BuildFailed, LayerStore
 from codegym.executor.rootbox import BoxSpec, CommandResult, Isolation, RootBox, box_isolation, run_root
-from codegym.grade import Diagnostic, Grade, Status
+from codegym.grade import Diagnostic, Grade
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task
-from codegym.tools.calls import ToolCall
 
 Background = Literal["keep", "kill"]
-EDITOR, SEARCH = "codegym.tools.editor", "codegym.tools.search"
 # What a step's `Limits` mean here: the box's memory and processes (time comes from the task).
 LIMITS = Limits(cpu_s=600.0, wall_s=600.0, memory_bytes=2048 * MiB, processes=512, output_bytes=1 * MiB,
                 file_size_bytes=1024 * MiB, disk_bytes=1024 * MiB)  # fmt: skip
@@ -189,7 +182,7 @@ class TerminalEnv(CodeEnv):
         built = self.environment(task)
         if not self.hide_fixtures or not built.hidden:
             return built.layers
-        return (_hiding_layer(self.store, built.hidden, built.layers), *built.layers)
+        return (machine.hiding_layer(self.store, built.hidden, built.layers), *built.layers)
 
     def open_box(self, task: Task, *, solution: bool = False) -> RootBox:
         """A fresh machine for an episode of ``task`` (``solution``: with the oracle's files
@@ -197,7 +190,7 @@ class TerminalEnv(CodeEnv):
         terminal = terminal_of(task)
         binds: tuple[tuple[str, str, bool], ...] = ()
         if solution and terminal.solution:
-            binds = ((_solution_folder(terminal), "/solution", True),)
+            binds = ((machine.solution_folder(terminal), "/solution", True),)
         spec = BoxSpec(layers=self.agent_layers(task), binds=binds,
                        memory_bytes=terminal.resources.memory_mb * MiB,
                        disk_bytes=max(terminal.resources.storage_mb, 64) * MiB)  # fmt: skip
@@ -229,7 +222,7 @@ class TerminalEnv(CodeEnv):
         terminal = terminal_of(task)
         built = self.environment(task)
         step = stages(terminal)[stage]
-        name = _script_name(step.test_command, terminal.tests_dir)
+        name = machine.script_name(step.test_command, terminal.tests_dir)
         script = step.tests.get(name, b"").decode(errors="replace") if name else ""
         if not script or not offline.find_preamble(script).found:
             found = VerifierSetup((), step.tests)
@@ -238,7 +231,7 @@ class TerminalEnv(CodeEnv):
                 layers, notes = offline.verifier_layers(self.store, built.layers, script)
             except BuildFailed as e:
                 raise InvalidTask(f"task {task.id}: its tests' uv preamble cannot be served offline: {e}") from e
-            python = _python_of(self.store, built.layers)
+            python = machine.python_of(self.store, built.layers)
             rewritten, more = offline.rewrite_test_script(script, python=python)
             found = VerifierSetup(
                 layers, {**step.tests, name: rewritten.encode()}, tuple(dict.fromkeys((*notes, *more)))
@@ -257,7 +250,8 @@ class TerminalEnv(CodeEnv):
         setup = self.verifier_setup(task, stage)
         return verifier.run_verifier(
             built.layers, setup.tests, step.test_command, tests_dir=terminal.tests_dir,
-            workdir=_workdir(terminal, built), env=_test_env(terminal, built), snapshot=snapshot, net_of=net_of,
+            workdir=machine.workdir(terminal, built), env=machine.test_env(terminal, built),
+            snapshot=snapshot, net_of=net_of,
             timeout_s=step.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
             toolchain=setup.layers, fixtures=built.hidden, isolation=self.isolation, launcher=self.launcher,
         )  # fmt: skip
@@ -303,11 +297,11 @@ class TerminalEnv(CodeEnv):
         built = self.environment(task)
         oracle = code == task.reference and bool(terminal.solution_command)
         with self.open_box(task, solution=oracle) as box:
-            argv = terminal.solution_command if oracle else (*_shell(built), code)
+            argv = terminal.solution_command if oracle else (*machine.shell(built), code)
             env = {**dict(built.env), **(dict(terminal.solution_env) if oracle else {})}
-            script = box.run(argv, user=_agent_user(terminal, built), cwd=_workdir(terminal, built), env=env,
-                             timeout_s=terminal.agent_timeout_s, output_bytes=SINGLE_OUTPUT_BYTES,
-                             background=self.background)  # fmt: skip
+            user, folder = machine.agent_user(terminal, built), machine.workdir(terminal, built)
+            script = box.run(argv, user=user, cwd=folder, env=env, timeout_s=terminal.agent_timeout_s,
+                             output_bytes=SINGLE_OUTPUT_BYTES, background=self.background)  # fmt: skip
             return self.judge(task, box, script)
 
     def run_steps(self, task: Task, code: str) -> Judged:
@@ -317,7 +311,7 @@ class TerminalEnv(CodeEnv):
         ``min_reward`` ends the task."""
         terminal = terminal_of(task)
         built = self.environment(task)
-        user, workdir, env = _agent_user(terminal, built), _workdir(terminal, built), dict(built.env)
+        user, workdir, env = machine.agent_user(terminal, built), machine.workdir(terminal, built), dict(built.env)
         oracle = code == task.reference and any(stage.solution_command for stage in stages(terminal))
         done: list[tuple[str, Judged]] = []
         script = None
@@ -334,18 +328,18 @@ class TerminalEnv(CodeEnv):
                                          output_bytes=SINGLE_OUTPUT_BYTES, background=self.background)  # fmt: skip
                         box.run(("rm", "-rf", "/solution"), cwd="/")
                     done.append((stage.name, self.judge(task, box, stage=index)))
-                    if _below_threshold(self.grade_stage(done[-1][1]), stage):
+                    if machine.below_threshold(self.grade_stage(done[-1][1]), stage):
                         break
             else:
                 reached = 0
                 while reached < len(every) and self.set_up_stage(box, every[reached], workdir, user, env):
                     reached += 1
-                script = box.run((*_shell(built), code), user=user, cwd=workdir, env=env,
+                script = box.run((*machine.shell(built), code), user=user, cwd=workdir, env=env,
                                  timeout_s=terminal.agent_timeout_s, output_bytes=SINGLE_OUTPUT_BYTES,
                                  background=self.background)  # fmt: skip
                 for index in range(reached):
                     done.append((every[index].name, self.judge(task, box, stage=index)))
-                    if _below_threshold(self.grade_stage(done[-1][1]), every[index]):
+                    if machine.below_threshold(self.grade_stage(done[-1][1]), every[index]):
                         break
         names = tuple(stage.name for stage in stages(terminal))
         return Judged(
@@ -402,8 +396,8 @@ class TerminalEnv(CodeEnv):
         built = self.environment(task)
         return (
             f"{terminal.instruction.rstrip()}\n\n"
-            f"You are in a terminal on a Debian machine, as {_agent_user(terminal, built)}, in "
-            f"{_workdir(terminal, built)}. Run commands with the bash tool; view and edit files with "
+            f"You are in a terminal on a Debian machine, as {machine.agent_user(terminal, built)}, in "
+            f"{machine.workdir(terminal, built)}. Run commands with the bash tool; view and edit files with "
             "str_replace_editor (absolute paths). The machine has no network. Processes you leave running "
             f"{'keep running' if self.background == 'keep' else 'are stopped when the command returns'}. When you "
             "are done, call submit: hidden tests then check the machine's state."
@@ -448,7 +442,7 @@ class TerminalEnv(CodeEnv):
         if not episode.terminal.steps or episode.stage + 1 >= len(every):
             return None
         last = self.grade_stage(episode.judged[-1][1])
-        if _below_threshold(last, every[episode.stage]):
+        if machine.below_threshold(last, every[episode.stage]):
             return None
         episode.stage += 1
         if not episode.set_up():
@@ -457,175 +451,4 @@ class TerminalEnv(CodeEnv):
         return f"[step {episode.stage + 1} of {len(every)}: {step.name}]\n{step.instruction}"
 
 
-class TerminalEpisode(AgentEpisode):
-    """An agent episode whose workspace is a whole machine (a `RootBox`): the bash tool runs
-    a command there as the task's user, the editor and search tools act on its files."""
-
-    def __init__(self, env: TerminalEnv, task: Task) -> None:
-        self.setup = env.agent_setup(task)
-        self.limits = env.agent_limits
-        self.family_tools = {}
-        self.calls = 0
-        self.elapsed_s = 0.0
-        self.terminal = terminal_of(task)
-        self.built = env.environment(task)
-        self.background: Background = env.background
-        self.env = env
-        self.stage = 0  # (a multi-step task's current step)
-        self.judged: list[tuple[str, Judged]] = []
-        self.rewarded = 0.0  # the reward given so far
-        self.box = env.open_box(task)
-        if not self.set_up():
-            self.box.close()
-            raise InvalidTask(f"task {task.id}: its first step's setup.sh fails on the pristine machine")
-
-    def set_up(self) -> bool:
-        """Prepare the current step (its workdir files and setup.sh); whether that succeeded."""
-        stage = stages(self.terminal)[self.stage]
-        workdir, user = _workdir(self.terminal, self.built), _agent_user(self.terminal, self.built)
-        return self.env.set_up_stage(self.box, stage, workdir, user, dict(self.built.env))
-
-    def exhausted(self) -> str | None:
-        if self.calls >= self.limits.max_calls:
-            return "calls"
-        if self.elapsed_s >= self.limits.wall_s:
-            return "wall"
-        if self.box.over_quota:
-            return "disk"
-        return None
-
-    def call(self, call: ToolCall) -> ToolResult:
-        self.calls += 1
-        started = time.monotonic()
-        arguments = dict(call.arguments)
-        user, cwd = _agent_user(self.terminal, self.built), _workdir(self.terminal, self.built)
-        env = dict(self.built.env)
-        if call.name == "bash":
-            asked = float(arguments.get("timeout_s") or self.limits.timeout_s)
-            timeout = max(0.001, min(asked, self.limits.max_timeout_s, self.limits.wall_s - self.elapsed_s))
-            result = self.box.run((*_shell(self.built), str(arguments.get("command", ""))), user=user, cwd=cwd,
-                                  env=env, timeout_s=timeout, output_bytes=self.limits.output_bytes,
-                                  background=self.background)  # fmt: skip
-            content = result.output
-            if result.timed_out:
-                content += f"\n[the command timed out after {timeout:g} s and was killed]"
-            exit_code = 124 if result.timed_out else result.exit_code
-            if result.signal is not None:
-                exit_code = 128 + result.signal
-        else:
-            module = EDITOR if call.name == "str_replace_editor" else SEARCH
-            result = self.box.tool(module, arguments, user=user, cwd=cwd, env=env,
-                                   output_bytes=self.limits.output_bytes)  # fmt: skip
-            content, exit_code = result.output, result.exit_code
-        elapsed = time.monotonic() - started
-        self.elapsed_s += elapsed
-        return ToolResult(
-            call.id, call.name, content.strip("\n"), exit_code, result.elided_bytes > 0, round(elapsed, 6)
-        )
-
-    def read_submission(self) -> str:
-        return ""
-
-    def close(self) -> None:
-        self.box.close()
-
-
-def _script_name(command: tuple[str, ...], tests_dir: str) -> str | None:
-    """The tests' file a test command runs (``test.sh`` of ``bash /tests/test.sh``)."""
-    prefix = tests_dir.rstrip("/") + "/"
-    for word in reversed(command):
-        if word.startswith(prefix):
-            return word[len(prefix) :]
-    return None
-
-
-def _python_of(store: LayerStore, layers: tuple[str, ...]) -> str | None:
-    """The environment's python3 version ("3.11"), if it has one."""
-    status, output = store.check(layers, ["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-    return output.strip() if status == 0 else None
-
-
-def _below_threshold(grade: Grade, stage: Stage) -> bool:
-    """Whether a step's grade is under its ``min_reward`` (the task then ends)."""
-    reward = 1.0 if grade.status is Status.OK else 0.0
-    return stage.min_reward is not None and reward < stage.min_reward
-
-
-def _shell(built: Environment) -> tuple[str, ...]:
-    """How a command line runs: bash where the machine has it, else its SHELL."""
-    for layer in built.layers:
-        if os.path.lexists(os.path.join(layer, "usr/bin/bash")) or os.path.lexists(os.path.join(layer, "bin/bash")):
-            return ("bash", "-c")
-    return built.shell
-
-
-def _workdir(terminal: TerminalTask, built: Environment) -> str:
-    return terminal.workdir or built.workdir or "/"
-
-
-def _agent_user(terminal: TerminalTask, built: Environment) -> str:
-    return terminal.agent_user or built.user or "root"
-
-
-def _test_env(terminal: TerminalTask, built: Environment) -> dict[str, str]:
-    return {**dict(built.env), **dict(terminal.test_env)}
-
-
-_solution_lock = threading.Lock()
-
-
-def _solution_folder(terminal: TerminalTask) -> str:
-    """A host folder with the oracle's files (bound read-only at /solution for its run)."""
-    digest = hashlib.sha256()
-    for name in sorted(terminal.solution):
-        digest.update(name.encode() + b"\0" + terminal.solution[name] + b"\0")
-    folder = os.path.join(os.path.dirname(run_root()), "solutions", digest.hexdigest())
-    with _solution_lock:
-        if not os.path.isdir(folder):
-            os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)
-            partial = tempfile.mkdtemp(dir=os.path.dirname(folder))
-            shutil.rmtree(partial)
-            verifier.write_files(Path(partial), terminal.solution, ())
-            with contextlib.suppress(OSError):
-                os.rename(partial, folder)
-    return folder
-
-
-def _hiding_layer(store: LayerStore, hidden: tuple[str, ...], layers: tuple[str, ...]) -> str:
-    """A layer of whiteouts over ``hidden`` (paths in the machine), made once; its folders
-    take the owner and mode the environment's own have."""
-    from codegym.executor.layers import digest as layer_digest
-
-    key = layer_digest("hide", sorted(hidden), list(layers))
-    base = os.path.join(store.root, "hidden")
-    folder = os.path.join(base, key)
-    if os.path.isdir(folder):
-        return folder
-    os.makedirs(base, exist_ok=True)
-    partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
-    _like(partial, "", layers)
-    for path in hidden:
-        relative = path.strip("/")
-        parts = relative.split("/")
-        for depth in range(1, len(parts)):
-            sub = "/".join(parts[:depth])
-            if not os.path.isdir(os.path.join(partial, sub)):
-                os.mkdir(os.path.join(partial, sub))
-                _like(os.path.join(partial, sub), sub, layers)
-        os.mknod(os.path.join(partial, relative), 0o600 | 0o020000, os.makedev(0, 0))
-    try:
-        os.rename(partial, folder)
-    except OSError:  # made meanwhile
-        shutil.rmtree(partial, ignore_errors=True)
-    return folder
-
-
-def _like(path: str, relative: str, layers: tuple[str, ...]) -> None:
-    """Give ``path`` the owner and mode of ``relative`` in the topmost of ``layers`` holding it."""
-    for layer in layers:
-        found = os.path.join(layer, relative)
-        if os.path.isdir(found) and not os.path.islink(found):
-            info = os.stat(found)
-            os.chown(path, info.st_uid, info.st_gid)
-            os.chmod(path, info.st_mode & 0o7777)
-            return
+from codegym.envs.terminal.episode import TerminalEpisode  # noqa: E402  (it names TerminalEnv in its types)
