@@ -1,7 +1,7 @@
 """Terminal tasks: what a reset, a tool call and grading cost, against running the task's tests
 directly in the same machine and against the Harbor user's ``docker build`` + ``docker run``.
 
-    python benchmarks/terminal.py [--task awk-busiest-hour] [--resets 100] [--calls 100] [--repeats 7]
+    python benchmarks/terminal.py [--task awk-busiest-hour] [--resets 100] [--calls 100] [--repeats 11]
                                   [--episodes 7] [--no-docker] [--cached-build] [--quick]
 
 Two tasks, side by side in one run: a bundled one (``--task``) and the test suite's fixture
@@ -334,7 +334,7 @@ def main() -> None:
     parser.add_argument("--task", default="awk-busiest-hour", help="the bundled task")
     parser.add_argument("--resets", type=int, default=100)
     parser.add_argument("--calls", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=7, help="grading runs and codegym episodes, each")
+    parser.add_argument("--repeats", type=int, default=11, help="grading runs and codegym episodes, each")
     parser.add_argument("--episodes", type=int, default=7, help="docker episodes")
     parser.add_argument("--no-docker", action="store_true")
     parser.add_argument("--cached-build", action="store_true", help="docker build with its cache (else --no-cache)")
