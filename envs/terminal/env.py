@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -149,6 +149,8 @@ class TerminalEnv(CodeEnv):
         self._expected: dict[tuple[str, int], grader.Expected] = {}
         self._verifiers: dict[tuple[str, int], VerifierSetup] = {}
         self._lock = threading.Lock()
+        self._spares: ThreadPoolExecutor | None = None  # (makes the spare machine: see `open_box`)
+        self._spare: tuple[BoxSpec, Future[RootBox]] | None = None
         self.validate_on_load(validate)
 
     # --- the task's machine ---------------------------------------------------------------------
@@ -186,7 +188,9 @@ class TerminalEnv(CodeEnv):
 
     def open_box(self, task: Task, *, solution: bool = False) -> RootBox:
         """A fresh machine for an episode of ``task`` (``solution``: with the oracle's files
-        at ``/solution``, for the reference's run)."""
+        at ``/solution``, for the reference's run). A machine for the task's next episode is
+        then made in the background (a spare), so that a reset to the same task (a group of
+        rollouts of one prompt) only takes it."""
         terminal = terminal_of(task)
         binds: tuple[tuple[str, str, bool], ...] = ()
         if solution and terminal.solution:
@@ -194,7 +198,46 @@ class TerminalEnv(CodeEnv):
         spec = BoxSpec(layers=self.agent_layers(task), binds=binds,
                        memory_bytes=terminal.resources.memory_mb * MiB,
                        disk_bytes=max(terminal.resources.storage_mb, 64) * MiB)  # fmt: skip
-        return RootBox(spec, isolation=self.isolation, launcher=self.launcher)
+        box = self._take_spare(spec)
+        if box is None:
+            box = RootBox(spec, isolation=self.isolation, launcher=self.launcher)
+        if not binds:
+            self._make_spare(spec)
+        return box
+
+    def _make_spare(self, spec: BoxSpec) -> None:
+        if self._spares is None:
+            self._spares = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codegym-spare-box")
+        future = self._spares.submit(RootBox, spec, isolation=self.isolation, launcher=self.launcher)
+        with self._lock:
+            old, self._spare = self._spare, (spec, future)
+        if old is not None:
+            old[1].add_done_callback(_close_quietly)
+
+    def _take_spare(self, spec: BoxSpec) -> RootBox | None:
+        """The spare machine, if it was made for ``spec`` and started (else None; it is closed)."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        made_for, future = spare
+        if made_for != spec:
+            future.add_done_callback(_close_quietly)
+            return None
+        try:
+            return future.result()
+        except SandboxError:
+            return None  # (the caller makes one, and says why if it fails again)
+
+    def close(self) -> None:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare[1].add_done_callback(_close_quietly)
+        if self._spares is not None:
+            self._spares.shutdown(wait=False)
+            self._spares = None
+        super().close()
 
     def expected(self, task: Task, stage: int = 0) -> grader.Expected:
         """The tests the pristine test files of ``task``'s ``stage`` define (collected by a
@@ -449,6 +492,12 @@ class TerminalEnv(CodeEnv):
             return None
         step = every[episode.stage]
         return f"[step {episode.stage + 1} of {len(every)}: {step.name}]\n{step.instruction}"
+
+
+def _close_quietly(future: Future[RootBox]) -> None:
+    """Close a spare machine no episode took (one that failed to start has nothing to close)."""
+    if future.exception() is None:
+        future.result().close()
 
 
 from codegym.envs.terminal.episode import TerminalEpisode  # noqa: E402  (it names TerminalEnv in its types)
