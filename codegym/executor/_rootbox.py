@@ -315,6 +315,10 @@ class Init:
         if kind == "kill":
             self.kill_all()
             return ("done", {})
+        if kind in ("stop", "continue"):  # (every process but us: a snapshot while nothing moves)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGSTOP if kind == "stop" else signal.SIGCONT)
+            return ("done", {})
         if kind == "processes":
             return ("done", {"pids": sorted(_processes())})
         if kind == "exit":

@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -284,8 +284,9 @@ class RootBox:
 
     def snapshot(self, dest: str) -> None:
         """Copy the episode's upper layer to ``dest`` (made; ownership, modes, links,
-        whiteouts and their extended attributes kept). Stop or kill the box's processes
-        first for an exact copy: a process still running may change files meanwhile."""
+        whiteouts and their extended attributes kept). Stop (`stopped`) or kill the box's
+        processes first: one still running could change files meanwhile, or remove one the
+        copy is reading (which fails it)."""
         result = subprocess.run(
             ["cp", "-a", "--no-preserve=context", f"{self.upper}/.", dest], capture_output=True, text=True, check=False
         )
@@ -386,6 +387,17 @@ class RootBox:
     def kill_all(self) -> None:
         """Kill every process in the box (its init stays, the files too)."""
         self._request(("kill", None), REPLY_MARGIN_S)
+
+    @contextlib.contextmanager
+    def stopped(self) -> Iterator[None]:
+        """Stop every process in the box (SIGSTOP) for the block, then let them go on: its
+        files hold still while they are copied (`snapshot`)."""
+        self._request(("stop", None), REPLY_MARGIN_S)
+        try:
+            yield
+        finally:
+            if not self.closed:
+                self._request(("continue", None), REPLY_MARGIN_S)
 
     def processes(self) -> list[int]:
         """The pids (in the box) of its processes other than its init."""

@@ -310,7 +310,8 @@ class TerminalEnv(CodeEnv):
         try:
             snapshot = os.path.join(scratch, "snapshot")
             os.mkdir(snapshot)
-            box.snapshot(snapshot)
+            with box.stopped():  # (the files at submit, whatever the agent left running does)
+                box.snapshot(snapshot)
             run = self._verify(task, stage, snapshot=snapshot, net_of=box)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
