@@ -567,6 +567,10 @@ def _keep_capabilities(keep: tuple[int, ...]) -> None:
 def _make_target(merged: str, target: str, *, directory: bool) -> str:
     """``merged + target``, made (as an empty folder or file) where missing."""
     path = merged + target
+    for depth in range(target.count("/")):  # (a link on the way would lead the mount off the box's tree)
+        on_the_way = merged + "/".join(target.split("/")[: depth + 2])
+        if os.path.islink(on_the_way):
+            raise OSError(f"{target}: {on_the_way[len(merged) :]} is a symbolic link in the box's tree")
     if not os.path.lexists(path):
         if directory:
             os.makedirs(path, 0o755, exist_ok=True)

@@ -48,7 +48,7 @@ REWARD_FILES = ("reward.txt", "reward.json")
 # Changes to these (and below them) are dropped whatever they are: the interpreters' libraries.
 DROPPED = ("usr/lib/python3*", "usr/local/lib/python3*", "root/.local/lib/python3*", "home/*/.local/lib/python3*",
            "etc/ld.so.preload", "etc/ld.so.conf", "etc/ld.so.conf.d", "etc/ld.so.cache", "logs", ".codegym",
-           "codegym-verifier", ".codegym-verifier")  # fmt: skip
+           "codegym-verifier", ".codegym-verifier", "proc", "dev", "sys", "solution")  # fmt: skip
 # Under these, a change to a file the pristine environment has is dropped (new files stay).
 RESTORED = ("usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "usr/libexec", "usr/local/bin", "usr/local/sbin",
             "usr/local/lib", "bin", "sbin", "lib", "lib64")  # fmt: skip
