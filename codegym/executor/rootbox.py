@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from codegym.error import SandboxError
-from codegym.executor import _cgroup
+from codegym.executor import _cgroup, _workspace
 from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import MiB
 
@@ -122,7 +122,6 @@ class CommandResult:
 
 Isolation = Literal["full", "userns"]
 CAP_SYS_ADMIN = 21
-WALK_LIMIT = 200_000  # entries a `userns` box's quota check visits before it calls the tree full
 
 
 def box_isolation() -> Isolation:
@@ -143,19 +142,6 @@ def _has_capability(number: int) -> bool:
             if line.startswith("CapEff:"):
                 return bool(int(line.split()[1], 16) >> number & 1)
     return False
-
-
-def _size(tree: str) -> int:
-    """Bytes the files under ``tree`` occupy (a tree too large to walk counts as full)."""
-    total, seen = 0, 0
-    for folder, names, files in os.walk(tree):
-        for name in (*names, *files):
-            seen += 1
-            if seen > WALK_LIMIT:
-                return 1 << 62
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-    return total
 
 
 def available() -> str | None:
@@ -280,7 +266,7 @@ class RootBox:
         each command, and end an episode over its quota)."""
         if self.isolation == "full":
             return False
-        return _size(self.upper) > self.spec.disk_bytes
+        return _workspace._size(self.upper) > self.spec.disk_bytes
 
     def snapshot(self, dest: str) -> None:
         """Copy the episode's upper layer to ``dest`` (made; ownership, modes, links,

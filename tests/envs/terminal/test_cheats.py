@@ -59,28 +59,6 @@ SERVICE_SOLUTION = {
         "exit 1\n"
     )
 }
-# A public task's tests as they are often written: uv installed by its installer, pytest run by uvx.
-UV_TEST_SH = """\
-#!/bin/bash
-apt-get update
-apt-get install -y curl
-curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh
-source $HOME/.local/bin/env
-if [ "$PWD" = "/" ]; then
-    echo "Error: No working directory set."
-    exit 1
-fi
-uvx \\
-  -p 3.13 \\
-  -w pytest==8.4.1 \\
-  -w pytest-json-ctrf==0.3.5 \\
-  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
-if [ $? -eq 0 ]; then
-  echo 1 > /logs/verifier/reward.txt
-else
-  echo 0 > /logs/verifier/reward.txt
-fi
-"""
 # Tests that import the agent's module: on the pristine machine they do not even collect.
 MODULE_TESTS = {
     "test.sh": (
@@ -121,7 +99,7 @@ def _variants() -> dict[str, dict[str, object]]:
         "sum-service": {"tests": SERVICE_TESTS, "solution": SERVICE_SOLUTION},
         "sum-user": {"dockerfile": DOCKERFILE.replace("WORKDIR /app", "RUN useradd -m worker && mkdir -p /app && chown worker /app\nWORKDIR /app") + "USER worker\n"},
         "sum-module": {"tests": MODULE_TESTS, "solution": MODULE_SOLUTION},
-        "sum-uv": {"tests": {**fixtures.TESTS, "test.sh": UV_TEST_SH}},
+        "sum-uv": {"tests": {**fixtures.TESTS, "test.sh": fixtures.UV_TEST_SH}},
         "sum-solution-files": {"solution": {"solve.sh": "#!/bin/bash\nbash /solution/helper.sh\n",
                                             "helper.sh": fixtures.SOLVE_SH}},
     }  # fmt: skip
