@@ -14,7 +14,8 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 ROOTS = {"codegym": "codegym", "codegym.envs": "envs", "codegym.wrappers": "wrappers"}
-SKIPPED = (".pyc", ".pyo", ".so", ".pyd", ".o", ".c")  # build products, and the extensions' C sources
+SKIPPED = (".pyc", ".pyo", ".so", ".pyd", ".o")  # build products
+SOURCES = (".c",)  # the extensions' C sources: not data, but in a family's data/ (a task's C program) they are
 
 
 def folders() -> dict[str, Path]:
@@ -45,6 +46,8 @@ def package_data(packages: dict[str, Path]) -> dict[str, list[str]]:
         for path in folder.rglob("*"):
             owner = next(parent for parent in path.parents if parent in owned)
             if owner != folder or not path.is_file() or not _kept(path) or path.name.endswith(SKIPPED):
+                continue
+            if path.name.endswith(SOURCES) and "data" not in path.relative_to(folder).parts[:-1] + folder.parts:
                 continue
             if path.parent == folder and path.suffix == ".py":
                 continue

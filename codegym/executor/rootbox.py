@@ -153,7 +153,24 @@ def available() -> str | None:
             "(that needs newuidmap and subordinate ids, not supported yet); in a container without user "
             "namespaces (codegym's `container` tier) a box cannot be made at all"
         )
+    if not _has_capability(CAP_SYS_ADMIN) and not _user_namespaces_allowed():
+        return (
+            "root-file-system boxes need CAP_SYS_ADMIN (the `full` tier) or user namespaces (`userns`); here "
+            "neither is allowed (codegym's `container` tier: a default Docker container or Kubernetes pod). "
+            "`docker run --privileged` gives a container the `full` tier"
+        )
     return None
+
+
+@functools.cache
+def _user_namespaces_allowed() -> bool:
+    """Whether a process here may make a user namespace (`unshare --user true`)."""
+    try:
+        return (
+            subprocess.run(["unshare", "--user", "true"], capture_output=True, timeout=10, check=False).returncode == 0
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def run_root() -> str:

@@ -182,9 +182,16 @@ class TerminalEnv(CodeEnv):
         """The layers of the agent's machine: the environment, with the tests' fixtures
         hidden under a layer of whiteouts (unless ``hide_fixtures=False``)."""
         built = self.environment(task)
+        layers = self.machine_layers(task)
         if not self.hide_fixtures or not built.hidden:
-            return built.layers
-        return (machine.hiding_layer(self.store, built.hidden, built.layers), *built.layers)
+            return layers
+        return (machine.hiding_layer(self.store, built.hidden, built.layers), *layers)
+
+    def machine_layers(self, task: Task) -> tuple[str, ...]:
+        """The environment's layers under what a container runtime adds (``/etc/hosts``):
+        the machine the tests and the agent both start from."""
+        built = self.environment(task)
+        return (machine.runtime_layer(self.store, built.layers), *built.layers)
 
     def open_box(self, task: Task, *, solution: bool = False) -> RootBox:
         """A fresh machine for an episode of ``task`` (``solution``: with the oracle's files
@@ -292,7 +299,7 @@ class TerminalEnv(CodeEnv):
         step = stages(terminal)[stage]
         setup = self.verifier_setup(task, stage)
         return verifier.run_verifier(
-            built.layers, setup.tests, step.test_command, tests_dir=terminal.tests_dir,
+            self.machine_layers(task), setup.tests, step.test_command, tests_dir=terminal.tests_dir,
             workdir=machine.workdir(terminal, built), env=machine.test_env(terminal, built),
             snapshot=snapshot, net_of=net_of,
             timeout_s=step.verifier_timeout_s, memory_bytes=terminal.resources.memory_mb * MiB,
@@ -414,7 +421,7 @@ class TerminalEnv(CodeEnv):
             status = "timed out" if judged.script.timed_out else f"exit {judged.script.exit_code}"
             notes.append(Diagnostic(f"your script: {status}\n{judged.script.output[-2000:]}".rstrip(), file="script",
                                     severity="note"))  # fmt: skip
-        removed = [path for path in judged.removed if path != "/.codegym"]  # (the tools' own state)
+        removed = [path for path in judged.removed if path not in ("/.codegym", "/solution")]  # (ours)
         if removed:
             shown = ", ".join(removed[:8]) + (" ..." if len(removed) > 8 else "")
             notes.append(Diagnostic(f"the verifier did not use these changes of yours: {shown}", file="machine",

@@ -82,6 +82,41 @@ def solution_folder(terminal: TerminalTask) -> str:
     return folder
 
 
+HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tcodegym codegym-verifier\n"
+
+
+def runtime_layer(store: LayerStore, layers: tuple[str, ...]) -> str:
+    """What a container runtime puts over an image: ``/etc/hosts`` (``localhost``, which a
+    PostgreSQL or a test connecting by name needs) and ``/etc/hostname``, made once. Like
+    Docker's, it lies over the image's (the bases leave theirs empty) and the agent may edit it."""
+    from codegym.executor.layers import digest as layer_digest
+    from codegym.executor.rootbox import ID_BASE
+
+    files = {"etc/hosts": HOSTS.encode(), "etc/hostname": b"codegym\n"}
+    key = layer_digest(
+        "runtime", sorted((name, content.decode()) for name, content in files.items()), list(layers[-1:])
+    )
+    base = os.path.join(store.root, "runtime")
+    folder = os.path.join(base, key)
+    if os.path.isdir(folder):
+        return folder
+    os.makedirs(base, exist_ok=True)
+    partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
+    _like(partial, "", layers)
+    os.mkdir(os.path.join(partial, "etc"))
+    _like(os.path.join(partial, "etc"), "etc", layers)
+    for relative, content in files.items():
+        path = os.path.join(partial, relative)
+        Path(path).write_bytes(content)
+        os.chown(path, ID_BASE, ID_BASE)
+        os.chmod(path, 0o644)
+    try:
+        os.rename(partial, folder)
+    except OSError:  # made meanwhile
+        shutil.rmtree(partial, ignore_errors=True)
+    return folder
+
+
 def hiding_layer(store: LayerStore, hidden: tuple[str, ...], layers: tuple[str, ...]) -> str:
     """A layer of whiteouts over ``hidden`` (paths in the machine), made once; its folders
     take the owner and mode the environment's own have."""

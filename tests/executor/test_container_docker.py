@@ -31,7 +31,8 @@ pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 IMAGE = "codegym-test-bare:1"
 # Every family but those that cannot run here: RepoRepair builds its environments from PyPI
 # (the container has no network), TritonKernel needs a GPU.
-AWAY = ("codegym/RepoRepair-v1", "codegym/TritonKernel-v0")
+# (Terminal-v0's machines need user namespaces or CAP_SYS_ADMIN, which a default container refuses)
+AWAY = ("codegym/RepoRepair-v1", "codegym/TritonKernel-v0", "codegym/Terminal-v0")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
