@@ -225,7 +225,7 @@ class RootBox:
         if kind != "ready":
             self.close()
             raise SandboxError(f"the box did not start:\n{body}")
-        self.marks = body.get("marks", [])
+        self.marks: list[tuple[str, float]] = body.get("marks", [])  # (its start's steps: monotonic times)
         self.launcher_pid = _pid_of(self.pidfd)  # (it holds the box's network and first user namespace)
         self.init_pid = self._host_pid()
         self.init_pidfd = os.pidfd_open(self.init_pid)

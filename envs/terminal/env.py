@@ -281,7 +281,7 @@ class TerminalEnv(CodeEnv):
                 layers, notes = offline.verifier_layers(self.store, built.layers, script)
             except BuildFailed as e:
                 raise InvalidTask(f"task {task.id}: its tests' uv preamble cannot be served offline: {e}") from e
-            python = machine.python_of(self.store, built.layers)
+            python = offline.python_version(self.store, built.layers)
             rewritten, more = offline.rewrite_test_script(script, python=python)
             found = VerifierSetup(
                 layers, {**step.tests, name: rewritten.encode()}, tuple(dict.fromkeys((*notes, *more)))

@@ -9,6 +9,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from codegym.envs.terminal import verifier
@@ -28,12 +29,6 @@ def script_name(command: tuple[str, ...], tests_dir: str) -> str | None:
         if word.startswith(prefix):
             return word[len(prefix) :]
     return None
-
-
-def python_of(store: LayerStore, layers: tuple[str, ...]) -> str | None:
-    """The environment's python3 version ("3.11"), if it has one."""
-    status, output = store.check(layers, ["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-    return output.strip() if status == 0 else None
 
 
 def below_threshold(grade: Grade, stage: Stage) -> bool:
@@ -89,61 +84,64 @@ def runtime_layer(store: LayerStore, layers: tuple[str, ...]) -> str:
     """What a container runtime puts over an image: ``/etc/hosts`` (``localhost``, which a
     PostgreSQL or a test connecting by name needs) and ``/etc/hostname``, made once. Like
     Docker's, it lies over the image's (the bases leave theirs empty) and the agent may edit it."""
-    from codegym.executor.layers import digest as layer_digest
     from codegym.executor.rootbox import ID_BASE
 
-    files = {"etc/hosts": HOSTS.encode(), "etc/hostname": b"codegym\n"}
-    key = layer_digest(
-        "runtime", sorted((name, content.decode()) for name, content in files.items()), list(layers[-1:])
-    )
-    base = os.path.join(store.root, "runtime")
-    folder = os.path.join(base, key)
-    if os.path.isdir(folder):
-        return folder
-    os.makedirs(base, exist_ok=True)
-    partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
-    _like(partial, "", layers)
-    os.mkdir(os.path.join(partial, "etc"))
-    _like(os.path.join(partial, "etc"), "etc", layers)
-    for relative, content in files.items():
-        path = os.path.join(partial, relative)
-        Path(path).write_bytes(content)
-        os.chown(path, ID_BASE, ID_BASE)
-        os.chmod(path, 0o644)
-    try:
-        os.rename(partial, folder)
-    except OSError:  # made meanwhile
-        shutil.rmtree(partial, ignore_errors=True)
-    return folder
+    files = {"etc/hosts": HOSTS, "etc/hostname": "codegym\n"}
+
+    def make(partial: str) -> None:
+        _folders(partial, ("etc/hosts",), layers)
+        for relative, text in files.items():
+            path = os.path.join(partial, relative)
+            Path(path).write_text(text)
+            os.chown(path, ID_BASE, ID_BASE)
+            os.chmod(path, 0o644)
+
+    return _made_once(store, "runtime", [sorted(files.items()), list(layers[-1:])], make)
 
 
 def hiding_layer(store: LayerStore, hidden: tuple[str, ...], layers: tuple[str, ...]) -> str:
     """A layer of whiteouts over ``hidden`` (paths in the machine), made once; its folders
     take the owner and mode the environment's own have."""
-    from codegym.executor.layers import digest as layer_digest
 
-    key = layer_digest("hide", sorted(hidden), list(layers))
-    base = os.path.join(store.root, "hidden")
-    folder = os.path.join(base, key)
+    def make(partial: str) -> None:
+        _folders(partial, hidden, layers)
+        for path in hidden:
+            os.mknod(os.path.join(partial, path.strip("/")), 0o600 | 0o020000, os.makedev(0, 0))
+
+    return _made_once(store, "hidden", [sorted(hidden), list(layers)], make)
+
+
+def _made_once(store: LayerStore, kind: str, key: list[object], make: Callable[[str], None]) -> str:
+    """The small layer ``<store>/<kind>/<digest of key>``, made by ``make`` in a folder of its
+    own and renamed into place (a process that made it meanwhile wins)."""
+    from codegym.executor.layers import digest
+
+    base = os.path.join(store.root, kind)
+    folder = os.path.join(base, digest(kind, *key))
     if os.path.isdir(folder):
         return folder
     os.makedirs(base, exist_ok=True)
     partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
+    try:
+        make(partial)
+        os.rename(partial, folder)
+    except OSError:
+        shutil.rmtree(partial, ignore_errors=True)
+        if not os.path.isdir(folder):
+            raise
+    return folder
+
+
+def _folders(partial: str, paths: tuple[str, ...], layers: tuple[str, ...]) -> None:
+    """The layer's root and the folders above ``paths``, owned and moded as the environment's."""
     _like(partial, "", layers)
-    for path in hidden:
-        relative = path.strip("/")
-        parts = relative.split("/")
+    for path in paths:
+        parts = path.strip("/").split("/")
         for depth in range(1, len(parts)):
             sub = "/".join(parts[:depth])
             if not os.path.isdir(os.path.join(partial, sub)):
                 os.mkdir(os.path.join(partial, sub))
                 _like(os.path.join(partial, sub), sub, layers)
-        os.mknod(os.path.join(partial, relative), 0o600 | 0o020000, os.makedev(0, 0))
-    try:
-        os.rename(partial, folder)
-    except OSError:  # made meanwhile
-        shutil.rmtree(partial, ignore_errors=True)
-    return folder
 
 
 def _like(path: str, relative: str, layers: tuple[str, ...]) -> None:

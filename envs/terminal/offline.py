@@ -209,7 +209,7 @@ def verifier_layers(
             "rm -rf /var/lib/apt/lists/*"
         )
         current = _push(layers, current, store.run(current, ["/bin/sh", "-c", command], timeout_s=timeout_s))
-    python = _python_version(store, current)
+    python = python_version(store, current)
     uv_binary = None
     if preamble.uv:
         for layer in reversed(uv_layers(store, current, preamble.uv_version, homes)):
@@ -251,7 +251,8 @@ def _takes_value(word: str) -> bool:
     return word in ("-p", "--python", "-w", "--with", "--from", "--with-requirements", "tool", "run")
 
 
-def _python_version(store: LayerStore, stack: tuple[str, ...]) -> str | None:
+def python_version(store: LayerStore, stack: tuple[str, ...]) -> str | None:
+    """The ``python3`` version of the root ``stack`` makes (``"3.11"``), if it has one."""
     status, output = store.check(stack, ["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
     return output.strip() if status == 0 else None
 
