@@ -183,8 +183,8 @@ def grading(source: str, task: Task, repeats: int, figures: Figures) -> None:
     os.makedirs(run_root(), mode=0o700, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-", dir=run_root()) as scratch:
         os.chmod(scratch, 0o755)
-        tests = verifier.write_files(Path(scratch, "tests"), terminal.tests, ())
-        solution = verifier.write_files(Path(scratch, "solution"), terminal.solution, ())
+        tests = verifier.write_files(os.path.join(scratch, "tests"), terminal.tests, ())
+        solution = verifier.write_files(os.path.join(scratch, "solution"), terminal.solution, ())
         logs = Path(scratch, "logs")
         logs.mkdir()
         os.chown(logs, ID_BASE, ID_BASE)

@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # and Why3 with Z3 for the verifier families, git for RepoRepair's agent workspaces.
 SYSTEM_PACKAGES=(python3 python3-venv python3-dev gcc g++ gfortran rustc golang-go openjdk-17-jdk-headless nodejs
                  ruby lua5.4 ocaml-nox r-base-core iverilog verilator docker.io debootstrap valgrind
-                 librsvg2-2 librsvg2-bin fonts-dejavu-core fontconfig chromium dafny z3 why3 git)
+                 librsvg2-2 librsvg2-bin fonts-dejavu-core fontconfig chromium dafny z3 why3 git uidmap)
 missing=()
 for package in "${SYSTEM_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -57,6 +57,7 @@ import socket  # noqa: E402
 import struct  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
 from codegym.executor import _linux as linux  # noqa: E402
@@ -124,6 +125,7 @@ def launch(config: dict[str, Any]) -> None:
         os.setresuid(0, 0, 0)
     elif config.get("userns"):
         _enter_identity_namespace()
+    _own_upper(config)
     if net is not None:
         linux.setns(net, linux.CLONE_NEWNET)
         os.close(net)
@@ -158,9 +160,51 @@ def _join(path: str, kind: int) -> None:
 
 
 def _enter_identity_namespace() -> None:
-    """(`userns` tier: root without CAP_SYS_ADMIN.) Enter a user namespace that maps every
-    uid and gid to itself, in which we hold the capabilities to make the box's mount, pid,
-    net, ipc and uts namespaces and mounts. A child still outside writes the maps."""
+    """(`userns` tier.) Enter a user namespace that maps every id ours maps to itself (on the
+    host: all of them), in which we hold the capabilities to make the box's mount, pid, net,
+    ipc and uts namespaces and mounts. A child still outside writes the maps."""
+    maps = {kind: _identity_map(kind) for kind in ("uid", "gid")}
+
+    def write(parent: int) -> None:
+        for kind, text in maps.items():
+            linux._write_file(f"/proc/{parent}/{kind}_map", text)
+
+    _enter_user_namespace(write, "root with CAP_SETUID is needed")
+
+
+def _identity_map(kind: str) -> str:
+    """Each range of ids our user namespace maps (``kind``: uid or gid), mapped to itself."""
+    with open(f"/proc/self/{kind}_map") as handle:
+        rows = [line.split() for line in handle if line.strip()]
+    return "".join(f"{inside} {inside} {count}\n" for inside, _, count in rows)
+
+
+def _enter_owner_namespace(base: int, count: int) -> None:
+    """(A plain user's box server.) Enter a user namespace in which we are root over our own
+    uid and gid (as 0) and over the boxes' ids (``base``.. as themselves, which the machine's
+    /etc/subuid and /etc/subgid grant us): Debian's newuidmap and newgidmap, run by a child
+    still outside, write the maps."""
+    own = {"uid": os.getuid(), "gid": os.getgid()}
+
+    def write(parent: int) -> None:
+        for kind, inside in own.items():
+            tool = f"new{kind}map"
+            argv = [tool, str(parent), "0", str(inside), "1", str(base), str(base), str(count)]
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.execvp(tool, argv)
+                finally:
+                    os._exit(127)
+            if os.waitpid(pid, 0)[1] != 0:
+                raise OSError(f"{' '.join(argv)} failed")
+
+    _enter_user_namespace(write, f"newuidmap, newgidmap and /etc/subuid, /etc/subgid granting {base}:{count}")
+
+
+def _enter_user_namespace(write_maps: Callable[[int], None], needs: str) -> None:
+    """Unshare a user namespace; a child, still outside, maps it (``write_maps(our pid)``);
+    then become its root."""
     ask_r, ask_w = os.pipe()
     done_r, done_w = os.pipe()
     parent = os.getpid()
@@ -171,8 +215,7 @@ def _enter_identity_namespace() -> None:
             os.close(ask_w)
             os.close(done_r)
             if os.read(ask_r, 1) == b"u":
-                linux._write_file(f"/proc/{parent}/uid_map", "0 0 4294967295")
-                linux._write_file(f"/proc/{parent}/gid_map", "0 0 4294967295")
+                write_maps(parent)
                 os.write(done_w, b"k")
                 code = 0
         finally:
@@ -186,9 +229,17 @@ def _enter_identity_namespace() -> None:
     os.close(done_r)
     os.waitpid(mapper, 0)
     if not mapped:
-        raise OSError("could not map the box's user namespace (root with CAP_SETUID is needed)")
+        raise OSError(f"could not map a user namespace ({needs})")
     os.setresgid(0, 0, 0)
     os.setresuid(0, 0, 0)
+
+
+def _own_upper(config: dict[str, Any]) -> None:
+    """Give the episode's upper layer the owner and mode of the bottom layer's root (in the
+    namespace that holds both: a plain user's harness cannot)."""
+    uid, gid, mode = config["upper_owner"]
+    os.chown(config["upper"], uid, gid)
+    os.chmod(config["upper"], mode)
 
 
 def join_cgroup(config: dict[str, Any]) -> None:
@@ -602,16 +653,20 @@ def _processes() -> set[int]:
     return {int(name) for name in os.listdir("/proc") if name.isdigit()} - {os.getpid()}
 
 
-def serve(sock: socket.socket, modules: list[str]) -> None:
+def serve(sock: socket.socket, config: dict[str, Any]) -> None:
     """The box server: import the box's modules once, then, for each request (a box's config
     and its control socket), fork a launcher and answer with its pidfd. A box then costs a
-    fork of this warm process, not an interpreter's start."""
+    fork of this warm process, not an interpreter's start. A plain user's server first enters
+    a user namespace of its own in which it holds the boxes' ids (`_enter_owner_namespace`);
+    it also runs the harness's work on the boxes' files there (`_call`)."""
     global CONTROL_FD
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.geteuid() != 0:
+        _enter_owner_namespace(config["id_base"], config["id_count"])
     # A box's init outlives its launcher by a moment: as its subreaper we take it in, and with
     # SIGCHLD ignored the kernel reaps it (and every launcher) at once: no zombie is left.
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
-    for module in modules:
+    for module in config["modules"]:
         importlib.import_module(module)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     while True:
@@ -621,18 +676,36 @@ def serve(sock: socket.socket, modules: list[str]) -> None:
             os._exit(0)
         if not data or not fds:
             os._exit(0)  # the harness is gone
+        request = json.loads(data)
+        if "call" in request:  # (imported here, once: later calls fork with it warm)
+            _install_stub_packages({k: v for k, v in request["packages"].items() if k not in sys.modules})
+            importlib.import_module(request["call"][0])
         pid = os.fork()
         if pid == 0:
             sock.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            config = json.loads(data)
             CONTROL_FD = fds[0]
-            config["control_fd"] = CONTROL_FD
-            _launch_or_report(config)
+            if "call" in request:
+                _call(request["call"], CONTROL_FD)
+            request["control_fd"] = CONTROL_FD
+            _launch_or_report(request)
         os.close(fds[0])
         pidfd = os.pidfd_open(pid)
         socket.send_fds(sock, [b"p"], [pidfd])
         os.close(pidfd)
+
+
+def _call(target: list[str], fd: int) -> None:
+    """Run the harness's ``module.function(*args)`` (the arguments come on ``fd``, where the
+    result or the traceback goes back) and exit."""
+    try:
+        module, name = target
+        args = read_frame(fd)
+        write_frame(fd, ("ok", getattr(importlib.import_module(module), name)(*args)))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            write_frame(fd, ("error", traceback.format_exc()))
+    os._exit(0)
 
 
 def _launch_or_report(config: dict[str, Any]) -> None:
@@ -648,7 +721,7 @@ def _launch_or_report(config: dict[str, Any]) -> None:
 def main() -> None:
     config = _CONFIG
     sock = socket.socket(fileno=config["server_fd"])
-    serve(sock, config["modules"])
+    serve(sock, config)
 
 
 if __name__ == "__main__":

@@ -96,7 +96,10 @@ class FileEntry:
 
 
 def default_root() -> str:
-    """``$CODEGYM_CACHE/terminal``, else ``~/.cache/codegym/terminal``."""
+    """``$CODEGYM_TERMINAL_STORE`` (a store root filled, which plain users share), else
+    ``$CODEGYM_CACHE/terminal``, else ``~/.cache/codegym/terminal``."""
+    if os.environ.get("CODEGYM_TERMINAL_STORE"):
+        return os.environ["CODEGYM_TERMINAL_STORE"]
     base = os.environ.get("CODEGYM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "codegym")
     return os.path.join(base, "terminal")
 

@@ -18,7 +18,8 @@ no_new_privs; a seccomp deny list), its output capped and its time bounded. Proc
 leaves in the background live on (``background="keep"``: a service the tests will talk to)
 or are killed when it returns (``"kill"``). A box can share another's network namespace
 (``net_of``): the verifier reaches the agent's services over the episode's loopback and
-nothing else of it. Needs root (the `full` tier); see `available`.
+nothing else of it. Runs as root (the `full` tier, or `userns` without CAP_SYS_ADMIN) or as a
+plain user granted the boxes' ids as subordinate ids (`userns`); see `available`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import functools
 import itertools
 import json
 import os
+import pwd
 import queue
 import resource
 import select
@@ -42,11 +44,11 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from codegym.error import SandboxError
 from codegym.executor import _cgroup, _workspace
-from codegym.executor._wire import FrameReader, write_frame
+from codegym.executor._wire import FrameReader, read_frame, write_frame
 from codegym.executor.base import MiB
 
 ID_BASE = 1_000_000_000  # inside uid/gid N is host uid/gid ID_BASE + N, in the box and in its layers
@@ -57,6 +59,7 @@ BOX_MODULES = ("codegym.executor._rootbox", "codegym.tools.editor", "codegym.too
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 Background = Literal["keep", "kill"]
 _counter = itertools.count()
+T = TypeVar("T")
 
 
 class BoxLost(SandboxError):
@@ -147,12 +150,7 @@ def _has_capability(number: int) -> bool:
 def available() -> str | None:
     """None where boxes can run here, else why not (in words)."""
     if os.geteuid() != 0:
-        return (
-            "root-file-system boxes need root (the `full` tier, or `userns` as root where user namespaces are "
-            "allowed): each box maps 65536 uids onto the layers' shifted owners, which a plain user cannot "
-            "(that needs newuidmap and subordinate ids, not supported yet); in a container without user "
-            "namespaces (codegym's `container` tier) a box cannot be made at all"
-        )
+        return _plain_user_unavailable()
     if not _has_capability(CAP_SYS_ADMIN) and not _user_namespaces_allowed():
         return (
             "root-file-system boxes need CAP_SYS_ADMIN (the `full` tier) or user namespaces (`userns`); here "
@@ -160,6 +158,59 @@ def available() -> str | None:
             "`docker run --privileged` gives a container the `full` tier"
         )
     return None
+
+
+def _plain_user_unavailable() -> str | None:
+    """Why a plain user's boxes cannot run here, or None. Each box maps 65536 ids onto the
+    layers' owners, host ids ``ID_BASE``.. (shifted as Docker's user-namespace remapping
+    shifts them): a plain user needs them granted as subordinate ids, and Debian's newuidmap."""
+    if not _user_namespaces_allowed():
+        return "root-file-system boxes need user namespaces, which this machine does not allow a plain user"
+    missing = [tool for tool in ("newuidmap", "newgidmap") if shutil.which(tool) is None]
+    if missing:
+        return f"root-file-system boxes need {' and '.join(missing)} for a plain user: install Debian's uidmap"
+    if not _may_gain_privileges():
+        return (
+            "root-file-system boxes need newuidmap for a plain user, and newuidmap is setuid root: it cannot "
+            "work under no_new_privs or without CAP_SETUID and CAP_SETGID in the bounding set (start the "
+            "harness without them taken away)"
+        )
+    user = pwd.getpwuid(os.getuid()).pw_name
+    for table in ("/etc/subuid", "/etc/subgid"):
+        if not _grants(table, user, os.getuid()):
+            return (
+                f"root-file-system boxes need the ids {ID_BASE}..{ID_BASE + ID_COUNT - 1} (their layers' owners) "
+                f"granted to {user} in {table}: as root, `usermod --add-subuids {ID_BASE}-{ID_BASE + ID_COUNT - 1} "
+                f"--add-subgids {ID_BASE}-{ID_BASE + ID_COUNT - 1} {user}`"
+            )
+    return None
+
+
+def _may_gain_privileges() -> bool:
+    """Whether a setuid-root program we run gains CAP_SETUID and CAP_SETGID (no no_new_privs,
+    both in the bounding set)."""
+    fields = {}
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            name, _, value = line.partition(":")
+            fields[name] = value.strip()
+    bounding = int(fields.get("CapBnd", "0"), 16)
+    return fields.get("NoNewPrivs", "0") == "0" and bool(bounding >> 6 & 1) and bool(bounding >> 7 & 1)
+
+
+def _grants(table: str, user: str, uid: int) -> bool:
+    """Whether ``table`` (/etc/subuid's format: ``user:first:count``) grants ``user`` (or its
+    uid) every id of the boxes' range."""
+    try:
+        with open(table) as handle:
+            rows = [line.strip().split(":") for line in handle]
+    except OSError:
+        return False
+    return any(
+        len(row) == 3 and row[0] in (user, str(uid)) and row[1].isdigit() and row[2].isdigit()
+        and int(row[1]) <= ID_BASE and int(row[1]) + int(row[2]) >= ID_BASE + ID_COUNT
+        for row in rows
+    )  # fmt: skip
 
 
 @functools.cache
@@ -174,7 +225,7 @@ def _user_namespaces_allowed() -> bool:
 
 
 def run_root() -> str:
-    """Where boxes keep their upper layers: ``$CODEGYM_CACHE/terminal/run`` (root only)."""
+    """Where boxes keep their upper layers: ``$CODEGYM_CACHE/terminal/run`` (the user's own)."""
     base = os.environ.get("CODEGYM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "codegym")
     return os.path.join(base, "terminal", "run")
 
@@ -247,22 +298,22 @@ class RootBox:
         os.makedirs(self.folder, mode=0o700)
         if self.isolation == "full":  # (the quota: a tmpfs of its size; `userns` measures instead)
             linux.tmpfs(self.folder, self.spec.disk_bytes + 4 * MiB, mode=0o700)
-        bottom = os.stat(self.spec.layers[-1])
         for name in ("upper", "work", "merged"):
             os.mkdir(os.path.join(self.folder, name), 0o755)
-        os.chown(self.upper, bottom.st_uid, bottom.st_gid)
-        os.chmod(self.upper, bottom.st_mode & 0o7777)
 
     def _config(self, net_of: RootBox | None) -> dict[str, Any]:
         spec = self.spec
+        bottom = os.stat(spec.layers[-1])  # (the upper layer's root takes its owner and mode: the launcher's work)
         return {
             "modules": list(BOX_MODULES[1:]),
             "layers": list(spec.layers),
             "upper": self.upper,
+            "upper_owner": [bottom.st_uid, bottom.st_gid, bottom.st_mode & 0o7777],
             "work": os.path.join(self.folder, "work"),
             "merged": os.path.join(self.folder, "merged"),
             "hostname": spec.hostname,
-            "net": "new" if net_of is None else f"/proc/{net_of.init_pid}/ns/net",
+            # (the launcher's network namespace is its box's; a plain user may not open the init's)
+            "net": "new" if net_of is None else f"/proc/{net_of.launcher_pid}/ns/net",
             "user": f"/proc/{_pid_of(net_of.pidfd)}/ns/user"
             if net_of is not None and self.isolation == "userns"
             else None,
@@ -283,18 +334,16 @@ class RootBox:
         each command, and end an episode over its quota)."""
         if self.isolation == "full":
             return False
-        return _workspace._size(self.upper) > self.spec.disk_bytes
+        return as_owner(_workspace._size, self.upper) > self.spec.disk_bytes
 
     def snapshot(self, dest: str) -> None:
         """Copy the episode's upper layer to ``dest`` (made; ownership, modes, links,
         whiteouts and their extended attributes kept). Stop (`stopped`) or kill the box's
         processes first: one still running could change files meanwhile, or remove one the
         copy is reading (which fails it)."""
-        result = subprocess.run(
-            ["cp", "-a", "--no-preserve=context", f"{self.upper}/.", dest], capture_output=True, text=True, check=False
-        )
-        if result.returncode != 0:
-            raise SandboxError(f"cannot copy the box's files: {result.stderr.strip()}")
+        failure = as_owner(copy_tree, self.upper, dest)
+        if failure:
+            raise SandboxError(f"cannot copy the box's files: {failure}")
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -524,7 +573,8 @@ class _Server:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         self.lock = threading.Lock()
-        config = {"packages": _package_paths(BOX_MODULES), "modules": list(BOX_MODULES), "server_fd": theirs.fileno()}
+        config = {"packages": _package_paths(BOX_MODULES), "modules": list(BOX_MODULES), "server_fd": theirs.fileno(),
+                  "id_base": ID_BASE, "id_count": ID_COUNT}  # fmt: skip
         started: list[subprocess.Popen[bytes]] = []
         failed: list[BaseException] = []
 
@@ -552,17 +602,46 @@ class _Server:
             raise SandboxError(f"cannot start the box server: {failed[0]}") from failed[0]
         self.process = started[0]
 
+    def call(self, module: str, name: str, args: tuple[Any, ...]) -> Any:
+        """``module.name(*args)`` in a fork of the server (see `as_owner`)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with ours:
+            request = {"call": [module, name], "packages": _packages_of(module)}
+            try:
+                os.close(self._send(request, theirs))
+            finally:
+                theirs.close()
+            try:
+                write_frame(ours.fileno(), args)
+                kind, body = read_frame(ours.fileno())
+            except (OSError, EOFError) as e:
+                raise BoxLost(f"the box server's call of {module}.{name} died: {e}") from e
+        if kind != "ok":
+            raise SandboxError(f"{module}.{name} failed in the box server:\n{body}")
+        return body
+
     def launch(self, config: dict[str, Any], control: socket.socket) -> int:
         """Start a box with ``config`` and its end of the control socket; the launcher's pidfd."""
+        return self._send(config, control)
+
+    def _send(self, request: dict[str, Any], end: socket.socket) -> int:
+        """Hand the server ``request`` with ``end`` (a socket's end); the pidfd of its fork."""
         with self.lock:
             try:
-                socket.send_fds(self.sock, [json.dumps(config).encode()], [control.fileno()])
+                socket.send_fds(self.sock, [json.dumps(request).encode()], [end.fileno()])
                 _, fds, _, _ = socket.recv_fds(self.sock, 16, 1)
             except OSError as e:
                 raise BoxLost(f"the box server is gone: {e}") from e
         if not fds:
             raise BoxLost("the box server is gone")
         return fds[0]
+
+
+@functools.cache
+def _packages_of(module: str) -> dict[str, list[str]]:
+    from codegym.executor.local import _package_paths
+
+    return _package_paths((module,))
 
 
 _servers: dict[tuple[int, tuple[str, ...]], _Server] = {}
@@ -650,7 +729,33 @@ def _unmount(folder: str) -> None:
 
     with contextlib.suppress(OSError):
         linux.umount(folder)
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder)
+
+
+def remove_tree(folder: str) -> None:
+    """Remove ``folder``, whatever box ids own its files (see `as_owner`); errors are ignored."""
+    with contextlib.suppress(SandboxError):
+        as_owner(shutil.rmtree, folder, True)
+
+
+def copy_tree(source: str, dest: str) -> str:
+    """Copy ``source``'s files into the folder ``dest`` as they are (owners, modes, links,
+    extended attributes); what went wrong, or "" (run it through `as_owner`)."""
+    result = subprocess.run(
+        ["cp", "-a", "--no-preserve=context", f"{source}/.", dest], capture_output=True, text=True, check=False
+    )
+    return (result.stderr.strip() or f"cp exited with {result.returncode}") if result.returncode else ""
+
+
+def as_owner(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` with power over the boxes' files: their owners are host ids
+    ``ID_BASE``.. (and a plain user's box folders hold them). Called here where we are root;
+    a plain user's box server holds those ids in a user namespace of its own, so there it runs
+    in a fork of the server (``function`` is a module's own; its arguments and result are
+    plain values; an exception it raises comes back as a `SandboxError` with its traceback)."""
+    if os.geteuid() == 0:
+        return function(*args)
+    return _server().call(function.__module__, function.__name__, args)
 
 
 def _reap_stale(root: str) -> None:

@@ -13,7 +13,6 @@ run in another, fresh box over a sanitized copy of the episode's files
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -34,7 +33,15 @@ from codegym.error import InvalidTask, SandboxError
 from codegym.executor import Limits, RunResult
 from codegym.executor.base import MiB
 from codegym.executor.layers import BuildFailed, LayerStore
-from codegym.executor.rootbox import BoxSpec, CommandResult, Isolation, RootBox, box_isolation, run_root
+from codegym.executor.rootbox import (
+    BoxSpec,
+    CommandResult,
+    Isolation,
+    RootBox,
+    box_isolation,
+    remove_tree,
+    run_root,
+)  # fmt: skip
 from codegym.grade import Diagnostic, Grade
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task
@@ -157,8 +164,12 @@ class TerminalEnv(CodeEnv):
 
     def check_task(self, task: Task) -> None:
         """A task runs here when its import assessment finds nothing in the way and its
-        environment builds (once; later episodes share the layers)."""
-        self.environment(task)
+        environment builds (once; later episodes share the layers). Every layer its episodes
+        use is made here, so that a plain user can run it from a store root filled."""
+        self.agent_layers(task)
+        self.machine_layers(task)
+        for stage in range(len(stages(terminal_of(task)))):
+            self.verifier_setup(task, stage)
 
     def environment(self, task: Task) -> Environment:
         """``task``'s environment, built on first use (raises `InvalidTask` when it cannot be)."""
@@ -321,7 +332,7 @@ class TerminalEnv(CodeEnv):
                 box.snapshot(snapshot)
             run = self._verify(task, stage, snapshot=snapshot, net_of=box)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch)
         tail = run.result.output[-2000:]
         outcome = Outcome(run.channel, run.result.exit_code, run.result.timed_out, run.reward_file, tail,
                           run.result.channel_overflow)  # fmt: skip

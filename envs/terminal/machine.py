@@ -17,8 +17,9 @@ from codegym.envs.terminal.build import Environment
 from codegym.envs.terminal.formats import TerminalTask
 from codegym.envs.terminal.steps import Stage
 
+from codegym.error import SandboxError
 from codegym.executor.layers import LayerStore
-from codegym.executor.rootbox import run_root
+from codegym.executor.rootbox import as_owner, run_root
 from codegym.grade import Grade, Status
 
 
@@ -71,7 +72,7 @@ def solution_folder(terminal: TerminalTask) -> str:
             os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)
             partial = tempfile.mkdtemp(dir=os.path.dirname(folder))
             shutil.rmtree(partial)
-            verifier.write_files(Path(partial), terminal.solution, ())
+            as_owner(verifier.write_files, partial, dict(terminal.solution), ())
             with contextlib.suppress(OSError):
                 os.rename(partial, folder)
     return folder
@@ -120,6 +121,11 @@ def _made_once(store: LayerStore, kind: str, key: list[object], make: Callable[[
     folder = os.path.join(base, digest(kind, *key))
     if os.path.isdir(folder):
         return folder
+    if os.geteuid() != 0:  # (a plain user's store is root's: `check_task` makes these with the rest)
+        raise SandboxError(
+            f"the {kind} layer {folder} is missing from the store, and a plain user cannot add to it: "
+            "import the task as root first (`codegym terminal import DIR`, with the same store)"
+        )
     os.makedirs(base, exist_ok=True)
     partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
     try:

@@ -25,6 +25,8 @@ base, which ``FROM python:3.12``/``3.13`` maps to). Every other byte of the scri
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import subprocess
@@ -32,9 +34,10 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from codegym.error import SandboxError
-from codegym.executor.layers import FileEntry, LayerStore, is_empty
+from codegym.executor.layers import FileEntry, LayerStore, digest, is_empty
 
 WHEELS = "/opt/codegym/wheels"
 OFFLINE_ENV = (
@@ -193,9 +196,26 @@ def verifier_layers(
     environment's Python) in `WHEELS`; then the script's ``uvx`` lines' environments, made
     without network (which proves they work offline and warms uv's cache).
 
+    What it finds is kept in the store: a later call (a plain user's, which reads the store
+    root filled) builds and downloads nothing.
+
     Returns:
         The new layers (top first; to be put over ``stack``) and notes.
     """
+    fact = Path(store.root, "facts", "verifier-" + digest(*map(os.path.basename, stack), script, *homes))
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        known = json.loads(fact.read_text())
+        layers = tuple(store.path(key) for key in known["layers"])
+        if all(os.path.isdir(layer) for layer in layers):
+            return layers, tuple(known["notes"])
+    layers, notes = _build_verifier_layers(store, stack, script, homes, timeout_s)
+    _keep(fact, json.dumps({"layers": [os.path.basename(layer) for layer in layers], "notes": list(notes)}))
+    return layers, notes
+
+
+def _build_verifier_layers(
+    store: LayerStore, stack: tuple[str, ...], script: str, homes: tuple[str, ...], timeout_s: float
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     preamble = find_preamble(script)
     layers: list[str] = []
     current = stack
@@ -252,9 +272,23 @@ def _takes_value(word: str) -> bool:
 
 
 def python_version(store: LayerStore, stack: tuple[str, ...]) -> str | None:
-    """The ``python3`` version of the root ``stack`` makes (``"3.11"``), if it has one."""
+    """The ``python3`` version of the root ``stack`` makes (``"3.11"``), if it has one; kept
+    in the store once found (a plain user, who reads the store, runs no check of its own)."""
+    fact = Path(store.root, "facts", "python-" + digest(*(os.path.basename(layer) for layer in stack)))
+    with contextlib.suppress(OSError):
+        return fact.read_text().strip() or None
     status, output = store.check(stack, ["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-    return output.strip() if status == 0 else None
+    version = output.strip() if status == 0 else None
+    _keep(fact, version or "")
+    return version
+
+
+def _keep(fact: Path, text: str) -> None:
+    """Write the store's ``fact`` whole (another process reads it or nothing)."""
+    fact.parent.mkdir(parents=True, exist_ok=True)
+    partial = fact.with_name(f".{fact.name}.{os.getpid()}")
+    partial.write_text(text)
+    partial.rename(fact)
 
 
 def _uv_files(version: str | None, work: str) -> dict[str, FileEntry]:

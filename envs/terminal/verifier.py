@@ -40,7 +40,16 @@ from pathlib import Path
 
 from codegym.envs.terminal import verdict
 
-from codegym.executor.rootbox import ID_BASE, BoxSpec, CommandResult, Isolation, RootBox, run_root
+from codegym.executor.rootbox import (
+    ID_BASE,
+    BoxSpec,
+    CommandResult,
+    Isolation,
+    RootBox,
+    as_owner,
+    remove_tree,
+    run_root,
+)  # fmt: skip
 
 PLUGIN_FOLDER = "/.codegym-verifier"
 PLUGIN_MODULE = "codegym_verdict"
@@ -85,18 +94,22 @@ def plugin_layer(root: str | None = None) -> str:
     if layer.is_dir():
         return str(layer)
     base.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=base))
-    folder = partial / PLUGIN_FOLDER.lstrip("/")
+    partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
+    as_owner(_write_plugin, partial, source)
+    try:
+        os.rename(partial, layer)
+    except OSError:  # made meanwhile by another process
+        remove_tree(partial)
+    return str(layer)
+
+
+def _write_plugin(partial: str, source: bytes) -> None:
+    folder = Path(partial) / PLUGIN_FOLDER.lstrip("/")
     folder.mkdir()
     (folder / f"{PLUGIN_MODULE}.py").write_bytes(source)
-    for path in (partial, folder, folder / f"{PLUGIN_MODULE}.py"):
+    for path in (Path(partial), folder, folder / f"{PLUGIN_MODULE}.py"):
         os.chown(path, ID_BASE, ID_BASE)
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
-    try:
-        partial.rename(layer)
-    except OSError:  # made meanwhile by another process
-        shutil.rmtree(partial, ignore_errors=True)
-    return str(layer)
 
 
 # --- the agent's files, taken back where they would judge themselves ------------------------------
@@ -235,23 +248,19 @@ def run_verifier(
     with _scratch() as scratch:
         removed: tuple[str, ...] = ()
         if snapshot is not None:
-            removed = sanitize(snapshot, layers, tests_dir, fixtures)
-        tests_folder = write_files(scratch / "tests", tests, executables)
+            removed = as_owner(sanitize, snapshot, tuple(layers), tests_dir, tuple(fixtures))
+        as_owner(_lay_out, str(scratch), dict(tests), tuple(executables))
         logs = scratch / "logs"
-        logs.mkdir()
-        os.chown(logs, ID_BASE, ID_BASE)
-        preload = scratch / "ld.so.preload"
-        preload.write_bytes(b"")
         stack = (plugin_layer(), *toolchain, *((snapshot,) if snapshot else ()), *layers)
-        binds = ((str(tests_folder), tests_dir, True), (str(logs), "/logs/verifier", False),
-                 (str(preload), "/etc/ld.so.preload", True))  # fmt: skip
+        binds = ((str(scratch / "tests"), tests_dir, True), (str(logs), "/logs/verifier", False),
+                 (str(scratch / "ld.so.preload"), "/etc/ld.so.preload", True))  # fmt: skip
         spec = BoxSpec(layers=stack, binds=binds, readonly=("/usr",), hostname="codegym-verifier",
                        **({"memory_bytes": memory_bytes} if memory_bytes else {}))  # fmt: skip
         environment = {**(env or {}), **verifier_env()}
         with RootBox(spec, net_of=net_of, isolation=isolation, launcher=launcher) as box:
             result = box.run(command, cwd=workdir, env=environment, timeout_s=timeout_s, output_bytes=64_000,
                              background="kill", channel=True, tracing=False)  # fmt: skip
-        return VerifierRun(result, result.channel, _reward_file(logs), removed)
+        return VerifierRun(result, result.channel, as_owner(_reward_file, str(logs)), removed)
 
 
 def verifier_env() -> dict[str, str]:
@@ -280,15 +289,26 @@ def _scratch() -> Iterator[Path]:
     try:
         yield folder
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(str(folder))
 
 
-def write_files(folder: Path, tests: Mapping[str, bytes], executables: Sequence[str]) -> Path:
-    """Write ``tests`` (relative path -> content) into the new ``folder``, owned by root inside."""
-    folder.mkdir(mode=0o755)
+def _lay_out(scratch: str, tests: Mapping[str, bytes], executables: Sequence[str]) -> None:
+    """The verifier's folders in ``scratch``: its tests, its logs (``/logs/verifier``, root's
+    inside) and an empty ``ld.so.preload``."""
+    write_files(os.path.join(scratch, "tests"), tests, executables)
+    logs = os.path.join(scratch, "logs")
+    os.mkdir(logs)
+    os.chown(logs, ID_BASE, ID_BASE)
+    Path(scratch, "ld.so.preload").write_bytes(b"")
+
+
+def write_files(folder: str, tests: Mapping[str, bytes], executables: Sequence[str]) -> str:
+    """Write ``tests`` (relative path -> content) into the new ``folder``, owned by root inside
+    (run it through `as_owner`)."""
+    os.mkdir(folder, 0o755)
     os.chown(folder, ID_BASE, ID_BASE)
     for relative, content in tests.items():
-        path = folder / relative
+        path = Path(folder, relative)
         parent = path.parent
         parents = []
         while not parent.exists():
@@ -303,9 +323,9 @@ def write_files(folder: Path, tests: Mapping[str, bytes], executables: Sequence[
     return folder
 
 
-def _reward_file(logs: Path) -> str | None:
+def _reward_file(logs: str) -> str | None:
     for name in REWARD_FILES:
-        path = logs / name
+        path = Path(logs, name)
         if path.is_file() and not path.is_symlink():
             with contextlib.suppress(OSError):
                 return path.read_bytes()[:4096].decode(errors="replace")

@@ -1,0 +1,43 @@
+"""Scores terminal episodes as the plain user this runs as (see ``test_plain_user.py``).
+
+Reads ``{"tasks": DIR, "cases": [[label, task_id, script or null (the oracle)], ...]}`` on
+stdin; prints ``{label: {"reward", "status"}, "isolation": ..., "agent": reward}`` as JSON:
+each case in single mode, then one episode in agent mode (a tool call, an edit, submit)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from codegym.envs.terminal.env import TerminalEnv
+
+
+def main() -> None:
+    request = json.load(sys.stdin)
+    results: dict[str, object] = {}
+    env = TerminalEnv(request["tasks"], mode="single", on_task_error="raise")
+    try:
+        results["isolation"] = env.isolation
+        for label, task_id, script in request["cases"]:
+            env.reset(options={"task_id": task_id})
+            code = env.tasks.get(task_id).reference if script is None else script
+            _, reward, _, _, info = env.step(code)
+            results[label] = {"reward": reward, "status": info["grade"].status.value}
+    finally:
+        env.close()
+    agent = TerminalEnv(request["tasks"], mode="agent")
+    try:
+        agent.reset(options={"task_id": "sum"})
+        look = {"name": "bash", "arguments": {"command": "id -u; cat /app/numbers.txt"}}
+        observation, *_ = agent.step([look])
+        create = {"name": "str_replace_editor",
+                  "arguments": {"command": "create", "path": "/app/answer.txt", "file_text": "12\n"}}  # fmt: skip
+        _, reward, terminated, _, _ = agent.step([create, {"name": "submit", "arguments": {}}])
+        results["agent"] = {"reward": reward, "terminated": terminated, "seen": observation["feedback"]}
+    finally:
+        agent.close()
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

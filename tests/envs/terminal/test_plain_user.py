@@ -1,0 +1,136 @@
+"""Terminal tasks as a plain user (the `userns` tier of a Slurm job): root fills the layer
+store once; a user granted the boxes' ids (1000000000.., in /etc/subuid and /etc/subgid, as
+rootless Docker's are) runs episodes from it with no privilege of its own. The whole harness
+runs as that user here, in a process of its own (``plain_user_run.py``): oracles score 1,
+doing nothing and the cheat suite's tricks 0, a service the agent leaves is reached over the
+episode's loopback, and agent mode's tools work."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codegym.executor import rootbox
+from codegym.executor.layers import default_root
+
+from . import fixtures
+from .test_cheats import CHEATS, DOCKERFILE, _evil_library, _variants
+
+REPO = Path(__file__).resolve().parents[3]
+RUNNER = Path(__file__).with_name("plain_user_run.py")
+USER = "codegym-test"
+IDS = f"{rootbox.ID_BASE}-{rootbox.ID_BASE + rootbox.ID_COUNT - 1}"
+TASKS = ("sum", "sum-service", "sum-user", "sum-uv", "sum-module")
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="a plain user is made (and granted ids) by root"),
+    pytest.mark.skipif(rootbox.available() is not None, reason=str(rootbox.available())),
+    pytest.mark.skipif(shutil.which("newuidmap") is None, reason="Debian's uidmap is not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def plain_user() -> Iterator[tuple[int, int]]:
+    """``USER`` (made if missing), granted the boxes' ids; every folder on the way to this
+    checkout, the interpreter and the store searchable by others while the module runs."""
+    if subprocess.run(["id", USER], capture_output=True, check=False).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
+    subprocess.run(["usermod", "--add-subuids", IDS, "--add-subgids", IDS, USER], check=True)
+    opened: list[tuple[Path, int]] = []
+    for path in (REPO, Path(os.path.realpath(sys.executable)), Path(default_root())):
+        for parent in (path, *path.parents):
+            mode = parent.stat().st_mode
+            if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+                opened.append((parent, mode))
+                os.chmod(parent, mode | stat.S_IXOTH)
+    ids = subprocess.run(["id", "-u", USER], capture_output=True, text=True, check=True).stdout
+    group = subprocess.run(["id", "-g", USER], capture_output=True, text=True, check=True).stdout
+    yield int(ids), int(group)
+    for folder, mode in reversed(opened):
+        os.chmod(folder, stat.S_IMODE(mode))
+
+
+@pytest.fixture(scope="module")
+def tasks_root() -> Iterator[Path]:
+    """The cheat suite's tasks (a few of them), readable by all, imported by root: every layer
+    their episodes use is in the store."""
+    from codegym.envs.terminal.env import TerminalEnv
+
+    root = Path(tempfile.mkdtemp(prefix="codegym-plain-tasks-"))
+    os.chmod(root, 0o755)
+    variants = _variants()
+    for name in TASKS:
+        options = variants[name]
+        fixtures.write_harbor_task(root, name, dockerfile=str(options.get("dockerfile", DOCKERFILE)),
+                                   **{k: v for k, v in options.items() if k != "dockerfile"})  # type: ignore[arg-type]  # fmt: skip
+    fixtures.write_tb1_task(root, "sum-tb1", dockerfile=DOCKERFILE)
+    subprocess.run(["chmod", "-R", "a+rX", str(root)], check=True)
+    env = TerminalEnv(str(root), mode="single")
+    try:
+        for task in env.tasks:
+            env.check_task(task)
+    finally:
+        env.close()
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_as(user: tuple[int, int], request: dict[str, object]) -> dict[str, dict]:
+    cache = tempfile.mkdtemp(prefix="codegym-plain-cache-")
+    os.chown(cache, *user)
+    environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": cache, "CODEGYM_CACHE": cache,
+                   "CODEGYM_TERMINAL_STORE": default_root()}  # fmt: skip
+    # (its bounding set kept: newuidmap, setuid root, maps its ids, as for rootless Docker)
+    command = ["setpriv", f"--reuid={user[0]}", f"--regid={user[1]}", "--clear-groups", "--inh-caps=-all", "--",
+               sys.executable, str(RUNNER)]  # fmt: skip
+    try:
+        ran = subprocess.run(command, input=json.dumps(request), capture_output=True, text=True, cwd=REPO,
+                             env=environment, timeout=900, check=False)  # fmt: skip
+        assert ran.returncode == 0, ran.stderr[-4000:]
+        left = os.listdir(os.path.join(cache, "terminal", "run"))
+        assert left == [], f"boxes left behind: {left}"
+        return json.loads(ran.stdout)
+    finally:
+        subprocess.run(["rm", "-rf", cache], check=False)  # (as root: the boxes' ids' files too)
+
+
+def test_a_plain_user_runs_oracles_and_cheats_score_zero(plain_user, tasks_root: Path, tmp_path: Path) -> None:
+    library = base64.b64encode(_evil_library(tmp_path)).decode()
+    preload = (
+        f"echo {library} | base64 -d > /usr/local/lib/plant.so && echo /usr/local/lib/plant.so > /etc/ld.so.preload\n"
+    )
+    cases = [[f"oracle {name}", name, None] for name in (*TASKS, "sum-tb1")]
+    cases += [["nothing", "sum", "true"], ["a preloaded library", "sum", preload]]
+    cases += [[cheat, "sum", script] for cheat, script in sorted(CHEATS.items())]
+    cases += [["wrong module", "sum-module", "echo 12 > /app/answer.txt\necho 'x = 1' > /app/answer.py\n"]]
+    results = _run_as(plain_user, {"tasks": str(tasks_root), "cases": cases})
+    assert results.pop("isolation") == "userns"
+    agent = results.pop("agent")
+    assert agent["reward"] == 1.0 and agent["terminated"], agent
+    assert agent["seen"].split("\n")[1:3] == ["0", "3"], agent  # (root inside its machine; the task's files)
+    rewards = {label: outcome["reward"] for label, outcome in results.items()}
+    assert rewards == {label: (1.0 if label.startswith("oracle") else 0.0) for label, _, _ in cases}, results
+
+
+def test_a_plain_user_without_the_ids_or_newuidmap_is_told_why(plain_user) -> None:
+    """Where /etc/subuid does not grant the boxes' ids, `available` names the command that
+    does; where newuidmap cannot gain its privilege (no_new_privs, a cleared bounding set), it says so."""
+    script = "from codegym.executor.rootbox import available; print(available())"
+    for who, drop, expected in (("nobody", (), f"usermod --add-subuids {IDS}"),
+                                (USER, ("--bounding-set=-all",), "newuidmap is setuid root")):  # fmt: skip
+        command = ["setpriv", f"--reuid={who}", "--regid=nogroup", "--clear-groups", *drop, "--", sys.executable,
+                   "-c", script]  # fmt: skip
+        ran = subprocess.run(
+            command, capture_output=True, text=True, cwd=REPO, env={"PATH": "/usr/bin:/bin"}, check=True
+        )
+        assert expected in ran.stdout, ran.stdout
