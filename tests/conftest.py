@@ -9,9 +9,11 @@ session that no container and no Ray process of theirs survived.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import subprocess
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -181,6 +183,33 @@ def docker_daemon() -> Iterator[Any]:
     if started is not None and not others:
         backend.stop_daemon(started)
     assert ours == [], f"containers survived the session: {ours}"
+
+
+BARE_IMAGE = "codegym-test-bare:1"
+
+
+@pytest.fixture(scope="session")
+def bare_image(docker_daemon: Any) -> str:
+    """An image of empty folders and the merged-/usr links (imported from a tar, once): a test
+    binds this machine's /usr, /etc, Python and checkout into its containers."""
+    try:
+        docker_daemon.images.get(BARE_IMAGE)
+        return BARE_IMAGE
+    except Exception:  # (docker.errors.ImageNotFound)
+        pass
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        for name in ("etc", "tmp", "proc", "sys", "dev", "usr", "root", "run", "var", "var/tmp", "work", "scenario"):
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if name in ("tmp", "var/tmp") else 0o755
+            tar.addfile(info)
+        for name in ("bin", "lib", "lib64", "sbin"):
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, f"usr/{name}"
+            tar.addfile(info)
+    repository, tag = BARE_IMAGE.split(":")
+    docker_daemon.api.import_image_from_data(data.getvalue(), repository=repository, tag=tag)
+    return BARE_IMAGE
 
 
 @pytest.fixture(scope="session")

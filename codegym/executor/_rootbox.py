@@ -310,7 +310,14 @@ class Init:
     def mount_system(self, merged: str) -> None:
         """/proc of the box's pid namespace, a /dev of the harmless devices, /dev/pts, /dev/shm."""
         proc = _make_target(merged, "/proc", directory=True)
-        linux.mount("proc", proc, "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        try:
+            linux.mount("proc", proc, "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+        except PermissionError as e:  # (the kernel shows a user namespace no more of /proc than it sees)
+            raise PermissionError(
+                f"{e}: the kernel refuses the box a /proc of its own where parts of this machine's /proc are "
+                "masked, as Docker masks them in a container: run it with `--security-opt systempaths=unconfined` "
+                "as well as `--security-opt seccomp=unconfined` (or `--privileged`)"
+            ) from e
         dev = _make_target(merged, "/dev", directory=True)
         linux.tmpfs(dev, 1 << 20, mode=0o755, flags=linux.MS_NOEXEC)
         linux.mount("none", dev, None, linux.MS_REMOUNT | linux.MS_NOSUID | linux.MS_NOEXEC, "size=1048576,mode=755")

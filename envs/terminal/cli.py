@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -119,7 +120,7 @@ def _check_usage(paths: Sequence[Path], out: Path | None, *, build: bool) -> Non
     if build:
         from codegym.executor.rootbox import available
 
-        reason = available()
+        reason = available() or (None if os.geteuid() == 0 else "debootstrap and uid-shifted layers need root")
         if reason is not None:
             raise UsageError(f"building environments needs root here: {reason}; or pass --no-build (static check only)")
 

@@ -10,12 +10,10 @@ below check what each found."""
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
 import os
 import shutil
 import sys
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from typing import Any
@@ -28,7 +26,6 @@ import codegym  # noqa: F401  (registers the envs)
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
-IMAGE = "codegym-test-bare:1"
 # Every family but those that cannot run here: RepoRepair builds its environments from PyPI
 # (the container has no network), TritonKernel needs a GPU.
 # (Terminal-v0's machines need user namespaces or CAP_SYS_ADMIN, which a default container refuses)
@@ -168,32 +165,10 @@ print(json.dumps(found))
 """
 
 
-def _bare_image(client: Any) -> str:
-    """An image of empty folders and the merged-/usr links (imported from a tar)."""
-    try:
-        client.images.get(IMAGE)
-        return IMAGE
-    except Exception:  # (docker.errors.ImageNotFound)
-        pass
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w") as tar:
-        for name in ("etc", "tmp", "proc", "sys", "dev", "usr", "root", "run", "var", "var/tmp", "work", "scenario"):
-            info = tarfile.TarInfo(name)
-            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if name in ("tmp", "var/tmp") else 0o755
-            tar.addfile(info)
-        for name in ("bin", "lib", "lib64", "sbin"):
-            info = tarfile.TarInfo(name)
-            info.type, info.linkname = tarfile.SYMTYPE, f"usr/{name}"
-            tar.addfile(info)
-    repository, tag = IMAGE.split(":")
-    client.api.import_image_from_data(data.getvalue(), repository=repository, tag=tag)
-    return IMAGE
-
-
 @pytest.fixture(scope="module")
-def found(docker_daemon: Any) -> Iterator[dict[str, Any]]:
+def found(docker_daemon: Any, bare_image: str) -> Iterator[dict[str, Any]]:
     """What the scenarios found inside one default ``docker run``."""
-    image = _bare_image(docker_daemon)
+    image = bare_image
     scenario = tempfile.mkdtemp(prefix="codegym-scenario-")
     os.chmod(scenario, 0o755)
     with open(os.path.join(scenario, "programs.json"), "w") as handle:

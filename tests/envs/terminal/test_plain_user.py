@@ -23,14 +23,13 @@ import pytest
 from codegym.executor import rootbox
 from codegym.executor.layers import default_root
 
-from . import fixtures
-from .test_cheats import CHEATS, DOCKERFILE, _evil_library, _variants
+from .conftest import IMPORTED
+from .test_cheats import CHEATS, _evil_library
 
 REPO = Path(__file__).resolve().parents[3]
 RUNNER = Path(__file__).with_name("plain_user_run.py")
 USER = "codegym-test"
 IDS = f"{rootbox.ID_BASE}-{rootbox.ID_BASE + rootbox.ID_COUNT - 1}"
-TASKS = ("sum", "sum-service", "sum-user", "sum-uv", "sum-module")
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="a plain user is made (and granted ids) by root"),
@@ -60,31 +59,6 @@ def plain_user() -> Iterator[tuple[int, int]]:
         os.chmod(folder, stat.S_IMODE(mode))
 
 
-@pytest.fixture(scope="module")
-def tasks_root() -> Iterator[Path]:
-    """The cheat suite's tasks (a few of them), readable by all, imported by root: every layer
-    their episodes use is in the store."""
-    from codegym.envs.terminal.env import TerminalEnv
-
-    root = Path(tempfile.mkdtemp(prefix="codegym-plain-tasks-"))
-    os.chmod(root, 0o755)
-    variants = _variants()
-    for name in TASKS:
-        options = variants[name]
-        fixtures.write_harbor_task(root, name, dockerfile=str(options.get("dockerfile", DOCKERFILE)),
-                                   **{k: v for k, v in options.items() if k != "dockerfile"})  # type: ignore[arg-type]  # fmt: skip
-    fixtures.write_tb1_task(root, "sum-tb1", dockerfile=DOCKERFILE)
-    subprocess.run(["chmod", "-R", "a+rX", str(root)], check=True)
-    env = TerminalEnv(str(root), mode="single")
-    try:
-        for task in env.tasks:
-            env.check_task(task)
-    finally:
-        env.close()
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
-
-
 def _run_as(user: tuple[int, int], request: dict[str, object]) -> dict[str, dict]:
     cache = tempfile.mkdtemp(prefix="codegym-plain-cache-")
     os.chown(cache, *user)
@@ -104,16 +78,16 @@ def _run_as(user: tuple[int, int], request: dict[str, object]) -> dict[str, dict
         subprocess.run(["rm", "-rf", cache], check=False)  # (as root: the boxes' ids' files too)
 
 
-def test_a_plain_user_runs_oracles_and_cheats_score_zero(plain_user, tasks_root: Path, tmp_path: Path) -> None:
+def test_a_plain_user_runs_oracles_and_cheats_score_zero(plain_user, imported_tasks: Path, tmp_path: Path) -> None:
     library = base64.b64encode(_evil_library(tmp_path)).decode()
     preload = (
         f"echo {library} | base64 -d > /usr/local/lib/plant.so && echo /usr/local/lib/plant.so > /etc/ld.so.preload\n"
     )
-    cases = [[f"oracle {name}", name, None] for name in (*TASKS, "sum-tb1")]
+    cases = [[f"oracle {name}", name, None] for name in IMPORTED]
     cases += [["nothing", "sum", "true"], ["a preloaded library", "sum", preload]]
     cases += [[cheat, "sum", script] for cheat, script in sorted(CHEATS.items())]
     cases += [["wrong module", "sum-module", "echo 12 > /app/answer.txt\necho 'x = 1' > /app/answer.py\n"]]
-    results = _run_as(plain_user, {"tasks": str(tasks_root), "cases": cases})
+    results = _run_as(plain_user, {"tasks": str(imported_tasks), "cases": cases})
     assert results.pop("isolation") == "userns"
     agent = results.pop("agent")
     assert agent["reward"] == 1.0 and agent["terminated"], agent
@@ -134,3 +108,11 @@ def test_a_plain_user_without_the_ids_or_newuidmap_is_told_why(plain_user) -> No
             command, capture_output=True, text=True, cwd=REPO, env={"PATH": "/usr/bin:/bin"}, check=True
         )
         assert expected in ran.stdout, ran.stdout
+
+
+def test_a_plain_user_s_import_is_told_that_building_needs_root(plain_user, imported_tasks: Path) -> None:
+    command = ["setpriv", f"--reuid={plain_user[0]}", f"--regid={plain_user[1]}", "--clear-groups", "--",
+               sys.executable, "-c", "import sys; from codegym.cli import main; sys.exit(main())", "terminal", "import", str(imported_tasks)]  # fmt: skip
+    ran = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env={"PATH": "/usr/bin:/bin", "HOME": "/"},
+                         check=False)  # fmt: skip
+    assert ran.returncode == 2 and "need root" in ran.stderr, ran.stderr
