@@ -1,0 +1,207 @@
+"""Tasks from a project of any language: its reference run, its bugs, and trees judged in its machine.
+
+`judge` runs a tree in a fresh machine of the project (`codegym.envs.repo_repair.projects`):
+the project's built layers, under a layer of the tree's changed files; the project's build,
+run again (warm: its caches are in the layers), then each test in a process of its own, whose
+exit status the machine's init reads. A build that fails fails every test (no test binary of
+the pristine tree may judge a changed one).
+
+`reference` runs the pristine tree ``runs`` times: tests that pass every time are the
+reference, those whose outcome changes are flaky and left out. `draw_tasks` draws bugs
+(`codegym.envs.repo_repair.syntax_mutations`) across the project's source files and keeps
+those that break some reference tests (FAIL_TO_PASS) and leave the rest passing
+(PASS_TO_PASS), the same in every run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import random
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from codegym.envs.repo_repair import projects, syntax_mutations
+from codegym.envs.repo_repair.projects import Project
+
+from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, remove_tree, run_root
+
+BUILD_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class TreeRun:
+    """One tree's run: whether it built, and each test's outcome (True: passed).
+
+    Attributes:
+        built: Whether the project's build succeeded on the tree.
+        passed: Test id -> passed, for every test asked about (all False when not built).
+        build_output: The build's output tail (where it failed, what the compiler said).
+    """
+
+    built: bool
+    passed: Mapping[str, bool]
+    build_output: str = ""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The pristine tree's tests: those that passed in every run, and those that changed."""
+
+    tests: tuple[str, ...]
+    flaky: tuple[str, ...]
+    failing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A bug that makes a task: its address, its file's text, and the tests it breaks."""
+
+    path: str
+    kind: str
+    index: int
+    line: int
+    fail_to_pass: tuple[str, ...]
+    pass_to_pass: tuple[str, ...]
+
+
+def source_files(project: Project, layers: Sequence[str]) -> dict[str, bytes]:
+    """The project's source files (its language's source globs, less its test globs), as
+    the built machine holds them: relative path -> bytes."""
+    tree = Path(layers[1], project.root.lstrip("/"))  # (the layer that placed the tree)
+    toolchain = project.toolchain
+    found: dict[str, bytes] = {}
+    for path in sorted(tree.rglob("*")):
+        relative = path.relative_to(tree).as_posix()
+        source = _matches(relative, toolchain.sources) and not _matches(relative, toolchain.tests)
+        if source and path.is_file() and not path.is_symlink():
+            found[relative] = path.read_bytes()
+    return found
+
+
+def _matches(relative: str, globs: Sequence[str]) -> bool:
+    return any(
+        fnmatch.fnmatch(relative, glob) or (glob.startswith("**/") and fnmatch.fnmatch(relative, glob[3:]))
+        for glob in globs
+    )
+
+
+def judge(
+    project: Project, layers: Sequence[str], files: Mapping[str, bytes], tests: Sequence[str] | None = None
+) -> TreeRun:
+    """Run ``tests`` (None: every test the tree lists) on the project's tree with ``files``
+    (relative path -> new content) in place, in a fresh machine."""
+    with _patch_layer(project.root, files) as patch:
+        stack = (patch, *layers) if patch else tuple(layers)
+        with RootBox(BoxSpec(layers=stack)) as box:
+            toolchain = project.toolchain
+            build = box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
+                            timeout_s=BUILD_TIMEOUT_S, output_bytes=16_000, background="kill")  # fmt: skip
+            wanted = tuple(tests) if tests is not None else projects.list_tests(box, project)
+            if build.exit_code != 0:
+                return TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])
+            outcomes = {test: projects.run_test(box, project, test).exit_code == 0 for test in wanted}
+            return TreeRun(True, outcomes, build.output[-4000:])
+
+
+def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Reference:
+    """The pristine tree's outcomes over ``runs`` runs."""
+    outcomes = [judge(project, layers, {}) for _ in range(runs)]
+    ids = list(outcomes[0].passed)
+    always = [test for test in ids if all(run.passed.get(test) for run in outcomes)]
+    never = [test for test in ids if not any(run.passed.get(test) for run in outcomes)]
+    flaky = [test for test in ids if test not in always and test not in never]
+    return Reference(tuple(always), tuple(flaky), tuple(never))
+
+
+def draw_tasks(
+    project: Project,
+    layers: Sequence[str],
+    ref: Reference,
+    *,
+    count: int,
+    seed: int = 0,
+    runs: int = 3,
+    attempts: int | None = None,
+) -> Iterator[Drawn]:
+    """Up to ``count`` bugs of ``project`` that make tasks (see the module docstring), drawn
+    in a seeded order from every site of every kind; at most ``attempts`` tried (``4 * count``)."""
+    sources = source_files(project, layers)
+    candidates = [
+        (path, mutant.kind, mutant.index)
+        for path, text in sources.items()
+        for mutant in syntax_mutations.mutants(path, text, project.language)
+    ]
+    random.Random(seed).shuffle(candidates)
+    made = 0
+    for path, kind, index in candidates[: attempts or 4 * count]:
+        mutant = syntax_mutations.mutant(path, sources[path], project.language, kind, index)
+        if mutant is None:
+            continue
+        drawn = _keep(project, layers, ref, mutant, runs)
+        if drawn is not None:
+            yield drawn
+            made += 1
+            if made >= count:
+                return
+
+
+def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: syntax_mutations.Mutant,
+          runs: int) -> Drawn | None:  # fmt: skip
+    """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and not all."""
+    broken: set[str] | None = None
+    for _ in range(runs):
+        run = judge(project, layers, {mutant.path: mutant.text}, ref.tests)
+        if not run.built:
+            return None
+        failed = {test for test, passed in run.passed.items() if not passed}
+        if broken is not None and failed != broken:
+            return None
+        broken = failed
+    if not broken or len(broken) == len(ref.tests):
+        return None
+    fail = tuple(test for test in ref.tests if test in broken)
+    keep = tuple(test for test in ref.tests if test not in broken)
+    return Drawn(mutant.path, mutant.kind, mutant.index, mutant.line, fail, keep)
+
+
+class _patch_layer:
+    """A layer holding ``files`` under ``root`` (owned by root inside), removed after the block;
+    None for no files."""
+
+    def __init__(self, root: str, files: Mapping[str, bytes]) -> None:
+        self.root, self.files, self.folder = root, dict(files), ""
+
+    def __enter__(self) -> str:
+        if not self.files:
+            return ""
+        os.makedirs(run_root(), mode=0o700, exist_ok=True)
+        self.folder = tempfile.mkdtemp(prefix="patch-", dir=run_root())
+        os.chmod(self.folder, 0o755)
+        as_owner(_write_tree, self.folder, self.root, self.files)
+        return self.folder
+
+    def __exit__(self, *exc: object) -> None:
+        if self.folder:
+            remove_tree(self.folder)
+
+
+def _write_tree(folder: str, root: str, files: Mapping[str, bytes]) -> None:
+    """Write ``files`` under ``folder/root``, every folder and file owned by root inside (run
+    it through `as_owner`)."""
+    os.chown(folder, ID_BASE, ID_BASE)  # (a layer's root is the machine's /)
+    for relative, content in files.items():
+        path = Path(folder, root.lstrip("/"), relative)
+        made = []
+        parent = path.parent
+        while not parent.exists():
+            made.append(parent)
+            parent = parent.parent
+        for directory in reversed(made):
+            directory.mkdir(mode=0o755)
+            os.chown(directory, ID_BASE, ID_BASE)
+        path.write_bytes(content)
+        os.chown(path, ID_BASE, ID_BASE)
+        os.chmod(path, 0o644)

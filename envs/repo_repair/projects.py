@@ -1,0 +1,225 @@
+"""Projects in every language: a recipe per language and per project, and the machine each
+project's tests run in.
+
+A language's recipe (``data/languages.toml``) says how its projects build, list their tests and
+run one; a project's recipe (``data/projects/<name>.toml``) names its language, the Debian
+package that brings its tree (a ``golang-*-dev`` or ``librust-*-dev`` package ships its
+sources with their tests), the version, and where the tree goes. Adding a project is one small
+file::
+
+    language = "go"
+    package = "golang-github-google-go-cmp-dev"
+    version = "0.5.9-1"
+    origin = "/usr/share/gocode/src/github.com/google/go-cmp"
+    root = "/work/src/github.com/google/go-cmp"
+
+Its machine is a stack of cached layers (`codegym.executor.layers`, as a terminal task's): a
+debootstrapped Debian bookworm; the toolchain and the package, installed with the network;
+the tree copied to ``root``, and built (tests compiled, compiler caches warm) without it. The
+layers are made once per version and shared read-only by every episode; a test runs in a
+`codegym.executor.rootbox.RootBox` over them, one process per test, whose exit status the
+box's init reads: no output a test prints can be taken for a verdict.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+import tomllib
+
+from codegym.error import TaskFormatError
+from codegym.executor.layers import LayerStore
+from codegym.executor.rootbox import CommandResult, RootBox
+
+DATA = Path(__file__).with_name("data")
+SUITE = "bookworm"
+APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+BUILD_TIMEOUT_S = 3600.0
+LIST_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """How a language's projects build and run their tests (see ``data/languages.toml``).
+
+    Attributes:
+        language: Its name (``"go"``).
+        packages: Debian packages of the toolchain.
+        env: The environment every command runs with.
+        build: Shell: builds the project and its tests in its root (incremental, run again on
+            each graded tree).
+        list: Shell: prints one test id per line, ``<folder>::<name>``.
+        run: Shell template: runs one test (``{folder}``, ``{name}``, ``{binary}``).
+        sources: Globs of the files a fix may change (relative to the root).
+        tests: Globs of the files that judge it (never a fix's to change).
+    """
+
+    language: str
+    packages: tuple[str, ...]
+    env: Mapping[str, str]
+    build: str
+    list: str
+    run: str
+    sources: tuple[str, ...]
+    tests: tuple[str, ...]
+
+    def run_command(self, test_id: str) -> str:
+        """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
+        folder, name = split_id(test_id)
+        binary = "_root" if folder == "." else folder.replace("/", "_")
+        return self.run.format(folder=shlex.quote(folder), name=shlex.quote(name), binary=shlex.quote(binary))
+
+
+@dataclass(frozen=True)
+class Project:
+    """One project's recipe (see ``data/projects/*.toml``).
+
+    Attributes:
+        name: Its name (the recipe file's stem).
+        language: A language of ``data/languages.toml``.
+        package: The Debian package that brings its tree.
+        version: That package's version (installed exactly).
+        origin: Where the package puts the tree.
+        root: Where the tree goes in the machine (its working copy, built there).
+        packages: More Debian packages its build or its tests need.
+        exclude: Test ids left out (they need the network, or are flaky).
+    """
+
+    name: str
+    language: str
+    package: str
+    version: str
+    origin: str
+    root: str
+    packages: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = field(default=())
+
+    @property
+    def toolchain(self) -> Toolchain:
+        return toolchains()[self.language]
+
+
+def split_id(test_id: str) -> tuple[str, str]:
+    """``"<folder>::<name>"`` as its two parts."""
+    folder, sep, name = test_id.partition("::")
+    if not sep or not folder or not name:
+        raise ValueError(f"a test id is '<folder>::<name>', got {test_id!r}")
+    return folder, name
+
+
+@functools.cache
+def toolchains() -> Mapping[str, Toolchain]:
+    """Every language's recipe, by language."""
+    table = tomllib.loads((DATA / "languages.toml").read_text())
+    return MappingProxyType({language: _toolchain(language, entry) for language, entry in table.items()})
+
+
+def _toolchain(language: str, entry: dict[str, object]) -> Toolchain:
+    where = f"{DATA / 'languages.toml'} [{language}]"
+    try:
+        return Toolchain(
+            language=language,
+            packages=tuple(_strings(entry, "packages", where)),
+            env=MappingProxyType({str(k): str(v) for k, v in dict(entry.get("env", {})).items()}),  # type: ignore[call-overload]
+            build=str(entry["build"]),
+            list=str(entry["list"]),
+            run=str(entry["run"]),
+            sources=tuple(_strings(entry, "sources", where)),
+            tests=tuple(_strings(entry, "tests", where)),
+        )
+    except KeyError as e:
+        raise TaskFormatError(f"{where}: missing {e.args[0]!r} (each language has build, list and run)") from e
+
+
+@functools.cache
+def projects() -> Mapping[str, Project]:
+    """Every bundled project's recipe, by name."""
+    return MappingProxyType({path.stem: load_project(path) for path in sorted((DATA / "projects").glob("*.toml"))})
+
+
+def load_project(path: Path) -> Project:
+    """The recipe in ``path`` (a TOML file; its stem is the project's name)."""
+    entry = tomllib.loads(path.read_text())
+    required = ("language", "package", "version", "origin", "root")
+    missing = [key for key in required if key not in entry]
+    if missing:
+        raise TaskFormatError(f"{path}: missing {', '.join(missing)} (a project names {', '.join(required)})")
+    language = str(entry["language"])
+    if language not in toolchains():
+        raise TaskFormatError(f"{path}: language {language!r} has no recipe; known: {', '.join(sorted(toolchains()))}")
+    return Project(
+        name=path.stem, language=language, package=str(entry["package"]), version=str(entry["version"]),
+        origin=str(entry["origin"]), root=str(entry["root"]), packages=tuple(_strings(entry, "packages", str(path))),
+        exclude=tuple(_strings(entry, "exclude", str(path))),
+    )  # fmt: skip
+
+
+def _strings(entry: Mapping[str, object], key: str, where: str) -> list[str]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TaskFormatError(f"{where}: {key} is a list of strings, got {value!r}")
+    return list(value)
+
+
+# --- the machine ------------------------------------------------------------------------------
+
+
+def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[str, ...]:
+    """``project``'s machine: its layers, top first, built on first use (then cached).
+
+    Raises:
+        BuildFailed: A step failed (its log's tail says why).
+    """
+    store = store or LayerStore()
+    toolchain = project.toolchain
+    base = store.base(SUITE)
+    wanted = sorted({*toolchain.packages, *project.packages, f"{project.package}={project.version}"})
+    install = (
+        "set -e; apt-get update -qq; "
+        f"apt-get install -y -qq --no-install-recommends {' '.join(map(shlex.quote, wanted))} >/dev/null; "
+        "rm -rf /var/lib/apt/lists/*"
+    )
+    stack: tuple[str, ...] = (base,)
+    stack = (store.run(stack, ["/bin/sh", "-c", install], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
+    origin, root = shlex.quote(project.origin), shlex.quote(project.root)
+    place = f"set -e; mkdir -p $(dirname {root}); cp -a {origin} {root}"
+    stack = (store.run(stack, ["/bin/sh", "-c", place], network=False), *stack)
+    build = ["/bin/sh", "-c", toolchain.build]
+    stack = (store.run(stack, build, env=dict(toolchain.env), workdir=project.root, network=False,
+                       timeout_s=BUILD_TIMEOUT_S), *stack)  # fmt: skip
+    return stack
+
+
+def list_tests(box: RootBox, project: Project) -> tuple[str, ...]:
+    """The test ids ``project``'s tree in ``box`` defines (its recipe's exclusions left out).
+
+    Raises:
+        TaskFormatError: The listing failed (its output's tail says why).
+    """
+    toolchain = project.toolchain
+    result = box.run(("/bin/sh", "-c", toolchain.list), cwd=project.root, env=dict(toolchain.env),
+                     timeout_s=LIST_TIMEOUT_S, output_bytes=4 << 20, background="kill")  # fmt: skip
+    if result.exit_code != 0 or result.elided_bytes:
+        raise TaskFormatError(f"listing {project.name}'s tests failed ({_ended(result)}):\n{result.output[-2000:]}")
+    ids = [line.strip() for line in result.output.splitlines() if line.strip()]
+    return tuple(test_id for test_id in dict.fromkeys(ids) if test_id not in project.exclude)
+
+
+def run_test(box: RootBox, project: Project, test_id: str, *, timeout_s: float = 60.0) -> CommandResult:
+    """Run one test of ``project`` in ``box``; it passed iff the result's ``exit_code`` is 0."""
+    toolchain = project.toolchain
+    return box.run(("/bin/sh", "-c", toolchain.run_command(test_id)), cwd=project.root, env=dict(toolchain.env),
+                   timeout_s=timeout_s, output_bytes=8_000, background="kill")  # fmt: skip
+
+
+def _ended(result: CommandResult) -> str:
+    if result.timed_out:
+        return "timed out"
+    if result.signal is not None:
+        return f"killed by signal {result.signal}"
+    return f"exit status {result.exit_code}" if not result.elided_bytes else "its output was too long"

@@ -1,0 +1,167 @@
+"""Procedural bugs in any language with a tree-sitter grammar (``tree-sitter-language-pack``).
+
+The Python family's bugs (`codegym.envs.repo_repair.mutations`) work on Python's own `ast`;
+these work on a grammar's syntax tree, so one set of kinds serves every language whose recipe
+(``data/languages.toml``, ``[<language>.syntax]``) names its node types. Each kind finds its
+sites in a file and splices the file's bytes at a node (never a re-printing), so a diff touches
+only what it changes; a mutant whose file no longer parses cleanly is never offered. The kinds:
+
+- ``flip_operator``: ``<``/``>=``, ``>``/``<=``, ``==``/``!=`` (and ``===``/``!==``), ``&&``/``||``,
+  ``+``/``-``, ``*``/``/``, ``<<``/``>>``, ``&``/``|``.
+- ``change_constant``: integer 0 to 1, 1 to 0, n to n + 1 (decimal literals); ``true``/``false``.
+- ``negate_condition``: an ``if``'s condition ``c`` becomes ``!(c)``.
+- ``swap_operands``: ``a op b`` to ``b op a`` for ``- / % << >>`` and the comparisons.
+
+A bug's address is (file, kind, index among that kind's sites in the file), which the same
+tree and grammar always resolve to the same edit.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codegym.envs.repo_repair.projects import DATA
+
+KINDS = ("flip_operator", "change_constant", "negate_condition", "swap_operands")
+FLIPS = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "==", "===": "!==", "!==": "===",
+         "&&": "||", "||": "&&", "+": "-", "-": "+", "*": "/", "/": "*", "<<": ">>", ">>": "<<",
+         "&": "|", "|": "&"}  # fmt: skip
+SWAPPABLE = ("-", "/", "%", "<<", ">>", "<", "<=", ">", ">=")
+BOOLEANS = {"true": "false", "false": "true"}
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """A language's node types, as its grammar names them (see ``data/languages.toml``)."""
+
+    grammar: str
+    binary: tuple[str, ...]
+    integer: tuple[str, ...]
+    boolean: tuple[str, ...]
+    conditional: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One bug: where it is, and the file's text with it.
+
+    Attributes:
+        path: The file (relative to the project's root).
+        kind: One of `KINDS`.
+        index: Its place among the sites of ``kind`` in the file.
+        line: The 1-based line the edit starts on.
+        text: The whole file with the bug.
+    """
+
+    path: str
+    kind: str
+    index: int
+    line: int
+    text: bytes
+
+
+@functools.cache
+def syntax_of(language: str) -> Syntax:
+    """``language``'s node types (``[<language>.syntax]`` of ``data/languages.toml``)."""
+    import tomllib
+
+    table = tomllib.loads((DATA / "languages.toml").read_text()).get(language, {}).get("syntax")
+    if table is None:
+        raise KeyError(f"language {language!r} names no syntax in {DATA / 'languages.toml'} ([{language}.syntax])")
+    return Syntax(table["grammar"], *(tuple(table[key]) for key in ("binary", "integer", "boolean", "conditional")))
+
+
+@functools.cache
+def _parser(grammar: str) -> Any:
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(grammar)  # type: ignore[arg-type]
+
+
+def parses(grammar: str, source: bytes) -> bool:
+    """Whether ``source`` parses without an error or a missing node."""
+    return not _parser(grammar).parse(source).root_node.has_error
+
+
+def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KINDS) -> Iterator[Mutant]:
+    """Every bug of ``kinds`` in the file ``source`` (at ``path``), in a stable order; only
+    those whose file still parses cleanly (a file that did not is offered none)."""
+    syntax = syntax_of(language)
+    tree = _parser(syntax.grammar).parse(source)
+    if tree.root_node.has_error:
+        return
+    nodes = list(_walk(tree.root_node))
+    for kind in kinds:
+        edits = list(_EDITS[kind](nodes, syntax, source))
+        for index, (start, end, replacement) in enumerate(edits):
+            text = source[:start] + replacement + source[end:]
+            if text != source and parses(syntax.grammar, text):
+                yield Mutant(path, kind, index, source.count(b"\n", 0, start) + 1, text)
+
+
+def mutant(path: str, source: bytes, language: str, kind: str, index: int) -> Mutant | None:
+    """The bug at ``(path, kind, index)``, or None where it no longer exists."""
+    return next((m for m in mutants(path, source, language, (kind,)) if m.index == index), None)
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+Edit = tuple[int, int, bytes]
+
+
+def _flips(nodes: list[Any], syntax: Syntax, source: bytes) -> Iterator[Edit]:
+    for node in nodes:
+        if node.type in syntax.binary:
+            operator = node.child_by_field_name("operator")
+            if operator is not None and operator.text.decode() in FLIPS:
+                yield operator.start_byte, operator.end_byte, FLIPS[operator.text.decode()].encode()
+
+
+def _constants(nodes: list[Any], syntax: Syntax, source: bytes) -> Iterator[Edit]:
+    for node in nodes:
+        text = node.text.decode(errors="replace")
+        if node.type in syntax.integer and text.isdigit():
+            number = int(text)
+            changed = {0: 1, 1: 0}.get(number, number + 1)
+            yield node.start_byte, node.end_byte, str(changed).encode()
+        elif node.type in syntax.boolean and text in BOOLEANS:
+            yield node.start_byte, node.end_byte, BOOLEANS[text].encode()
+
+
+def _negations(nodes: list[Any], syntax: Syntax, source: bytes) -> Iterator[Edit]:
+    for node in nodes:
+        if node.type in syntax.conditional:
+            condition = node.child_by_field_name("condition")
+            if condition is None:
+                continue
+            text = condition.text
+            negated = b"(!" + text + b")" if text.startswith(b"(") and text.endswith(b")") else b"!(" + text + b")"
+            yield condition.start_byte, condition.end_byte, negated
+
+
+def _swaps(nodes: list[Any], syntax: Syntax, source: bytes) -> Iterator[Edit]:
+    for node in nodes:
+        if node.type not in syntax.binary:
+            continue
+        operator, left, right = (node.child_by_field_name(name) for name in ("operator", "left", "right"))
+        if operator is None or left is None or right is None or operator.text.decode() not in SWAPPABLE:
+            continue
+        middle = source[left.end_byte : right.start_byte]
+        yield left.start_byte, right.end_byte, right.text + middle + left.text
+
+
+_EDITS: Mapping[str, Any] = {
+    "flip_operator": _flips,
+    "change_constant": _constants,
+    "negate_condition": _negations,
+    "swap_operands": _swaps,
+}

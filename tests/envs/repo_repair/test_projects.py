@@ -1,0 +1,109 @@
+"""Projects in other languages: their recipes, the bugs tree-sitter makes in their files, and
+their trees judged in the project's machine (Debian's go-cmp, built offline after its install)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from codegym.envs.repo_repair import project_tasks, projects, syntax_mutations
+from codegym.envs.repo_repair.projects import load_project, toolchains
+
+from codegym.error import TaskFormatError
+from codegym.executor.rootbox import available
+
+GO = b"""package clamp
+
+// Clamp keeps x within [lo, hi].
+func Clamp(x, lo, hi int) int {
+\tif x < lo {
+\t\treturn lo
+\t}
+\tif x > hi {
+\t\treturn hi
+\t}
+\treturn x - 0
+}
+
+var Enabled = true
+"""
+
+
+def test_every_bundled_recipe_loads_with_a_known_language() -> None:
+    found = projects.projects()
+    assert "go-cmp" in found
+    for project in found.values():
+        assert project.language in toolchains()
+        assert project.toolchain.build and project.toolchain.list and project.toolchain.run
+
+
+def test_a_recipe_that_lacks_a_key_or_names_an_unknown_language_says_what_to_fix(tmp_path: Path) -> None:
+    path = tmp_path / "thing.toml"
+    path.write_text('language = "go"\npackage = "golang-thing-dev"\n')
+    with pytest.raises(TaskFormatError, match="missing version, origin, root"):
+        load_project(path)
+    path.write_text('language = "cobol"\npackage = "x"\nversion = "1"\norigin = "/o"\nroot = "/r"\n')
+    with pytest.raises(TaskFormatError, match="language 'cobol' has no recipe; known: go"):
+        load_project(path)
+
+
+def test_a_test_command_quotes_what_it_is_given() -> None:
+    command = toolchains()["go"].run_command("pkg/sub dir::TestX;rm")
+    assert "'pkg/sub dir'" in command and "pkg_sub dir" in command and "'TestX;rm'" in command
+    with pytest.raises(ValueError, match="<folder>::<name>"):
+        toolchains()["go"].run_command("TestX")
+
+
+def test_every_kind_makes_go_bugs_that_parse() -> None:
+    found = list(syntax_mutations.mutants("clamp.go", GO, "go"))
+    assert {mutant.kind for mutant in found} == set(syntax_mutations.KINDS)
+    assert all(syntax_mutations.parses("go", mutant.text) and mutant.text != GO for mutant in found)
+    texts = {mutant.kind: [m.text.decode() for m in found if m.kind == mutant.kind] for mutant in found}
+    assert any("if x >= lo {" in text for text in texts["flip_operator"])
+    assert any("var Enabled = false" in text for text in texts["change_constant"])
+    assert any("if !(x < lo) {" in text for text in texts["negate_condition"])
+    assert any("return 0 - x" in text for text in texts["swap_operands"])
+
+
+def test_a_bug_is_found_again_by_its_address_and_a_broken_file_offers_none() -> None:
+    first = next(syntax_mutations.mutants("clamp.go", GO, "go", ("change_constant",)))
+    again = syntax_mutations.mutant("clamp.go", GO, "go", first.kind, first.index)
+    assert again == first
+    assert syntax_mutations.mutant("clamp.go", GO, "go", "change_constant", 999) is None
+    assert list(syntax_mutations.mutants("broken.go", b"package x\nfunc (", "go")) == []
+
+
+machine = pytest.mark.skipif(available() is not None, reason=str(available()))
+
+
+@pytest.fixture(scope="module")
+def go_cmp() -> tuple[projects.Project, tuple[str, ...]]:
+    project = projects.projects()["go-cmp"]
+    return project, projects.machine_layers(project)
+
+
+@machine
+def test_a_project_s_bug_breaks_its_tests_and_the_pristine_file_mends_them(go_cmp) -> None:
+    project, layers = go_cmp
+    ref = project_tasks.reference(project, layers, runs=1)
+    assert len(ref.tests) >= 15 and ref.failing == ()
+    drawn = next(project_tasks.draw_tasks(project, layers, ref, count=1, runs=1, seed=3))
+    assert drawn.fail_to_pass and drawn.pass_to_pass
+    sources = project_tasks.source_files(project, layers)
+    buggy = syntax_mutations.mutant(drawn.path, sources[drawn.path], "go", drawn.kind, drawn.index)
+    assert buggy is not None
+    broken = project_tasks.judge(project, layers, {drawn.path: buggy.text}, drawn.fail_to_pass)
+    assert broken.built and not any(broken.passed.values())
+    mended = project_tasks.judge(project, layers, {drawn.path: sources[drawn.path]}, drawn.fail_to_pass)
+    assert all(mended.passed.values())
+
+
+@machine
+def test_a_tree_that_does_not_build_fails_every_test(go_cmp) -> None:
+    """The machine holds the pristine tree's test binaries: a failed build must not let them judge."""
+    project, layers = go_cmp
+    path = "cmp/compare.go"
+    source = project_tasks.source_files(project, layers)[path]
+    run = project_tasks.judge(project, layers, {path: source + b"\nfunc broken( {\n"}, ("cmp::TestDiff",))
+    assert not run.built and run.passed == {"cmp::TestDiff": False}
+    assert "compare.go" in run.build_output
