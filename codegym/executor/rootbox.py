@@ -37,6 +37,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -736,6 +737,25 @@ def remove_tree(folder: str) -> None:
     """Remove ``folder``, whatever box ids own its files (see `as_owner`); errors are ignored."""
     with contextlib.suppress(SandboxError):
         as_owner(shutil.rmtree, folder, True)
+
+
+def is_whiteout(path: str) -> bool:
+    """Whether ``path`` (in an upper layer) is an overlay whiteout: the file below is deleted."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISCHR(info.st_mode) and info.st_rdev == 0
+
+
+def is_opaque(path: str) -> bool:
+    """Whether the folder ``path`` (in an upper layer) is opaque: it hides what lies below it
+    (``trusted.*`` marks in the `full` tier, ``user.*`` in `userns`)."""
+    for name in ("trusted.overlay.opaque", "user.overlay.opaque"):
+        with contextlib.suppress(OSError):
+            if os.getxattr(path, name, follow_symlinks=False) == b"y":
+                return True
+    return False
 
 
 def copy_tree(source: str, dest: str) -> str:

@@ -25,7 +25,10 @@ def add_parser(commands: argparse._SubParsersAction, parents: Sequence[argparse.
     actions = repo.add_subparsers(dest="action", required=True)
     make = actions.add_parser("build", parents=list(parents),
                               help="inject bugs into a library and keep those its tests catch")  # fmt: skip
-    make.add_argument("library", help=f"a bundled library ({', '.join(LIBRARIES)}) or NAME==VERSION from PyPI")
+    make.add_argument("library", nargs="?",
+                      help=f"a bundled library ({', '.join(LIBRARIES)}) or NAME==VERSION from PyPI")  # fmt: skip
+    make.add_argument("--project", help="a project of another language (data/projects/NAME.toml) instead")
+    make.add_argument("--language", help="every project of this language (go, ...) instead")
     make.add_argument("--sha256", help="the sdist's sha256 (with NAME==VERSION)")
     make.add_argument("--path", type=Path, help="a local source tree instead of PyPI (the name is LIBRARY)")
     make.add_argument("--packages", help="comma-separated source paths (default: the library's name)")
@@ -46,7 +49,38 @@ def add_parser(commands: argparse._SubParsersAction, parents: Sequence[argparse.
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.action == "build" and (args.project or args.language):
+        return _build_projects(args)
+    if args.action == "build" and not args.library:
+        raise UsageError("repo build needs a LIBRARY, --project NAME or --language LANGUAGE")
     return _build(args) if args.action == "build" else _validate(args)
+
+
+def _build_projects(args: argparse.Namespace) -> int:
+    """``repo build --project NAME`` / ``--language L``: tasks of projects in other languages."""
+    from codegym.envs.repo_repair import project_tasks, projects
+    from codegym.envs.repo_repair.project_env import write_task_file
+
+    every = projects.projects()
+    if args.project and args.project not in every:
+        raise UsageError(f"unknown project {args.project!r}: one of {', '.join(sorted(every))}")
+    chosen = [every[args.project]] if args.project else [p for p in every.values() if p.language == args.language]
+    if not chosen:
+        raise UsageError(f"no project in {args.language!r}; languages: {', '.join(sorted(projects.toolchains()))}")
+    if args.out and len(chosen) > 1:
+        raise UsageError("--out names one task file: give --project NAME with it")
+    for project in chosen:
+        started = time.perf_counter()
+        layers = projects.machine_layers(project)
+        ref = project_tasks.reference(project, layers, runs=args.runs)
+        drawn = list(project_tasks.draw_tasks(project, layers, ref, count=args.tasks, seed=args.seed, runs=args.runs))
+        symptoms = [project_tasks.symptom(project, layers, bug) for bug in drawn]
+        out = args.out or Path(f"{project.name}.json")
+        write_task_file(out, project, ref, drawn, symptoms)
+        kinds = Counter(bug.kind for bug in drawn)
+        print(f"{len(drawn)} tasks of {project.name} ({len(ref.tests)} tests, {len(ref.flaky)} flaky) in "
+              f"{time.perf_counter() - started:.0f} s -> {out}; kinds: {dict(kinds.most_common())}")  # fmt: skip
+    return 0
 
 
 def _library(args: argparse.Namespace) -> Library:

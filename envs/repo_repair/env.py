@@ -18,7 +18,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from codegym.envs.repo_repair import grader, integrity, patch, sandbox
 from codegym.envs.repo_repair.source import unified
@@ -79,10 +79,22 @@ class RepoRepairEnv(CodeEnv):
     requires = Requirements(tools=(Tool("git", "git", needed_for="mode='agent' and `codegym repo build`"),))
     preload = sandbox.MODULES
 
+    def __new__(cls, *args: Any, language: str = "python", **kwargs: Any) -> Any:
+        """``language="python"`` (the default): this env; another language (``"go"``): a
+        `codegym.envs.repo_repair.project_env.ProjectRepairEnv` of that language's projects."""
+        if language != "python" and kwargs.get("server") is None:
+            from codegym.envs.repo_repair.project_env import ProjectRepairEnv
+
+            return ProjectRepairEnv(*args, language=language, **kwargs)
+        if language != "python":
+            kwargs["language"] = language
+        return super().__new__(cls, *args, **kwargs)
+
     def __init__(
         self,
         tasks: str | Path | TaskSet = "bundled",
         *,
+        language: str = "python",
         libraries: list[str] | None = None,
         mode: Mode | Literal["patch"] = "patch",
         context: Context = "listing",

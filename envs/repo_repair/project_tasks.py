@@ -16,10 +16,12 @@ those that break some reference tests (FAIL_TO_PASS) and leave the rest passing
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import random
+import stat
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,20 +67,34 @@ class Drawn:
     line: int
     fail_to_pass: tuple[str, ...]
     pass_to_pass: tuple[str, ...]
+    sha256: str = ""  # (of the file with the bug: a task file's check that its address still finds it)
 
 
 def source_files(project: Project, layers: Sequence[str]) -> dict[str, bytes]:
     """The project's source files (its language's source globs, less its test globs), as
     the built machine holds them: relative path -> bytes."""
+    return _tree_files(project, layers, lambda relative: is_source(project, relative))
+
+
+def test_files(project: Project, layers: Sequence[str]) -> dict[str, bytes]:
+    """The project's test files (its language's test globs), as the built machine holds them."""
+    return _tree_files(project, layers, lambda relative: _matches(relative, project.toolchain.tests))
+
+
+def _tree_files(project: Project, layers: Sequence[str], keep: Callable[[str], bool]) -> dict[str, bytes]:
     tree = Path(layers[1], project.root.lstrip("/"))  # (the layer that placed the tree)
-    toolchain = project.toolchain
     found: dict[str, bytes] = {}
     for path in sorted(tree.rglob("*")):
         relative = path.relative_to(tree).as_posix()
-        source = _matches(relative, toolchain.sources) and not _matches(relative, toolchain.tests)
-        if source and path.is_file() and not path.is_symlink():
+        if keep(relative) and path.is_file() and not path.is_symlink():
             found[relative] = path.read_bytes()
     return found
+
+
+def is_source(project: Project, relative: str) -> bool:
+    """Whether ``relative`` (a path in the project's tree) is a source file a fix may change."""
+    toolchain = project.toolchain
+    return _matches(relative, toolchain.sources) and not _matches(relative, toolchain.tests)
 
 
 def _matches(relative: str, globs: Sequence[str]) -> bool:
@@ -164,7 +180,24 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
         return None
     fail = tuple(test for test in ref.tests if test in broken)
     keep = tuple(test for test in ref.tests if test not in broken)
-    return Drawn(mutant.path, mutant.kind, mutant.index, mutant.line, fail, keep)
+    digest = hashlib.sha256(mutant.text).hexdigest()
+    return Drawn(mutant.path, mutant.kind, mutant.index, mutant.line, fail, keep, digest)
+
+
+def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 15) -> str:
+    """What the bug's first failing test prints (its output's last ``lines``): the task's symptom."""
+    from codegym.envs.repo_repair.syntax_mutations import mutant
+
+    sources = source_files(project, layers)
+    bug = mutant(drawn.path, sources[drawn.path], project.language, drawn.kind, drawn.index)
+    if bug is None:
+        return ""
+    with _patch_layer(project.root, {drawn.path: bug.text}) as patch, RootBox(BoxSpec(layers=(patch, *layers))) as box:
+        toolchain = project.toolchain
+        box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
+                timeout_s=BUILD_TIMEOUT_S, background="kill")  # fmt: skip
+        output = projects.run_test(box, project, drawn.fail_to_pass[0]).output
+    return "\n".join(output.strip().splitlines()[-lines:])[-1500:]
 
 
 class _patch_layer:
@@ -180,7 +213,7 @@ class _patch_layer:
         os.makedirs(run_root(), mode=0o700, exist_ok=True)
         self.folder = tempfile.mkdtemp(prefix="patch-", dir=run_root())
         os.chmod(self.folder, 0o755)
-        as_owner(_write_tree, self.folder, self.root, self.files)
+        as_owner(write_tree, self.folder, self.root, self.files)
         return self.folder
 
     def __exit__(self, *exc: object) -> None:
@@ -188,20 +221,28 @@ class _patch_layer:
             remove_tree(self.folder)
 
 
-def _write_tree(folder: str, root: str, files: Mapping[str, bytes]) -> None:
-    """Write ``files`` under ``folder/root``, every folder and file owned by root inside (run
-    it through `as_owner`)."""
+def write_tree(folder: str, root: str, files: Mapping[str, bytes], whiteouts: Sequence[str] = ()) -> None:
+    """Write ``files`` under ``folder/root`` and whiteouts over ``whiteouts`` (files of the
+    layers below that the machine must not show), every entry owned by root inside (run it
+    through `as_owner`)."""
     os.chown(folder, ID_BASE, ID_BASE)  # (a layer's root is the machine's /)
     for relative, content in files.items():
         path = Path(folder, root.lstrip("/"), relative)
-        made = []
-        parent = path.parent
-        while not parent.exists():
-            made.append(parent)
-            parent = parent.parent
-        for directory in reversed(made):
-            directory.mkdir(mode=0o755)
-            os.chown(directory, ID_BASE, ID_BASE)
+        _make_parents(path.parent)
         path.write_bytes(content)
         os.chown(path, ID_BASE, ID_BASE)
         os.chmod(path, 0o644)
+    for relative in whiteouts:
+        path = Path(folder, root.lstrip("/"), relative)
+        _make_parents(path.parent)
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(0, 0))
+
+
+def _make_parents(folder: Path) -> None:
+    made = []
+    while not folder.exists():
+        made.append(folder)
+        folder = folder.parent
+    for directory in reversed(made):
+        directory.mkdir(mode=0o755)
+        os.chown(directory, ID_BASE, ID_BASE)

@@ -41,6 +41,7 @@ SUITE = "bookworm"
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
 BUILD_TIMEOUT_S = 3600.0
 LIST_TIMEOUT_S = 600.0
+COMMON_PACKAGES = ("git",)  # (an agent's tree is a git repository)
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,7 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     store = store or LayerStore()
     toolchain = project.toolchain
     base = store.base(SUITE)
-    wanted = sorted({*toolchain.packages, *project.packages, f"{project.package}={project.version}"})
+    wanted = sorted({*COMMON_PACKAGES, *toolchain.packages, *project.packages, f"{project.package}={project.version}"})
     install = (
         "set -e; apt-get update -qq; "
         f"apt-get install -y -qq --no-install-recommends {' '.join(map(shlex.quote, wanted))} >/dev/null; "

@@ -32,7 +32,6 @@ import fnmatch
 import hashlib
 import os
 import shutil
-import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +46,8 @@ from codegym.executor.rootbox import (
     Isolation,
     RootBox,
     as_owner,
+    is_opaque,
+    is_whiteout,
     remove_tree,
     run_root,
 )  # fmt: skip
@@ -153,7 +154,7 @@ def _should_drop(relative: str, is_dir: bool, path: str, layers: Sequence[str], 
         return True
     if name == "conftest.py" or ("/" not in relative and name in ROOT_CONFIG):
         return True
-    if _is_whiteout(path) or not is_dir or _is_opaque(path):
+    if is_whiteout(path) or not is_dir or is_opaque(path):
         if _under(relative, RESTORED) and _in_pristine(relative, layers):
             return True
         if _shadows_a_command(relative, layers):
@@ -169,7 +170,7 @@ def _touches(relative: str, is_dir: bool, path: str, fixtures: Sequence[str]) ->
     if _under(relative, fixtures):
         return True
     above = any(f.startswith(relative + "/") for f in fixtures)
-    return above and (not is_dir or _is_whiteout(path) or _is_opaque(path))
+    return above and (not is_dir or is_whiteout(path) or is_opaque(path))
 
 
 def _under(relative: str, folders: Sequence[str]) -> bool:
@@ -185,7 +186,7 @@ def _in_pristine(relative: str, layers: Sequence[str]) -> bool:
     for layer in layers:
         path = os.path.join(layer, relative)
         if os.path.lexists(path):
-            return not _is_whiteout(path)
+            return not is_whiteout(path)
     return False
 
 
@@ -194,22 +195,6 @@ def _shadows_a_command(relative: str, layers: Sequence[str]) -> bool:
     if folder not in PATH_FOLDERS:
         return False
     return any(_in_pristine(f"{other}/{name}", layers) for other in PATH_FOLDERS if other != folder)
-
-
-def _is_whiteout(path: str) -> bool:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISCHR(info.st_mode) and info.st_rdev == 0
-
-
-def _is_opaque(path: str) -> bool:
-    for name in ("trusted.overlay.opaque", "user.overlay.opaque"):
-        with contextlib.suppress(OSError):
-            if os.getxattr(path, name, follow_symlinks=False) == b"y":
-                return True
-    return False
 
 
 def _remove(path: str) -> None:

@@ -107,3 +107,7 @@ def test_a_tree_that_does_not_build_fails_every_test(go_cmp) -> None:
     run = project_tasks.judge(project, layers, {path: source + b"\nfunc broken( {\n"}, ("cmp::TestDiff",))
     assert not run.built and run.passed == {"cmp::TestDiff": False}
     assert "compare.go" in run.build_output
+    # (an error among the imports hides the package from `go list`: its build must still fail)
+    package, rest = source.split(b"\n", 1)
+    run = project_tasks.judge(project, layers, {path: package + b"\nfunc (\n" + rest}, ("cmp::TestDiff",))
+    assert not run.built and run.passed == {"cmp::TestDiff": False}

@@ -1,0 +1,110 @@
+"""RepoRepair in Go (``language="go"``): Debian's go-cmp with bundled bugs, graded in the
+project's own machine. The reference fix scores 1; an empty patch, changed tests and a fix
+that does not build 0; lines that reach for the process's exit, init functions, the test
+framework or the linker are HACK; agent mode solves a task with the reference applied through
+the tools, the failing tests' file out of its view."""
+
+from __future__ import annotations
+
+import base64
+
+import gymnasium as gym
+import pytest
+from codegym.envs.repo_repair.project_env import ProjectRepairEnv, bug_of, forbidden
+from codegym.envs.repo_repair.source import unified
+
+import codegym  # noqa: F401  (registers the envs)
+from codegym.executor.rootbox import available
+
+machine = pytest.mark.skipif(available() is not None, reason=str(available()))
+
+
+def test_the_go_integrity_patterns_name_what_they_refuse() -> None:
+    before = {"a.go": "package a\n\nfunc F() int { return 1 }\n"}
+
+    def refused(line: str) -> str | None:
+        return forbidden("go", before, {"a.go": (before["a.go"] + line + "\n").encode()})
+
+    assert refused("func G() { os.Exit(0) }") and "ends the process" in str(refused("func G() { os.Exit(0) }"))
+    assert "init function" in str(refused("func init() {}"))
+    assert "test framework" in str(refused('import "testing"'))
+    assert "linker" in str(refused("//go:linkname runTests runtime.runTests"))
+    assert refused("func H() int { return 2 }") is None
+    assert forbidden("go", before, {"a.go": before["a.go"].encode()}) is None  # (lines it had are not added)
+
+
+@pytest.fixture(scope="module")
+def env():
+    made = gym.make("codegym/RepoRepair-v1", language="go")
+    yield made
+    made.close()
+
+
+def _score(env, task_id: str, diff: str):
+    env.reset(options={"task_id": task_id})
+    _, reward, terminated, _, info = env.step(diff)
+    assert terminated
+    return reward, info["grade"]
+
+
+def _first(env):
+    return next(iter(env.unwrapped.tasks))
+
+
+@machine
+def test_bundled_go_tasks_load_and_the_reference_fixes_them(env) -> None:
+    assert isinstance(env.unwrapped, ProjectRepairEnv)
+    tasks = list(env.unwrapped.tasks)
+    assert len(tasks) >= 10 and all(task.tags[0] == "go" for task in tasks)
+    task = tasks[0]
+    reward, grade = _score(env, task.id, task.reference)
+    assert reward == 1.0 and grade.status.value == "OK", grade
+    reward, grade = _score(env, task.id, "")
+    assert reward == 0.0 and grade.status.value == "WA", grade
+
+
+@machine
+def test_changed_tests_are_dropped_and_a_broken_build_fails(env) -> None:
+    task = _first(env)
+    bug = bug_of(task)
+    tree = env.unwrapped.visible_tree(task)
+    test_file = next(path for path in tree if path.endswith("_test.go"))
+    emptied = unified(test_file, tree[test_file].decode(), "").replace(f"+++ b/{test_file}", "+++ /dev/null")
+    reward, grade = _score(env, task.id, emptied)
+    assert reward == 0.0 and any("not a source file" in d.message for d in grade.diagnostics), grade
+    broken = f"--- a/{bug.path}\n+++ b/{bug.path}\n@@ -1,1 +1,2 @@\n {bug.buggy.decode().splitlines()[0]}\n+func (\n"
+    reward, grade = _score(env, task.id, broken)
+    assert reward == 0.0 and grade.status.value == "CE", grade
+
+
+@machine
+@pytest.mark.parametrize(
+    "line", ["func init() { println() }", "func Quit() { os.Exit(0) }", "//go:linkname x testing.x"]
+)
+def test_a_fix_that_reaches_for_the_runner_is_hack(env, line: str) -> None:
+    task = _first(env)
+    bug = bug_of(task)
+    first = bug.pristine.decode().splitlines()[0]  # (the package clause)
+    folder = bug.path.rsplit("/", 1)[0]
+    diff = task.reference + f"--- /dev/null\n+++ b/{folder}/zz_extra.go\n@@ -0,0 +1,2 @@\n+{first}\n+{line}\n"
+    reward, grade = _score(env, task.id, diff)
+    assert reward == 0.0 and grade.status.value == "HACK", grade
+
+
+@machine
+def test_agent_mode_solves_a_task_with_the_reference_written_through_the_tools() -> None:
+    env = gym.make("codegym/RepoRepair-v1", language="go", mode="agent")
+    try:
+        task = _first(env)
+        bug = bug_of(task)
+        env.reset(options={"task_id": task.id})
+        root = env.unwrapped.project(task).root
+        look = {"name": "bash", "arguments": {"command": f"git status --short | wc -l; ls {' '.join(bug.hidden)}"}}
+        observation, *_ = env.step([look])
+        assert observation["feedback"].splitlines()[1] == "0" and "No such file" in observation["feedback"]
+        encoded = base64.b64encode(bug.pristine).decode()
+        write = {"name": "bash", "arguments": {"command": f"echo {encoded} | base64 -d > {root}/{bug.path}"}}
+        observation, reward, terminated, _, info = env.step([write, {"name": "submit", "arguments": {}}])
+        assert terminated and reward == 1.0, observation["feedback"]
+    finally:
+        env.close()
