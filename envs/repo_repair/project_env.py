@@ -239,9 +239,7 @@ def prepare(project: Project, bug: Bug, tree: Mapping[str, bytes], diff: str) ->
 
 @functools.cache
 def _patterns(language: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    import tomllib
-
-    table = tomllib.loads((DATA / "languages.toml").read_text()).get(language, {}).get("integrity", {})
+    table = projects_module.read_toml(DATA / "languages.toml").get(language, {}).get("integrity", {})
     return tuple((reason, re.compile(pattern)) for reason, pattern in table.items())
 
 

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import functools
 import shlex
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
-import tomllib
-
-from codegym.error import TaskFormatError
+from codegym.error import DependencyNotInstalled, TaskFormatError
 from codegym.executor.layers import LayerStore
 from codegym.executor.rootbox import CommandResult, RootBox
 
@@ -116,7 +116,7 @@ def split_id(test_id: str) -> tuple[str, str]:
 @functools.cache
 def toolchains() -> Mapping[str, Toolchain]:
     """Every language's recipe, by language."""
-    table = tomllib.loads((DATA / "languages.toml").read_text())
+    table = read_toml(DATA / "languages.toml")
     return MappingProxyType({language: _toolchain(language, entry) for language, entry in table.items()})
 
 
@@ -145,7 +145,7 @@ def projects() -> Mapping[str, Project]:
 
 def load_project(path: Path) -> Project:
     """The recipe in ``path`` (a TOML file; its stem is the project's name)."""
-    entry = tomllib.loads(path.read_text())
+    entry = read_toml(path)
     required = ("language", "package", "version", "origin", "root")
     missing = [key for key in required if key not in entry]
     if missing:
@@ -158,6 +158,21 @@ def load_project(path: Path) -> Project:
         origin=str(entry["origin"]), root=str(entry["root"]), packages=tuple(_strings(entry, "packages", str(path))),
         exclude=tuple(_strings(entry, "exclude", str(path))),
     )  # fmt: skip
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file ``path`` (Python 3.10: with tomli)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError as e:
+            raise DependencyNotInstalled(f"reading {path.name} on Python 3.10 needs tomli: pip install tomli") from e
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise TaskFormatError(f"{path} is not valid TOML ({e}); fix the line it names") from e
 
 
 def _strings(entry: Mapping[str, object], key: str, where: str) -> list[str]:

@@ -23,7 +23,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codegym.envs.repo_repair.projects import DATA
+from codegym.envs.repo_repair.projects import DATA, read_toml
+
+from codegym.error import DependencyNotInstalled
 
 KINDS = ("flip_operator", "change_constant", "negate_condition", "swap_operands")
 FLIPS = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "==", "===": "!==", "!==": "===",
@@ -66,9 +68,7 @@ class Mutant:
 @functools.cache
 def syntax_of(language: str) -> Syntax:
     """``language``'s node types (``[<language>.syntax]`` of ``data/languages.toml``)."""
-    import tomllib
-
-    table = tomllib.loads((DATA / "languages.toml").read_text()).get(language, {}).get("syntax")
+    table = read_toml(DATA / "languages.toml").get(language, {}).get("syntax")
     if table is None:
         raise KeyError(f"language {language!r} names no syntax in {DATA / 'languages.toml'} ([{language}.syntax])")
     return Syntax(table["grammar"], *(tuple(table[key]) for key in ("binary", "integer", "boolean", "conditional")))
@@ -76,8 +76,12 @@ def syntax_of(language: str) -> Syntax:
 
 @functools.cache
 def _parser(grammar: str) -> Any:
-    from tree_sitter_language_pack import get_parser
-
+    try:
+        from tree_sitter_language_pack import get_parser
+    except ImportError as e:
+        raise DependencyNotInstalled(
+            "bugs in projects of other languages are made on tree-sitter grammars: pip install 'codegym[repo]'"
+        ) from e
     return get_parser(grammar)  # type: ignore[arg-type]
 
 
