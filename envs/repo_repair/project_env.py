@@ -49,31 +49,29 @@ AGENT_LIMITS = AgentLimits(max_calls=60, wall_s=1800.0, timeout_s=120.0, max_tim
 
 
 @dataclass(frozen=True)
-class Bug:
-    """What a task holds (``task.metadata["bug"]``): where its bug is, the file with and
-    without it, and the tests that judge a fix.
+class Repair:
+    """What a task holds (``task.metadata["repair"]``): the project, the tree the agent starts
+    from, the tests that judge a fix and the files the harness puts over a submission.
 
     Attributes:
-        project: The project's name.
-        path: The file (relative to the project's root).
-        kind, index, line: The bug's address and the line it is on.
-        buggy: The file's text with the bug.
-        pristine: The file's text as the project has it.
-        hidden: Test files kept out of the agent's view (they hold FAIL_TO_PASS tests).
+        project: The project (its machine's recipe).
+        start: The task's files over the project's tree, in the agent's view and in the graded
+            tree alike (a drawn bug's file).
+        graded: The harness's files over a submission's tree when it is graded (a repository
+            row's new tests), never in the agent's view.
+        hidden: Test files whited out in the agent's view (they hold FAIL_TO_PASS tests).
         fail_to_pass: Tests the bug breaks (each must pass).
         pass_to_pass: Tests it leaves passing (each must still pass).
+        where: The file a drawn bug is in ("" for a repository row's).
     """
 
-    project: str
-    path: str
-    kind: str
-    index: int
-    line: int
-    buggy: bytes
-    pristine: bytes
+    project: Project
+    start: Mapping[str, bytes]
+    graded: Mapping[str, bytes]
     hidden: tuple[str, ...]
     fail_to_pass: tuple[str, ...]
     pass_to_pass: tuple[str, ...]
+    where: str = ""
 
 
 # --- task files -----------------------------------------------------------------------------------
@@ -140,9 +138,11 @@ def project_tasks_of(project: Project, path: Path, store: LayerStore | None = No
             raise TaskFormatError(f"{path}: task {number}'s bug ({entry['path']}, {entry['kind']} {entry['index']}) "
                                   "is not in the project's tree")  # fmt: skip
         f2p, p2p = tuple(entry["fail_to_pass"]), tuple(entry["pass_to_pass"])
-        bug = Bug(project.name, entry["path"], entry["kind"], entry["index"], entry["line"], mutant.text, text,
-                  hidden_files(tests, f2p), f2p, p2p)  # fmt: skip
-        made.append(_task(task_id, project, bug, str(entry.get("symptom", ""))))
+        repair = Repair(project, {entry["path"]: mutant.text}, {}, hidden_files(tests, f2p), f2p, p2p, entry["path"])
+        reference = unified(entry["path"], mutant.text.decode(), text.decode())
+        prompt = statement(f"{project.name} ({project.language}, Debian's {project.package} {project.version})",
+                           f2p, str(entry.get("symptom", "")))  # fmt: skip
+        made.append(make_task(task_id, repair, prompt, reference, tags=(project.language, project.name, entry["kind"])))
     return made
 
 
@@ -159,28 +159,23 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
     return tuple(sorted(hidden))
 
 
-def _task(task_id: str, project: Project, bug: Bug, symptom: str) -> Task:
+def make_task(task_id: str, repair: Repair, prompt: str, reference: str, tags: Sequence[str] = ()) -> Task:
+    """A `Task` of the family: its tests are the FAIL_TO_PASS and PASS_TO_PASS ids (all hidden)."""
     tests = tuple(
         TestCase(name=test, code=test, hidden=True, tier=tier)
-        for tier, names in (("fail_to_pass", bug.fail_to_pass), ("pass_to_pass", bug.pass_to_pass))
+        for tier, names in (("fail_to_pass", repair.fail_to_pass), ("pass_to_pass", repair.pass_to_pass))
         for test in names
     )
-    reference = unified(bug.path, bug.buggy.decode(), bug.pristine.decode())
-    return Task(id=task_id, family=FAMILY, prompt=statement(project, bug, symptom), tests=tests, language="diff",
-                tags=(project.language, project.name, bug.kind), reference=reference,
-                metadata={"bug": bug, "project": project.name})  # fmt: skip
+    return Task(id=task_id, family=FAMILY, prompt=prompt, tests=tests, language="diff", tags=tuple(tags),
+                reference=reference, metadata={"repair": repair, "project": repair.project.name})  # fmt: skip
 
 
-def statement(project: Project, bug: Bug, symptom: str) -> str:
-    """The problem statement: the failing tests and the first one's output, never the cause."""
-    failing = bug.fail_to_pass
-    shown = ", ".join(f"`{test}`" for test in failing[:3]) + (
-        f" and {len(failing) - 3} more" if len(failing) > 3 else ""
-    )
-    lines = [
-        f"A bug has been introduced into the source of {project.name} ({project.language}, Debian's "
-        f"{project.package} {project.version}). {len(failing)} of its tests that used to pass now fail: {shown}.",
-    ]
+def statement(what: str, failing: Sequence[str], symptom: str) -> str:
+    """The problem statement of a drawn bug: the failing tests and the first one's output, never the cause."""
+    more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+    shown = ", ".join(f"`{test}`" for test in failing[:3]) + more
+    lines = [f"A bug has been introduced into the source of {what}. {len(failing)} of its tests that used to pass "
+             f"now fail: {shown}."]  # fmt: skip
     if symptom.strip():
         lines += ["", "The first of them fails with:", "", *(f"    {line}" for line in symptom.strip().splitlines())]
     lines += ["", "Fix the project's source code so that these tests pass again without breaking any other test. "
@@ -189,11 +184,11 @@ def statement(project: Project, bug: Bug, symptom: str) -> str:
     return "\n".join(lines)
 
 
-def bug_of(task: Task) -> Bug:
-    bug = task.metadata.get("bug")
-    if not isinstance(bug, Bug):
-        raise InvalidTask(f"task {task.id} is not a project repair task (it holds no Bug)")
-    return bug
+def repair_of(task: Task) -> Repair:
+    repair = task.metadata.get("repair")
+    if not isinstance(repair, Repair):
+        raise InvalidTask(f"task {task.id} is not a project repair task (it holds no Repair)")
+    return repair
 
 
 # --- grading --------------------------------------------------------------------------------------
@@ -217,7 +212,7 @@ class Judged:
     run: TreeRun | None
 
 
-def prepare(project: Project, bug: Bug, tree: Mapping[str, bytes], diff: str) -> Prepared:
+def prepare(project: Project, tree: Mapping[str, bytes], diff: str) -> Prepared:
     """Apply ``diff`` to the buggy ``tree`` (the files the agent sees), keep its changes to
     source files, and check the lines it adds against the language's integrity patterns."""
     if not diff.strip():
@@ -256,7 +251,7 @@ def forbidden(language: str, before: Mapping[str, str], after: Mapping[str, byte
     return None
 
 
-def grade_run(bug: Bug, judged: Judged) -> Grade:
+def grade_run(repair: Repair, judged: Judged) -> Grade:
     """The grade of a judged submission: a pure function."""
     prepared = judged.prepared
     notes = tuple(Diagnostic(f"ignored: {path} is not a source file (only source changes are graded)", file=path,
@@ -271,7 +266,7 @@ def grade_run(bug: Bug, judged: Judged) -> Grade:
     assert run is not None
     tests = tuple(
         TestOutcome(name=test, passed=bool(run.passed.get(test)), hidden=True, tier=tier)
-        for tier, names in (("fail_to_pass", bug.fail_to_pass), ("pass_to_pass", bug.pass_to_pass))
+        for tier, names in (("fail_to_pass", repair.fail_to_pass), ("pass_to_pass", repair.pass_to_pass))
         for test in names
     )
     metrics = dict(pass_metrics(tests))
@@ -346,18 +341,21 @@ class ProjectRepairEnv(CodeEnv):
     # --- the project's machine and tree ---------------------------------------------------------------
 
     def project(self, task: Task) -> Project:
-        return projects_module.projects()[bug_of(task).project]
+        return repair_of(task).project
 
     def layers(self, task: Task) -> tuple[str, ...]:
         return projects_module.machine_layers(self.project(task), self.store)
 
     def visible_tree(self, task: Task) -> dict[str, bytes]:
-        """The files the agent sees: the project's sources and tests with the bug, the hidden
-        test files left out."""
-        project, bug, layers = self.project(task), bug_of(task), self.layers(task)
-        tree = {**project_tasks.source_files(project, layers), **project_tasks.test_files(project, layers)}
-        tree[bug.path] = bug.buggy
-        for path in bug.hidden:
+        """The files the agent sees: the project's sources and tests with the task's own files
+        (the bug), the hidden test files left out."""
+        repair, layers = repair_of(task), self.layers(task)
+        tree = {
+            **project_tasks.source_files(repair.project, layers),
+            **project_tasks.test_files(repair.project, layers),
+        }
+        tree.update(repair.start)
+        for path in repair.hidden:
             tree.pop(path, None)
         return tree
 
@@ -366,11 +364,9 @@ class ProjectRepairEnv(CodeEnv):
     def render_prompt(self, task: Task) -> str:
         if self.mode == "agent":
             return task.prompt
-        bug = bug_of(task)
         listing = sorted(project_tasks.source_files(self.project(task), self.layers(task)))
         return "\n".join([task.prompt, "", "The project's source files:", *(f"- {p}" for p in listing), "",
-                          f"The file the failing behaviour comes from is not named; `{bug.path}` is among these.",
-                          "", "Answer with a unified diff (git diff) of the source files."])  # fmt: skip
+                          "Answer with a unified diff (git diff) of the source files."])  # fmt: skip
 
     def check_task(self, task: Task) -> None:
         self.layers(task)
@@ -384,16 +380,16 @@ class ProjectRepairEnv(CodeEnv):
         return future
 
     def judge(self, task: Task, code: str) -> Judged:
-        project, bug = self.project(task), bug_of(task)
-        prepared = prepare(project, bug, self.visible_tree(task), code)
+        repair = repair_of(task)
+        prepared = prepare(repair.project, self.visible_tree(task), code)
         if prepared.error is not None or prepared.hack is not None:
             return Judged(prepared, None)
-        files = {bug.path: bug.buggy, **prepared.files}
-        run = project_tasks.judge(project, self.layers(task), files, (*bug.fail_to_pass, *bug.pass_to_pass))
-        return Judged(prepared, run)
+        files = {**repair.start, **prepared.files, **repair.graded}
+        tests = (*repair.fail_to_pass, *repair.pass_to_pass)
+        return Judged(prepared, project_tasks.judge(repair.project, self.layers(task), files, tests))
 
     def grade(self, task: Task, code: str, result: Any) -> Grade:  # type: ignore[override]
-        return grade_run(bug_of(task), result)
+        return grade_run(repair_of(task), result)
 
     # --- agent mode -----------------------------------------------------------------------------------
 

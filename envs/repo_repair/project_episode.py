@@ -25,7 +25,7 @@ from codegym.task import Task
 from codegym.tools.calls import ToolCall
 
 if TYPE_CHECKING:
-    from codegym.envs.repo_repair.project_env import Bug, ProjectRepairEnv
+    from codegym.envs.repo_repair.project_env import ProjectRepairEnv, Repair
 
 EDITOR, SEARCH = "codegym.tools.editor", "codegym.tools.search"
 GIT_INIT = (
@@ -38,7 +38,7 @@ class ProjectEpisode(AgentEpisode):
     """Tools in the project's machine: bash as root in its tree, the editor and search on its files."""
 
     def __init__(self, env: ProjectRepairEnv, task: Task) -> None:
-        from codegym.envs.repo_repair.project_env import bug_of
+        from codegym.envs.repo_repair.project_env import repair_of
 
         self.setup = env.agent_setup(task)
         self.limits = env.agent_limits
@@ -46,9 +46,9 @@ class ProjectEpisode(AgentEpisode):
         self.calls = 0
         self.elapsed_s = 0.0
         self.project = env.project(task)
-        self.bug = bug_of(task)
+        self.repair = repair_of(task)
         self.tree = env.visible_tree(task)
-        layer = bug_layer(self.project.root, self.bug)
+        layer = task_layer(self.project.root, self.repair)
         self.box = RootBox(BoxSpec(layers=(layer, *env.layers(task)), memory_bytes=env.limits.memory_bytes))
         self.env_vars = dict(self.project.toolchain.env)
         started = self.box.run(("/bin/sh", "-c", GIT_INIT), cwd=self.project.root, env=self.env_vars, timeout_s=120)
@@ -165,10 +165,10 @@ def changed_files(top: str) -> tuple[dict[str, bytes | None], list[str]]:
     return files, opaque
 
 
-def bug_layer(root: str, bug: Bug) -> str:
-    """The task's own layer, made once (in the user's run folder): the file with the bug, and
+def task_layer(root: str, repair: Repair) -> str:
+    """The task's own layer, made once (in the user's run folder): its files (the bug), and
     whiteouts over the hidden test files."""
-    key = hashlib.sha256(repr((root, bug.path, bug.buggy, bug.hidden)).encode()).hexdigest()
+    key = hashlib.sha256(repr((root, sorted(repair.start.items()), repair.hidden)).encode()).hexdigest()
     base = os.path.join(os.path.dirname(run_root()), "bugs")
     folder = os.path.join(base, key)
     if os.path.isdir(folder):
@@ -176,7 +176,7 @@ def bug_layer(root: str, bug: Bug) -> str:
     os.makedirs(base, mode=0o755, exist_ok=True)
     partial = tempfile.mkdtemp(prefix=".partial-", dir=base)
     os.chmod(partial, 0o755)
-    as_owner(project_tasks.write_tree, partial, root, {bug.path: bug.buggy}, tuple(bug.hidden))
+    as_owner(project_tasks.write_tree, partial, root, dict(repair.start), tuple(repair.hidden))
     try:
         os.rename(partial, folder)
     except OSError:  # (made meanwhile)

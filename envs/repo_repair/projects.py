@@ -27,13 +27,13 @@ import functools
 import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from codegym.error import DependencyNotInstalled, TaskFormatError
-from codegym.executor.layers import LayerStore
+from codegym.executor.layers import FileEntry, LayerStore
 from codegym.executor.rootbox import CommandResult, RootBox
 
 DATA = Path(__file__).with_name("data")
@@ -89,6 +89,9 @@ class Project:
         root: Where the tree goes in the machine (its working copy, built there).
         packages: More Debian packages its build or its tests need.
         exclude: Test ids left out (they need the network, or are flaky).
+        env: Variables over its language's (a Go module's ``GO111MODULE=on``).
+        tree: Its files, for a project no Debian package brings (a repository's commit:
+            ``package`` and ``origin`` are then empty).
     """
 
     name: str
@@ -99,10 +102,13 @@ class Project:
     root: str
     packages: tuple[str, ...] = ()
     exclude: tuple[str, ...] = field(default=())
+    env: Mapping[str, str] = field(default_factory=dict)
+    tree: Mapping[str, FileEntry] | None = field(default=None, repr=False, compare=False)
 
     @property
     def toolchain(self) -> Toolchain:
-        return toolchains()[self.language]
+        base = toolchains()[self.language]
+        return replace(base, env=MappingProxyType({**base.env, **self.env})) if self.env else base
 
 
 def split_id(test_id: str) -> tuple[str, str]:
@@ -153,10 +159,13 @@ def load_project(path: Path) -> Project:
     language = str(entry["language"])
     if language not in toolchains():
         raise TaskFormatError(f"{path}: language {language!r} has no recipe; known: {', '.join(sorted(toolchains()))}")
+    env = entry.get("env", {})
+    if not isinstance(env, dict):
+        raise TaskFormatError(f"{path}: env is a table of variables, got {env!r}")
     return Project(
         name=path.stem, language=language, package=str(entry["package"]), version=str(entry["version"]),
         origin=str(entry["origin"]), root=str(entry["root"]), packages=tuple(_strings(entry, "packages", str(path))),
-        exclude=tuple(_strings(entry, "exclude", str(path))),
+        exclude=tuple(_strings(entry, "exclude", str(path))), env={str(k): str(v) for k, v in env.items()},
     )  # fmt: skip
 
 
@@ -194,7 +203,8 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     store = store or LayerStore()
     toolchain = project.toolchain
     base = store.base(SUITE)
-    wanted = sorted({*COMMON_PACKAGES, *toolchain.packages, *project.packages, f"{project.package}={project.version}"})
+    pinned = (f"{project.package}={project.version}",) if project.package else ()
+    wanted = sorted({*COMMON_PACKAGES, *toolchain.packages, *project.packages, *pinned})
     install = (
         "set -e; apt-get update -qq; "
         f"apt-get install -y -qq --no-install-recommends {' '.join(map(shlex.quote, wanted))} >/dev/null; "
@@ -202,9 +212,15 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     )
     stack: tuple[str, ...] = (base,)
     stack = (store.run(stack, ["/bin/sh", "-c", install], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
-    origin, root = shlex.quote(project.origin), shlex.quote(project.root)
-    place = f"set -e; mkdir -p $(dirname {root}); cp -a {origin} {root}"
-    stack = (store.run(stack, ["/bin/sh", "-c", place], network=False), *stack)
+    if project.tree is not None:
+        entries = {
+            path: FileEntry(data, 0o755 if data.startswith(b"#!") else 0o644) for path, data in project.tree.items()
+        }
+        stack = (store.add(stack, entries, project.root), *stack)
+    else:
+        origin, root = shlex.quote(project.origin), shlex.quote(project.root)
+        place = f"set -e; mkdir -p $(dirname {root}); cp -a {origin} {root}"
+        stack = (store.run(stack, ["/bin/sh", "-c", place], network=False), *stack)
     build = ["/bin/sh", "-c", toolchain.build]
     stack = (store.run(stack, build, env=dict(toolchain.env), workdir=project.root, network=False,
                        timeout_s=BUILD_TIMEOUT_S), *stack)  # fmt: skip

@@ -10,7 +10,8 @@ import base64
 
 import gymnasium as gym
 import pytest
-from codegym.envs.repo_repair.project_env import ProjectRepairEnv, bug_of, forbidden
+from codegym.envs.repo_repair import project_tasks
+from codegym.envs.repo_repair.project_env import ProjectRepairEnv, forbidden, repair_of
 from codegym.envs.repo_repair.source import unified
 
 import codegym  # noqa: F401  (registers the envs)
@@ -66,13 +67,14 @@ def test_bundled_go_tasks_load_and_the_reference_fixes_them(env) -> None:
 @machine
 def test_changed_tests_are_dropped_and_a_broken_build_fails(env) -> None:
     task = _first(env)
-    bug = bug_of(task)
+    repair = repair_of(task)
     tree = env.unwrapped.visible_tree(task)
     test_file = next(path for path in tree if path.endswith("_test.go"))
     emptied = unified(test_file, tree[test_file].decode(), "").replace(f"+++ b/{test_file}", "+++ /dev/null")
     reward, grade = _score(env, task.id, emptied)
     assert reward == 0.0 and any("not a source file" in d.message for d in grade.diagnostics), grade
-    broken = f"--- a/{bug.path}\n+++ b/{bug.path}\n@@ -1,1 +1,2 @@\n {bug.buggy.decode().splitlines()[0]}\n+func (\n"
+    path, buggy = next(iter(repair.start.items()))
+    broken = f"--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,2 @@\n {buggy.decode().splitlines()[0]}\n+func (\n"
     reward, grade = _score(env, task.id, broken)
     assert reward == 0.0 and grade.status.value == "CE", grade
 
@@ -83,9 +85,10 @@ def test_changed_tests_are_dropped_and_a_broken_build_fails(env) -> None:
 )
 def test_a_fix_that_reaches_for_the_runner_is_hack(env, line: str) -> None:
     task = _first(env)
-    bug = bug_of(task)
-    first = bug.pristine.decode().splitlines()[0]  # (the package clause)
-    folder = bug.path.rsplit("/", 1)[0]
+    repair = repair_of(task)
+    path, buggy = next(iter(repair.start.items()))
+    first = buggy.decode().splitlines()[0]  # (the package clause)
+    folder = path.rsplit("/", 1)[0]
     diff = task.reference + f"--- /dev/null\n+++ b/{folder}/zz_extra.go\n@@ -0,0 +1,2 @@\n+{first}\n+{line}\n"
     reward, grade = _score(env, task.id, diff)
     assert reward == 0.0 and grade.status.value == "HACK", grade
@@ -96,14 +99,16 @@ def test_agent_mode_solves_a_task_with_the_reference_written_through_the_tools()
     env = gym.make("codegym/RepoRepair-v1", language="go", mode="agent")
     try:
         task = _first(env)
-        bug = bug_of(task)
+        repair = repair_of(task)
         env.reset(options={"task_id": task.id})
         root = env.unwrapped.project(task).root
-        look = {"name": "bash", "arguments": {"command": f"git status --short | wc -l; ls {' '.join(bug.hidden)}"}}
+        look = {"name": "bash", "arguments": {"command": f"git status --short | wc -l; ls {' '.join(repair.hidden)}"}}
         observation, *_ = env.step([look])
         assert observation["feedback"].splitlines()[1] == "0" and "No such file" in observation["feedback"]
-        encoded = base64.b64encode(bug.pristine).decode()
-        write = {"name": "bash", "arguments": {"command": f"echo {encoded} | base64 -d > {root}/{bug.path}"}}
+        layers = env.unwrapped.layers(task)
+        pristine = project_tasks.source_files(repair.project, layers)[repair.where]
+        encoded = base64.b64encode(pristine).decode()
+        write = {"name": "bash", "arguments": {"command": f"echo {encoded} | base64 -d > {root}/{repair.where}"}}
         observation, reward, terminated, _, info = env.step([write, {"name": "submit", "arguments": {}}])
         assert terminated and reward == 1.0, observation["feedback"]
     finally:
