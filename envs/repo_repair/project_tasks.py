@@ -115,11 +115,29 @@ def judge(
             toolchain = project.toolchain
             build = box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
                             timeout_s=BUILD_TIMEOUT_S, output_bytes=16_000, background="kill")  # fmt: skip
-            wanted = tuple(tests) if tests is not None else projects.list_tests(box, project)
             if build.exit_code != 0:
+                wanted = tuple(tests) if tests is not None else ()
                 return TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])
-            outcomes = {test: projects.run_test(box, project, test).exit_code == 0 for test in wanted}
+            listed = (
+                projects.list_tests(box, project) if tests is None or any(t.startswith("*::") for t in tests) else ()
+            )
+            wanted = tuple(tests) if tests is not None else listed
+            outcomes = {test: _passes(box, project, test, listed) for test in wanted}
             return TreeRun(True, outcomes, build.output[-4000:])
+
+
+def _passes(box: RootBox, project: Project, test: str, listed: Sequence[str]) -> bool:
+    """Whether ``test`` passes; a test named without its folder (``*::name``, as a dataset row
+    names it) is looked for in the tree's listing, and passes where it is defined, in every
+    folder that defines it (a name the tree does not define fails)."""
+    if not test.startswith("*::"):
+        return projects.run_test(box, project, test).exit_code == 0
+    name = test[3:]
+    top = name.split("/", 1)[0]
+    folders = [projects.split_id(found)[0] for found in listed if projects.split_id(found)[1] == top]
+    return bool(folders) and all(
+        projects.run_test(box, project, f"{folder}::{name}").exit_code == 0 for folder in folders
+    )
 
 
 def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Reference:

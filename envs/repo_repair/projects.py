@@ -213,10 +213,7 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     stack: tuple[str, ...] = (base,)
     stack = (store.run(stack, ["/bin/sh", "-c", install], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
     if project.tree is not None:
-        entries = {
-            path: FileEntry(data, 0o755 if data.startswith(b"#!") else 0o644) for path, data in project.tree.items()
-        }
-        stack = (store.add(stack, entries, project.root), *stack)
+        stack = (store.add(stack, dict(project.tree), project.root), *stack)
     else:
         origin, root = shlex.quote(project.origin), shlex.quote(project.root)
         place = f"set -e; mkdir -p $(dirname {root}); cp -a {origin} {root}"
