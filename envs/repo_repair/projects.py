@@ -58,6 +58,8 @@ class Toolchain:
         run: Shell template: runs one test (``{folder}``, ``{name}``, ``{binary}``).
         sources: Globs of the files a fix may change (relative to the root).
         tests: Globs of the files that judge it (never a fix's to change).
+        suite: Shell: the project's own test command, as one would run it by hand (the
+            benchmark's baseline).
     """
 
     language: str
@@ -68,6 +70,7 @@ class Toolchain:
     run: str
     sources: tuple[str, ...]
     tests: tuple[str, ...]
+    suite: str = ""
 
     def run_command(self, test_id: str) -> str:
         """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
@@ -138,6 +141,7 @@ def _toolchain(language: str, entry: dict[str, object]) -> Toolchain:
             run=str(entry["run"]),
             sources=tuple(_strings(entry, "sources", where)),
             tests=tuple(_strings(entry, "tests", where)),
+            suite=str(entry.get("suite", "")),
         )
     except KeyError as e:
         raise TaskFormatError(f"{where}: missing {e.args[0]!r} (each language has build, list and run)") from e
