@@ -42,6 +42,9 @@ APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
 BUILD_TIMEOUT_S = 3600.0
 LIST_TIMEOUT_S = 600.0
 COMMON_PACKAGES = ("git",)  # (an agent's tree is a git repository)
+# Where a source package comes from (the bookworm sources of the archive the base is made from).
+DEB_SRC = ("Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\n"
+           "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,10 @@ class Project:
         packages: More Debian packages its build or its tests need.
         exclude: Test ids left out (they need the network, or are flaky).
         env: Variables over its language's (a Go module's ``GO111MODULE=on``).
+        sources: Globs of its source files, where narrower than its language's (``src/*.c``).
+        source: Whether ``package`` is a Debian source package (``apt-get source``: its
+            upstream tree with Debian's patches applied, unpacked under ``/work/debian-src``,
+            which ``origin`` names) rather than a binary one that ships the tree.
         tree: Its files, for a project no Debian package brings (a repository's commit:
             ``package`` and ``origin`` are then empty).
     """
@@ -107,11 +114,16 @@ class Project:
     exclude: tuple[str, ...] = field(default=())
     env: Mapping[str, str] = field(default_factory=dict)
     tree: Mapping[str, FileEntry] | None = field(default=None, repr=False, compare=False)
+    source: bool = False
+    sources: tuple[str, ...] = ()
 
     @property
     def toolchain(self) -> Toolchain:
+        """Its language's recipe, with its own ``env`` over the language's and its own
+        ``sources`` globs (where it names them) instead of the language's."""
         base = toolchains()[self.language]
-        return replace(base, env=MappingProxyType({**base.env, **self.env})) if self.env else base
+        env = MappingProxyType({**base.env, **self.env})
+        return replace(base, env=env, sources=self.sources or base.sources)
 
 
 def split_id(test_id: str) -> tuple[str, str]:
@@ -170,6 +182,7 @@ def load_project(path: Path) -> Project:
         name=path.stem, language=language, package=str(entry["package"]), version=str(entry["version"]),
         origin=str(entry["origin"]), root=str(entry["root"]), packages=tuple(_strings(entry, "packages", str(path))),
         exclude=tuple(_strings(entry, "exclude", str(path))), env={str(k): str(v) for k, v in env.items()},
+        source=bool(entry.get("source", False)), sources=tuple(_strings(entry, "sources", str(path))),
     )  # fmt: skip
 
 
@@ -207,8 +220,9 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     store = store or LayerStore()
     toolchain = project.toolchain
     base = store.base(SUITE)
-    pinned = (f"{project.package}={project.version}",) if project.package else ()
-    wanted = sorted({*COMMON_PACKAGES, *toolchain.packages, *project.packages, *pinned})
+    pinned = (f"{project.package}={project.version}",) if project.package and not project.source else ()
+    helpers = ("dpkg-dev",) if project.source else ()  # (dpkg-source unpacks a source package)
+    wanted = sorted({*COMMON_PACKAGES, *toolchain.packages, *project.packages, *pinned, *helpers})
     install = (
         "set -e; apt-get update -qq; "
         f"apt-get install -y -qq --no-install-recommends {' '.join(map(shlex.quote, wanted))} >/dev/null; "
@@ -216,6 +230,14 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     )
     stack: tuple[str, ...] = (base,)
     stack = (store.run(stack, ["/bin/sh", "-c", install], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
+    if project.source:
+        fetch = (
+            f"set -e; printf '%s\\n' {shlex.quote(DEB_SRC)} > /etc/apt/sources.list.d/codegym-src.sources; "
+            "apt-get update -qq; mkdir -p /work/debian-src; cd /work/debian-src; "
+            f"apt-get source -qq --only-source {shlex.quote(f'{project.package}={project.version}')} >/dev/null; "
+            "rm -f *.dsc *.tar.* *.diff.gz; rm -rf /var/lib/apt/lists/* /etc/apt/sources.list.d/codegym-src.sources"
+        )
+        stack = (store.run(stack, ["/bin/sh", "-c", fetch], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
     if project.tree is not None:
         stack = (store.add(stack, dict(project.tree), project.root), *stack)
     else:

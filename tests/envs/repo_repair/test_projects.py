@@ -43,7 +43,7 @@ def test_a_recipe_that_lacks_a_key_or_names_an_unknown_language_says_what_to_fix
     with pytest.raises(TaskFormatError, match="missing version, origin, root"):
         load_project(path)
     path.write_text('language = "cobol"\npackage = "x"\nversion = "1"\norigin = "/o"\nroot = "/r"\n')
-    with pytest.raises(TaskFormatError, match="language 'cobol' has no recipe; known: go"):
+    with pytest.raises(TaskFormatError, match="language 'cobol' has no recipe; known: .*go"):
         load_project(path)
 
 
@@ -111,3 +111,50 @@ def test_a_tree_that_does_not_build_fails_every_test(go_cmp) -> None:
     package, rest = source.split(b"\n", 1)
     run = project_tasks.judge(project, layers, {path: package + b"\nfunc (\n" + rest}, ("cmp::TestDiff",))
     assert not run.built and run.passed == {"cmp::TestDiff": False}
+
+
+C = b"""#include <stdbool.h>
+
+/* clamp keeps x within [lo, hi]. */
+int clamp(int x, int lo, int hi) {
+    if (x < lo)
+        return lo;
+    while (x > hi)
+        x = hi;
+    return x - 0;
+}
+
+bool enabled = true;
+"""
+
+
+def test_every_kind_makes_c_bugs_that_parse() -> None:
+    found = list(syntax_mutations.mutants("clamp.c", C, "c"))
+    assert {mutant.kind for mutant in found} == set(syntax_mutations.KINDS)
+    assert all(syntax_mutations.parses("c", mutant.text) for mutant in found)
+    texts = [mutant.text.decode() for mutant in found]
+    assert any("if (x >= lo)" in text for text in texts) and any("if (!(x < lo))" in text for text in texts)
+    assert any("while (!(x > hi))" in text for text in texts) and any(
+        "bool enabled = false;" in text for text in texts
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("    exit(0);", "ends the process"),
+        ("__attribute__((constructor)) static void early(void) {}", "before or after main"),
+        ("    atexit(report);", "before or after main"),
+        ('    system("true");', "other programs"),
+        ('    char *home = getenv("HOME");', "environment"),
+        ("    longjmp(env, 1);", "bypasses the test"),
+        ('    __asm__("nop");', "assembly"),
+    ],
+)
+def test_c_fixes_that_reach_for_the_process_are_refused(line: str, reason: str) -> None:
+    from codegym.envs.repo_repair.project_env import forbidden
+
+    before = {"src/a.c": C.decode()}
+    found = forbidden("c", before, {"src/a.c": (C.decode() + line + "\n").encode()})
+    assert found is not None and reason in found, found
+    assert forbidden("c", before, {"src/a.c": (C.decode() + "int twice(int x) { return 2 * x; }\n").encode()}) is None
