@@ -36,7 +36,7 @@ def test_the_go_integrity_patterns_name_what_they_refuse() -> None:
 
 @pytest.fixture(scope="module")
 def env():
-    made = gym.make("codegym/RepoRepair-v1", language="go")
+    made = gym.make("codegym/RepoRepair-v1", language="go", projects=["go-cmp"])
     yield made
     made.close()
 
@@ -107,7 +107,7 @@ def test_a_fix_that_reaches_for_the_runner_is_hack(env, line: str) -> None:
 
 @machine
 def test_agent_mode_solves_a_task_with_the_reference_written_through_the_tools() -> None:
-    env = gym.make("codegym/RepoRepair-v1", language="go", mode="agent")
+    env = gym.make("codegym/RepoRepair-v1", language="go", projects=["go-cmp"], mode="agent")
     try:
         task = _first(env)
         repair = repair_of(task)
