@@ -45,6 +45,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from codegym.error import SandboxError
@@ -737,6 +738,19 @@ def remove_tree(folder: str) -> None:
     """Remove ``folder``, whatever box ids own its files (see `as_owner`); errors are ignored."""
     with contextlib.suppress(SandboxError):
         as_owner(shutil.rmtree, folder, True)
+
+
+def make_folders(folder: str | os.PathLike[str]) -> None:
+    """Make ``folder`` and the folders missing above it, each owned by root inside a box
+    (host ``ID_BASE``), mode 0755: a layer's folders (run it through `as_owner`)."""
+    missing = []
+    current = Path(folder)
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o755)
+        os.chown(path, ID_BASE, ID_BASE)
 
 
 def is_whiteout(path: str) -> bool:

@@ -12,29 +12,26 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-import time
 from typing import TYPE_CHECKING
 
 from codegym.envs.repo_repair import project_tasks
 from codegym.envs.repo_repair.source import unified
 
-from codegym.agent import AgentEpisode, ToolResult
 from codegym.error import InvalidTask
 from codegym.executor.rootbox import BoxSpec, RootBox, as_owner, is_opaque, is_whiteout, remove_tree, run_root
+from codegym.machine_episode import MachineEpisode, Place
 from codegym.task import Task
-from codegym.tools.calls import ToolCall
 
 if TYPE_CHECKING:
     from codegym.envs.repo_repair.project_env import ProjectRepairEnv, Repair
 
-EDITOR, SEARCH = "codegym.tools.editor", "codegym.tools.search"
 GIT_INIT = (
     "git init -q && git add -A && GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z "
     "git -c user.name=codegym -c user.email=codegym@localhost commit -q -m 'the project' && git gc -q --prune=now"
 )
 
 
-class ProjectEpisode(AgentEpisode):
+class ProjectEpisode(MachineEpisode):
     """Tools in the project's machine: bash as root in its tree, the editor and search on its files."""
 
     def __init__(self, env: ProjectRepairEnv, task: Task) -> None:
@@ -42,9 +39,7 @@ class ProjectEpisode(AgentEpisode):
 
         self.setup = env.agent_setup(task)
         self.limits = env.agent_limits
-        self.family_tools = {}
-        self.calls = 0
-        self.elapsed_s = 0.0
+        self.start()
         self.project = env.project(task)
         self.repair = repair_of(task)
         self.tree = env.visible_tree(task)
@@ -56,41 +51,8 @@ class ProjectEpisode(AgentEpisode):
             self.box.close()
             raise InvalidTask(f"task {task.id}: the project's tree cannot be made a git repository:\n{started.output}")
 
-    def exhausted(self) -> str | None:
-        if self.calls >= self.limits.max_calls:
-            return "calls"
-        if self.elapsed_s >= self.limits.wall_s:
-            return "wall"
-        if self.box.over_quota:
-            return "disk"
-        return None
-
-    def call(self, call: ToolCall) -> ToolResult:
-        self.calls += 1
-        started = time.monotonic()
-        arguments = dict(call.arguments)
-        cwd = self.project.root
-        if call.name == "bash":
-            asked = float(arguments.get("timeout_s") or self.limits.timeout_s)
-            timeout = max(0.001, min(asked, self.limits.max_timeout_s, self.limits.wall_s - self.elapsed_s))
-            command = ("/bin/bash", "-c", str(arguments.get("command", "")))
-            result = self.box.run(command, cwd=cwd, env=self.env_vars, timeout_s=timeout,
-                                  output_bytes=self.limits.output_bytes, background="kill")  # fmt: skip
-            content = result.output
-            if result.timed_out:
-                content += f"\n[the command timed out after {timeout:g} s and was killed]"
-            exit_code = 124 if result.timed_out else result.exit_code
-            if result.signal is not None:
-                exit_code = 128 + result.signal
-        else:
-            module = EDITOR if call.name == "str_replace_editor" else SEARCH
-            result = self.box.tool(module, arguments, cwd=cwd, env=self.env_vars, output_bytes=self.limits.output_bytes)
-            content, exit_code = result.output, result.exit_code
-        elapsed = time.monotonic() - started
-        self.elapsed_s += elapsed
-        return ToolResult(
-            call.id, call.name, content.strip("\n"), exit_code, result.elided_bytes > 0, round(elapsed, 6)
-        )
+    def place(self) -> Place:
+        return Place(cwd=self.project.root, env=self.env_vars, background="kill")
 
     def diff(self) -> str:
         """The agent's changes to the tree, as a unified diff against the tree it started from
@@ -116,9 +78,6 @@ class ProjectEpisode(AgentEpisode):
 
     def read_submission(self) -> str:
         return self.diff()
-
-    def close(self) -> None:
-        self.box.close()
 
 
 def _text(data: bytes | None) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 from codegym.envs.repo_repair import projects, syntax_mutations
 from codegym.envs.repo_repair.projects import Project
 
-from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, remove_tree, run_root
+from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_folders, remove_tree, run_root
 
 BUILD_TIMEOUT_S = 600.0
 
@@ -247,21 +247,11 @@ def write_tree(folder: str, root: str, files: Mapping[str, bytes], whiteouts: Se
     os.chown(folder, ID_BASE, ID_BASE)  # (a layer's root is the machine's /)
     for relative, content in files.items():
         path = Path(folder, root.lstrip("/"), relative)
-        _make_parents(path.parent)
+        make_folders(path.parent)
         path.write_bytes(content)
         os.chown(path, ID_BASE, ID_BASE)
         os.chmod(path, 0o644)
     for relative in whiteouts:
         path = Path(folder, root.lstrip("/"), relative)
-        _make_parents(path.parent)
+        make_folders(path.parent)
         os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(0, 0))
-
-
-def _make_parents(folder: Path) -> None:
-    made = []
-    while not folder.exists():
-        made.append(folder)
-        folder = folder.parent
-    for directory in reversed(made):
-        directory.mkdir(mode=0o755)
-        os.chown(directory, ID_BASE, ID_BASE)

@@ -48,6 +48,7 @@ from codegym.executor.rootbox import (
     as_owner,
     is_opaque,
     is_whiteout,
+    make_folders,
     remove_tree,
     run_root,
 )  # fmt: skip
@@ -294,14 +295,7 @@ def write_files(folder: str, tests: Mapping[str, bytes], executables: Sequence[s
     os.chown(folder, ID_BASE, ID_BASE)
     for relative, content in tests.items():
         path = Path(folder, relative)
-        parent = path.parent
-        parents = []
-        while not parent.exists():
-            parents.append(parent)
-            parent = parent.parent
-        for made in reversed(parents):
-            made.mkdir(mode=0o755)
-            os.chown(made, ID_BASE, ID_BASE)
+        make_folders(path.parent)
         path.write_bytes(content)
         os.chown(path, ID_BASE, ID_BASE)
         os.chmod(path, 0o755 if relative in executables or relative.endswith(".sh") else 0o644)
