@@ -140,3 +140,23 @@ def test_output_in_the_runner_s_format_decides_nothing(env) -> None:
     diff = f"--- /dev/null\n+++ b/{folder}/zz_print.go\n@@ -0,0 +1,2 @@\n+{first}\n+{printer}\n"
     reward, grade = _score(env, task.id, diff)
     assert reward == 0.0 and grade.status.value == "WA", grade
+
+
+@machine
+def test_a_c_task_from_a_debian_source_package_grades_its_fix_and_refuses_an_exit() -> None:
+    """Jansson, from Debian's source package with its upstream tests: the reference fix scores 1,
+    the empty patch 0, and an added exit(0) is HACK before anything runs."""
+    env = gym.make("codegym/RepoRepair-v1", language="c", projects=["jansson"])
+    try:
+        task = _first(env)
+        assert _score(env, task.id, task.reference)[0] == 1.0
+        reward, grade = _score(env, task.id, "")
+        assert reward == 0.0 and grade.status.value == "WA", grade
+        lines = task.reference.splitlines(keepends=True)
+        added = next(i for i, line in enumerate(lines) if line.startswith("+") and not line.startswith("+++"))
+        lines[added] = lines[added].rstrip("\n") + " exit(0);\n"
+        reward, grade = _score(env, task.id, "".join(lines))
+        assert reward == 0.0 and grade.status.value == "HACK" and "ends the process" in grade.message, grade
+        assert repair_of(task).where.startswith("src/")
+    finally:
+        env.close()

@@ -43,7 +43,7 @@ def test_a_recipe_that_lacks_a_key_or_names_an_unknown_language_says_what_to_fix
     with pytest.raises(TaskFormatError, match="missing version, origin, root"):
         load_project(path)
     path.write_text('language = "cobol"\npackage = "x"\nversion = "1"\norigin = "/o"\nroot = "/r"\n')
-    with pytest.raises(TaskFormatError, match="language 'cobol' has no recipe; known: .*go"):
+    with pytest.raises(TaskFormatError, match=r"language 'cobol' has no recipe; known: .*go"):
         load_project(path)
 
 
@@ -134,9 +134,7 @@ def test_every_kind_makes_c_bugs_that_parse() -> None:
     assert all(syntax_mutations.parses("c", mutant.text) for mutant in found)
     texts = [mutant.text.decode() for mutant in found]
     assert any("if (x >= lo)" in text for text in texts) and any("if (!(x < lo))" in text for text in texts)
-    assert any("while (!(x > hi))" in text for text in texts) and any(
-        "bool enabled = false;" in text for text in texts
-    )
+    assert any("while (!(x > hi))" in text for text in texts) and any("bool enabled = false;" in text for text in texts)
 
 
 @pytest.mark.parametrize(
