@@ -148,14 +148,16 @@ def project_tasks_of(project: Project, path: Path, store: LayerStore | None = No
 
 def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tuple[str, ...]:
     """The test files that define the tests ``fail_to_pass``: a test file in the test's folder
-    that names it (as a word)."""
+    that names it (as a word; Go's), else one named after it anywhere (a CTest test's program,
+    ``test/suites/api/test_array.c`` for ``test_array``)."""
     hidden = set()
     for test_id in fail_to_pass:
         folder, name = projects_module.split_id(test_id)
-        pattern = re.compile(rb"\b" + re.escape(name.split("/")[0].encode()) + rb"\b")
-        for path, text in tests.items():
-            if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text):
-                hidden.add(path)
+        top = name.split("/")[0]
+        pattern = re.compile(rb"\b" + re.escape(top.encode()) + rb"\b")
+        found = {path for path, text in tests.items()
+                 if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text)}  # fmt: skip
+        hidden |= found or {path for path in tests if Path(path).stem == top}
     return tuple(sorted(hidden))
 
 

@@ -106,16 +106,20 @@ def test_a_fix_that_reaches_for_the_runner_is_hack(env, line: str) -> None:
 
 
 @machine
-def test_agent_mode_solves_a_task_with_the_reference_written_through_the_tools() -> None:
-    env = gym.make("codegym/RepoRepair-v1", language="go", projects=["go-cmp"], mode="agent")
+@pytest.mark.parametrize(("language", "project"), [("go", "go-cmp"), ("c", "jansson")])
+def test_agent_mode_solves_a_task_with_the_reference_written_through_the_tools(language: str, project: str) -> None:
+    env = gym.make("codegym/RepoRepair-v1", language=language, projects=[project], mode="agent")
     try:
         task = _first(env)
         repair = repair_of(task)
         env.reset(options={"task_id": task.id})
         root = env.unwrapped.project(task).root
-        look = {"name": "bash", "arguments": {"command": f"git status --short | wc -l; ls {' '.join(repair.hidden)}"}}
+        hidden = " ".join(repair.hidden)  # (Go's: the failing tests' files; a data-driven CTest case names none)
+        look = {"name": "bash", "arguments": {"command": f"git status --short | wc -l; ls -d {hidden} /nothing"}}
         observation, *_ = env.step([look])
-        assert observation["feedback"].splitlines()[1] == "0" and "No such file" in observation["feedback"]
+        feedback = observation["feedback"]
+        assert feedback.splitlines()[1] == "0" and feedback.count("No such file") == len(repair.hidden) + 1, feedback
+        assert language != "go" or repair.hidden
         layers = env.unwrapped.layers(task)
         pristine = project_tasks.source_files(repair.project, layers)[repair.where]
         encoded = base64.b64encode(pristine).decode()
