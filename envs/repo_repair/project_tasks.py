@@ -31,6 +31,7 @@ from codegym.envs.repo_repair.projects import Project
 from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_folders, remove_tree, run_root
 
 BUILD_TIMEOUT_S = 600.0
+DRAW_TEST_TIMEOUT_S = 10.0  # (a bug that loops fails its tests here, and costs no more)
 
 
 @dataclass(frozen=True)
@@ -105,10 +106,16 @@ def _matches(relative: str, globs: Sequence[str]) -> bool:
 
 
 def judge(
-    project: Project, layers: Sequence[str], files: Mapping[str, bytes], tests: Sequence[str] | None = None
+    project: Project,
+    layers: Sequence[str],
+    files: Mapping[str, bytes],
+    tests: Sequence[str] | None = None,
+    *,
+    test_timeout_s: float = 60.0,
 ) -> TreeRun:
     """Run ``tests`` (None: every test the tree lists) on the project's tree with ``files``
-    (relative path -> new content) in place, in a fresh machine."""
+    (relative path -> new content) in place, in a fresh machine; a test past
+    ``test_timeout_s`` fails."""
     with _patch_layer(project.root, files) as patch:
         stack = (patch, *layers) if patch else tuple(layers)
         with RootBox(BoxSpec(layers=stack)) as box:
@@ -120,11 +127,11 @@ def judge(
                 return TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])
             listed = projects.list_tests(box, project)  # (the tests this tree defines: one it lacks fails)
             wanted = tuple(tests) if tests is not None else listed
-            outcomes = {test: _passes(box, project, test, listed) for test in wanted}
+            outcomes = {test: _passes(box, project, test, listed, test_timeout_s) for test in wanted}
             return TreeRun(True, outcomes, build.output[-4000:])
 
 
-def _passes(box: RootBox, project: Project, test: str, listed: Sequence[str]) -> bool:
+def _passes(box: RootBox, project: Project, test: str, listed: Sequence[str], timeout_s: float) -> bool:
     """Whether ``test`` passes: it is in the tree's listing (a runner asked for a test it does
     not have may well exit 0) and its run exits 0. A test named without its folder
     (``*::name``, as a dataset row names it) passes where the tree defines it, in every folder
@@ -132,12 +139,12 @@ def _passes(box: RootBox, project: Project, test: str, listed: Sequence[str]) ->
     if not test.startswith("*::"):
         folder, name = projects.split_id(test)
         defined = f"{folder}::{name.split('/', 1)[0]}" in listed
-        return defined and projects.run_test(box, project, test).exit_code == 0
+        return defined and projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
     name = test[3:]
     top = name.split("/", 1)[0]
     folders = [projects.split_id(found)[0] for found in listed if projects.split_id(found)[1] == top]
     return bool(folders) and all(
-        projects.run_test(box, project, f"{folder}::{name}").exit_code == 0 for folder in folders
+        projects.run_test(box, project, f"{folder}::{name}", timeout_s=timeout_s).exit_code == 0 for folder in folders
     )
 
 
@@ -188,7 +195,7 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
     """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and not all."""
     broken: set[str] | None = None
     for _ in range(runs):
-        run = judge(project, layers, {mutant.path: mutant.text}, ref.tests)
+        run = judge(project, layers, {mutant.path: mutant.text}, ref.tests, test_timeout_s=DRAW_TEST_TIMEOUT_S)
         if not run.built:
             return None
         failed = {test for test, passed in run.passed.items() if not passed}
