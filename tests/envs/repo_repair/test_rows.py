@@ -148,3 +148,16 @@ def test_rows_grade_the_gold_patch_one_and_wrong_fixes_zero(tmp_path: Path, repo
         assert scores == {"gold": (1.0, "OK"), "empty": (0.0, "WA"), "wrong": (0.0, "WA")}, scores
     finally:
         env.close()
+
+
+def test_the_layouts_odd_corners_read(tmp_path: Path, repos) -> None:
+    """SWE-bench's test lists as JSON text, a JSON list file instead of lines, a Multi-SWE-bench
+    row without its instance_id (made from org, repo and number) and its language's own name."""
+    _, parts = repos
+    text_lists = {**_swe_bench_row(parts), "FAIL_TO_PASS": '["TestClampHigh"]', "PASS_TO_PASS": "[]"}
+    multi = {**_multi_row(parts), "language": "Golang"}
+    del multi["instance_id"]
+    (tmp_path / "rows.json").write_text(json.dumps([text_lists, multi]))
+    first, second = read_rows(tmp_path / "rows.json")
+    assert first.fail_to_pass == ("TestClampHigh",) and first.pass_to_pass == ()
+    assert second.instance_id == "acme__calc-7" and second.language == "go" and second.repo == "acme/calc"
