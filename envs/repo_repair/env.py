@@ -58,6 +58,8 @@ class RepoRepairEnv(CodeEnv):
             path of a library's task file (``codegym repo build`` writes them), or a `TaskSet`
             (`codegym.envs.repo_repair.tasks.load_swe_bench` makes one from SWE-bench-format
             JSONL).
+        language: ``"python"`` (this env); another language makes a
+            `codegym.envs.repo_repair.project_env.ProjectRepairEnv` instead (see `__new__`).
         libraries: With ``tasks="bundled"``: the libraries to draw from (all when None).
         mode: ``"patch"`` (one diff per episode), ``"refine"`` (diffs until resolved) or
             ``"agent"`` (tools in the repository; ``submit`` grades its changes).

@@ -15,6 +15,7 @@ those that break some reference tests (FAIL_TO_PASS) and leave the rest passing
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import os
@@ -212,10 +213,8 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
 
 def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 15) -> str:
     """What the bug's first failing test prints (its output's last ``lines``): the task's symptom."""
-    from codegym.envs.repo_repair.syntax_mutations import mutant
-
     sources = source_files(project, layers)
-    bug = mutant(drawn.path, sources[drawn.path], project.language, drawn.kind, drawn.index)
+    bug = syntax_mutations.mutant(drawn.path, sources[drawn.path], project.language, drawn.kind, drawn.index)
     if bug is None:
         return ""
     with _patch_layer(project.root, {drawn.path: bug.text}) as patch, RootBox(BoxSpec(layers=(patch, *layers))) as box:
@@ -226,25 +225,21 @@ def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 
     return "\n".join(output.strip().splitlines()[-lines:])[-1500:]
 
 
-class _patch_layer:
+@contextlib.contextmanager
+def _patch_layer(root: str, files: Mapping[str, bytes]) -> Iterator[str]:
     """A layer holding ``files`` under ``root`` (owned by root inside), removed after the block;
-    None for no files."""
-
-    def __init__(self, root: str, files: Mapping[str, bytes]) -> None:
-        self.root, self.files, self.folder = root, dict(files), ""
-
-    def __enter__(self) -> str:
-        if not self.files:
-            return ""
-        os.makedirs(run_root(), mode=0o700, exist_ok=True)
-        self.folder = tempfile.mkdtemp(prefix="patch-", dir=run_root())
-        os.chmod(self.folder, 0o755)
-        as_owner(write_tree, self.folder, self.root, self.files)
-        return self.folder
-
-    def __exit__(self, *exc: object) -> None:
-        if self.folder:
-            remove_tree(self.folder)
+    "" (no layer) for no files."""
+    if not files:
+        yield ""
+        return
+    os.makedirs(run_root(), mode=0o700, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="patch-", dir=run_root())
+    try:
+        os.chmod(folder, 0o755)
+        as_owner(write_tree, folder, root, dict(files))
+        yield folder
+    finally:
+        remove_tree(folder)
 
 
 def write_tree(folder: str, root: str, files: Mapping[str, bytes], whiteouts: Sequence[str] = ()) -> None:
