@@ -236,7 +236,7 @@ def prepare(project: Project, tree: Mapping[str, bytes], diff: str) -> Prepared:
 
 @functools.cache
 def _patterns(language: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    table = projects_module.read_toml(DATA / "languages.toml").get(language, {}).get("integrity", {})
+    table = projects_module.language_table(language).get("integrity", {})
     return tuple((reason, re.compile(pattern)) for reason, pattern in table.items())
 
 

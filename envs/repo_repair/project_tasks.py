@@ -2,9 +2,10 @@
 
 `judge` runs a tree in a fresh machine of the project (`codegym.envs.repo_repair.projects`):
 the project's built layers, under a layer of the tree's changed files; the project's build,
-run again (warm: its caches are in the layers), then each test in a process of its own, whose
-exit status the machine's init reads. A build that fails fails every test (no test binary of
-the pristine tree may judge a changed one).
+run again (warm: its caches are in the layers), then the tests: in batches whose report the
+harness reads, where the language's runner writes one, else each in a process of its own,
+whose exit status the machine's init reads. A build that fails fails every test (no test
+binary of the pristine tree may judge a changed one).
 
 `reference` runs the pristine tree ``runs`` times: tests that pass every time are the
 reference, those whose outcome changes are flaky and left out. `draw_tasks` draws bugs
@@ -117,6 +118,20 @@ def judge(
     """Run ``tests`` (None: every test the tree lists) on the project's tree with ``files``
     (relative path -> new content) in place, in a fresh machine; a test past
     ``test_timeout_s`` fails."""
+    return judge_runs(project, layers, files, tests, runs=1, test_timeout_s=test_timeout_s)[0]
+
+
+def judge_runs(
+    project: Project,
+    layers: Sequence[str],
+    files: Mapping[str, bytes],
+    tests: Sequence[str] | None = None,
+    *,
+    runs: int,
+    test_timeout_s: float = 60.0,
+) -> list[TreeRun]:
+    """`judge`, with the tests run ``runs`` times over one build in one machine (each run
+    sees what the ones before left: a test that depends on it changes, and is flaky)."""
     with _patch_layer(project.root, files) as patch:
         stack = (patch, *layers) if patch else tuple(layers)
         with RootBox(BoxSpec(layers=stack)) as box:
@@ -125,33 +140,61 @@ def judge(
                             timeout_s=BUILD_TIMEOUT_S, output_bytes=16_000, background="kill")  # fmt: skip
             if build.exit_code != 0:
                 wanted = tuple(tests) if tests is not None else ()
-                return TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])
+                return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
             listed = projects.list_tests(box, project)  # (the tests this tree defines: one it lacks fails)
             wanted = tuple(tests) if tests is not None else listed
-            outcomes = {test: _passes(box, project, test, listed, test_timeout_s) for test in wanted}
-            return TreeRun(True, outcomes, build.output[-4000:])
+            return [
+                TreeRun(True, _outcomes(box, project, wanted, listed, test_timeout_s), build.output[-4000:])
+                for _ in range(runs)
+            ]
 
 
-def _passes(box: RootBox, project: Project, test: str, listed: Sequence[str], timeout_s: float) -> bool:
-    """Whether ``test`` passes: it is in the tree's listing (a runner asked for a test it does
-    not have may well exit 0) and its run exits 0. A test named without its folder
+def _outcomes(box: RootBox, project: Project, wanted: Sequence[str], listed: Sequence[str],
+              timeout_s: float) -> dict[str, bool]:  # fmt: skip
+    """Whether each of ``wanted`` passes: it is in the tree's listing (a runner asked for a
+    test it does not have may well exit 0) and it passed. A test named without its folder
     (``*::name``, as a dataset row names it) passes where the tree defines it, in every folder
     that does (a name it does not define fails)."""
+    concrete = {test: _defined(test, listed) for test in wanted}
+    ran = _run_all(box, project, list(dict.fromkeys(i for ids in concrete.values() for i in ids)), listed, timeout_s)
+    return {test: bool(ids) and all(ran[i] for i in ids) for test, ids in concrete.items()}
+
+
+def _defined(test: str, listed: Sequence[str]) -> list[str]:
+    """The ids ``test`` stands for in a tree that lists ``listed`` (none: it is not defined)."""
     if not test.startswith("*::"):
         folder, name = projects.split_id(test)
-        defined = f"{folder}::{name.split('/', 1)[0]}" in listed
-        return defined and projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
+        return [test] if f"{folder}::{name.split('/', 1)[0]}" in listed else []
     name = test[3:]
     top = name.split("/", 1)[0]
-    folders = [projects.split_id(found)[0] for found in listed if projects.split_id(found)[1] == top]
-    return bool(folders) and all(
-        projects.run_test(box, project, f"{folder}::{name}", timeout_s=timeout_s).exit_code == 0 for folder in folders
-    )
+    return [f"{projects.split_id(found)[0]}::{name}" for found in listed if projects.split_id(found)[1] == top]
+
+
+def _run_all(box: RootBox, project: Project, ids: Sequence[str], listed: Sequence[str],
+             timeout_s: float) -> dict[str, bool]:  # fmt: skip
+    """Run ``ids``: those the tree lists as they are in batches, a folder each, where the
+    language has a batch command; the rest (and any a batch did not report), one process
+    each."""
+    passed: dict[str, bool] = {}
+    if project.toolchain.batch:
+        exact = set(listed)
+        folders: dict[str, list[str]] = {}
+        for test in ids:
+            if test in exact:
+                folder, name = projects.split_id(test)
+                folders.setdefault(folder, []).append(name)
+        for folder, names in folders.items():
+            for name, outcome in projects.run_batch(box, project, folder, names, timeout_s=timeout_s).items():
+                passed[f"{folder}::{name}"] = outcome
+    for test in ids:
+        if test not in passed:
+            passed[test] = projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
+    return passed
 
 
 def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Reference:
     """The pristine tree's outcomes over ``runs`` runs."""
-    outcomes = [judge(project, layers, {}) for _ in range(runs)]
+    outcomes = judge_runs(project, layers, {}, runs=runs)
     ids = list(outcomes[0].passed)
     always = [test for test in ids if all(run.passed.get(test) for run in outcomes)]
     never = [test for test in ids if not any(run.passed.get(test) for run in outcomes)]
@@ -195,8 +238,8 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
           runs: int) -> Drawn | None:  # fmt: skip
     """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and not all."""
     broken: set[str] | None = None
-    for _ in range(runs):
-        run = judge(project, layers, {mutant.path: mutant.text}, ref.tests, test_timeout_s=DRAW_TEST_TIMEOUT_S)
+    files = {mutant.path: mutant.text}
+    for run in judge_runs(project, layers, files, ref.tests, runs=runs, test_timeout_s=DRAW_TEST_TIMEOUT_S):
         if not run.built:
             return None
         failed = {test for test, passed in run.passed.items() if not passed}

@@ -1,8 +1,9 @@
 """Projects in every language: a recipe per language and per project, and the machine each
 project's tests run in.
 
-A language's recipe (``data/languages.toml``) says how its projects build, list their tests and
-run one; a project's recipe (``data/projects/<name>.toml``) names its language, the Debian
+A language's recipe (``data/languages/<language>.toml``, its keys in that folder's README)
+says how its projects build, list their tests, run one and run many; a project's recipe
+(``data/projects/<name>.toml``) names its language, the Debian
 package that brings its tree (a ``golang-*-dev`` or ``librust-*-dev`` package ships its
 sources with their tests), the version, and where the tree goes. Adding a project is one small
 file::
@@ -18,19 +19,26 @@ debootstrapped Debian bookworm; the toolchain and the package, installed with th
 the tree copied to ``root``, and built (tests compiled, compiler caches warm) without it. The
 layers are made once per version and shared read-only by every episode; a test runs in a
 `codegym.executor.rootbox.RootBox` over them, one process per test, whose exit status the
-box's init reads: no output a test prints can be taken for a verdict.
+box's init reads: no output a test prints can be taken for a verdict. Where the language's
+runner can run many tests in one process (``batch``), they run so, and its report (JUnit XML,
+``go test -json`` events, ...: `codegym.envs.repo_repair.reports`), written outside the tree,
+gives each one's outcome; a test it does not report runs on its own.
 """
 
 from __future__ import annotations
 
 import functools
+import math
+import secrets
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from codegym.envs.repo_repair import reports
 
 from codegym.error import DependencyNotInstalled, TaskFormatError
 from codegym.executor.layers import FileEntry, LayerStore
@@ -41,6 +49,8 @@ SUITE = "bookworm"
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
 BUILD_TIMEOUT_S = 3600.0
 LIST_TIMEOUT_S = 600.0
+BATCH_TESTS_PER_TIMEOUT = 20  # (a batch of N tests may take the time of ceil(N / 20) tests)
+REPORT_BYTES = 64 << 20
 COMMON_PACKAGES = ("git",)  # (an agent's tree is a git repository)
 # Where a source package comes from (the bookworm sources of the archive the base is made from).
 DEB_SRC = ("Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\n"
@@ -49,7 +59,7 @@ DEB_SRC = ("Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm
 
 @dataclass(frozen=True)
 class Toolchain:
-    """How a language's projects build and run their tests (see ``data/languages.toml``).
+    """How a language's projects build and run their tests (see ``data/languages/README.md``).
 
     Attributes:
         language: Its name (``"go"``).
@@ -63,6 +73,13 @@ class Toolchain:
         tests: Globs of the files that judge it (never a fix's to change).
         suite: Shell: the project's own test command, as one would run it by hand (the
             benchmark's baseline).
+        setup: Shell run with the network after the packages are installed (a runner from
+            the npm registry), or empty.
+        batch: Shell template: runs many tests of one folder in as few processes as the
+            runner allows (``{folder}``, ``{binary}``, ``{tests}``: a file naming them one
+            per line, ``{report}``: where the runner writes its report), or empty.
+        report: The batch report's format (a name `codegym.envs.repo_repair.reports` knows).
+        report_name: How a report's test names a listed test (``{classname}``, ``{name}``).
     """
 
     language: str
@@ -74,12 +91,23 @@ class Toolchain:
     sources: tuple[str, ...]
     tests: tuple[str, ...]
     suite: str = ""
+    setup: str = ""
+    batch: str = ""
+    report: str = ""
+    report_name: str = "{name}"
 
     def run_command(self, test_id: str) -> str:
         """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
         folder, name = split_id(test_id)
         binary = "_root" if folder == "." else folder.replace("/", "_")
         return self.run.format(folder=shlex.quote(folder), name=shlex.quote(name), binary=shlex.quote(binary))
+
+    def batch_command(self, folder: str, tests: str, report: str) -> str:
+        """The shell command that runs the tests of ``folder`` the file ``tests`` names,
+        its report to ``report``."""
+        binary = "_root" if folder == "." else folder.replace("/", "_")
+        quoted = {key: shlex.quote(value) for key, value in (("tests", tests), ("report", report))}
+        return self.batch.format(folder=shlex.quote(folder), binary=shlex.quote(binary), **quoted)
 
 
 @dataclass(frozen=True)
@@ -88,7 +116,7 @@ class Project:
 
     Attributes:
         name: Its name (the recipe file's stem).
-        language: A language of ``data/languages.toml``.
+        language: A language of ``data/languages/``.
         package: The Debian package that brings its tree.
         version: That package's version (installed exactly).
         origin: Where the package puts the tree.
@@ -102,6 +130,8 @@ class Project:
             which ``origin`` names) rather than a binary one that ships the tree.
         tree: Its files, for a project no Debian package brings (a repository's commit:
             ``package`` and ``origin`` are then empty).
+        fetch: Shell run with the network in ``/work/fetch`` before the tree is placed (an
+            npm tarball unpacked there, which ``origin`` names), or empty.
     """
 
     name: str
@@ -116,6 +146,7 @@ class Project:
     tree: Mapping[str, FileEntry] | None = field(default=None, repr=False, compare=False)
     source: bool = False
     sources: tuple[str, ...] = ()
+    fetch: str = ""
 
     @property
     def toolchain(self) -> Toolchain:
@@ -137,12 +168,24 @@ def split_id(test_id: str) -> tuple[str, str]:
 @functools.cache
 def toolchains() -> Mapping[str, Toolchain]:
     """Every language's recipe, by language."""
-    table = read_toml(DATA / "languages.toml")
-    return MappingProxyType({language: _toolchain(language, entry) for language, entry in table.items()})
+    found = sorted((DATA / "languages").glob("*.toml"))
+    return MappingProxyType({path.stem: _toolchain(path.stem, language_table(path.stem)) for path in found})
 
 
-def _toolchain(language: str, entry: dict[str, object]) -> Toolchain:
-    where = f"{DATA / 'languages.toml'} [{language}]"
+@functools.cache
+def language_table(language: str) -> Mapping[str, Any]:
+    """``language``'s recipe file as read (its ``syntax`` and ``integrity`` tables too)."""
+    path = DATA / "languages" / f"{language}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(found.stem for found in path.parent.glob("*.toml")))
+        raise KeyError(f"language {language!r} has no recipe ({path}); known: {known}")
+    return MappingProxyType(read_toml(path))
+
+
+def _toolchain(language: str, entry: Mapping[str, object]) -> Toolchain:
+    where = str(DATA / "languages" / f"{language}.toml")
+    if entry.get("batch") and str(entry.get("report", "")) not in reports.FORMATS:
+        raise TaskFormatError(f"{where}: a batch names its report, one of {', '.join(reports.FORMATS)}")
     try:
         return Toolchain(
             language=language,
@@ -154,6 +197,10 @@ def _toolchain(language: str, entry: dict[str, object]) -> Toolchain:
             sources=tuple(_strings(entry, "sources", where)),
             tests=tuple(_strings(entry, "tests", where)),
             suite=str(entry.get("suite", "")),
+            setup=str(entry.get("setup", "")),
+            batch=str(entry.get("batch", "")),
+            report=str(entry.get("report", "")),
+            report_name=str(entry.get("report_name", "{name}")),
         )
     except KeyError as e:
         raise TaskFormatError(f"{where}: missing {e.args[0]!r} (each language has build, list and run)") from e
@@ -183,6 +230,7 @@ def load_project(path: Path) -> Project:
         origin=str(entry["origin"]), root=str(entry["root"]), packages=tuple(_strings(entry, "packages", str(path))),
         exclude=tuple(_strings(entry, "exclude", str(path))), env={str(k): str(v) for k, v in env.items()},
         source=bool(entry.get("source", False)), sources=tuple(_strings(entry, "sources", str(path))),
+        fetch=str(entry.get("fetch", "")),
     )  # fmt: skip
 
 
@@ -230,6 +278,13 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     )
     stack: tuple[str, ...] = (base,)
     stack = (store.run(stack, ["/bin/sh", "-c", install], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
+    if toolchain.setup:
+        stack = (store.run(stack, ["/bin/sh", "-c", toolchain.setup], env=dict(toolchain.env),
+                           timeout_s=BUILD_TIMEOUT_S), *stack)  # fmt: skip
+    if project.fetch:
+        fetch = f"set -e; mkdir -p /work/fetch; cd /work/fetch; {project.fetch}"
+        stack = (store.run(stack, ["/bin/sh", "-c", fetch], env=dict(toolchain.env),
+                           timeout_s=BUILD_TIMEOUT_S), *stack)  # fmt: skip
     if project.source:
         fetch = (
             f"set -e; printf '%s\\n' {shlex.quote(DEB_SRC)} > /etc/apt/sources.list.d/codegym-src.sources; "
@@ -270,6 +325,30 @@ def run_test(box: RootBox, project: Project, test_id: str, *, timeout_s: float =
     toolchain = project.toolchain
     return box.run(("/bin/sh", "-c", toolchain.run_command(test_id)), cwd=project.root, env=dict(toolchain.env),
                    timeout_s=timeout_s, output_bytes=8_000, background="kill")  # fmt: skip
+
+
+def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str], *,
+              timeout_s: float = 60.0) -> dict[str, bool]:  # fmt: skip
+    """Run the tests ``names`` of ``folder`` in ``box`` with the language's batch command:
+    name -> passed, for each one its report names once (a test it leaves out, or names twice,
+    is missing: run it on its own). The report is written outside the tree, at a path fresh
+    for the run, and read by a process of the harness's after the runner ended."""
+    toolchain = project.toolchain
+    nonce = secrets.token_hex(8)
+    tests, report = f"/tmp/codegym-tests-{nonce}", f"/tmp/codegym-report-{nonce}"
+    listing = "\n".join(names) + "\n"
+    wrote = box.run(("/bin/sh", "-c", f"printf '%s' {shlex.quote(listing)} > {tests}"), timeout_s=60)
+    if wrote.exit_code != 0:
+        return {}
+    budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT))
+    box.run(("/bin/sh", "-c", toolchain.batch_command(folder, tests, report)), cwd=project.root,
+            env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
+    read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {tests}"), timeout_s=60,
+                   output_bytes=REPORT_BYTES)  # fmt: skip
+    if read.elided_bytes:
+        return {}
+    outcomes = reports.parse(toolchain.report, read.output, toolchain.report_name)
+    return {name: outcomes[name] for name in names if name in outcomes}
 
 
 def _ended(result: CommandResult) -> str:

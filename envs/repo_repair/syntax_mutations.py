@@ -2,7 +2,7 @@
 
 The Python family's bugs (`codegym.envs.repo_repair.mutations`) work on Python's own `ast`;
 these work on a grammar's syntax tree, so one set of kinds serves every language whose recipe
-(``data/languages.toml``, ``[<language>.syntax]``) names its node types. Each kind finds its
+(``data/languages/<language>.toml``, its ``[syntax]``) names its node types. Each kind finds its
 sites in a file and splices the file's bytes at a node (never a re-printing), so a diff touches
 only what it changes; a mutant whose file no longer parses cleanly is never offered. The kinds:
 
@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codegym.envs.repo_repair.projects import DATA, read_toml
+from codegym.envs.repo_repair.projects import language_table
 
 from codegym.error import DependencyNotInstalled
 
@@ -37,7 +37,7 @@ BOOLEANS = {"true": "false", "false": "true"}
 
 @dataclass(frozen=True)
 class Syntax:
-    """A language's node types, as its grammar names them (see ``data/languages.toml``)."""
+    """A language's node types, as its grammar names them (see ``data/languages/README.md``)."""
 
     grammar: str
     binary: tuple[str, ...]
@@ -67,10 +67,10 @@ class Mutant:
 
 @functools.cache
 def syntax_of(language: str) -> Syntax:
-    """``language``'s node types (``[<language>.syntax]`` of ``data/languages.toml``)."""
-    table = read_toml(DATA / "languages.toml").get(language, {}).get("syntax")
+    """``language``'s node types (the ``[syntax]`` of ``data/languages/<language>.toml``)."""
+    table = language_table(language).get("syntax")
     if table is None:
-        raise KeyError(f"language {language!r} names no syntax in {DATA / 'languages.toml'} ([{language}.syntax])")
+        raise KeyError(f"language {language!r} names no syntax (a [syntax] table in data/languages/{language}.toml)")
     return Syntax(table["grammar"], *(tuple(table[key]) for key in ("binary", "integer", "boolean", "conditional")))
 
 
