@@ -1,11 +1,12 @@
 """The reports test runners write, read into each test's outcome.
 
 A language whose runner runs many tests in one process (its recipe's ``batch``) names the
-format of the report it writes (``report``): JUnit XML, ``go test -json`` events, Rust
-libtest's JSON lines or TAP. Each parser gives test name -> passed: a test passes only where
-every entry the report has for it passed (a skipped, ignored or errored one did not), so an
-extra "passed" line can never outvote a failure; a test the report does not name is not in
-the result (the harness runs it on its own).
+format of the report it writes (``report``): JUnit XML (PHPUnit's: a method's data sets are
+one test), ``go test -json`` events, Rust libtest's JSON lines or TAP. Each parser gives test
+name -> passed: a test passes only where every entry the report has for it passed (a
+skipped, ignored or errored one did not), so an extra "passed" line can never outvote a
+failure; a test the report does not name is not in the result (the harness runs it on its
+own).
 """
 
 from __future__ import annotations
@@ -33,9 +34,29 @@ def parse(report_format: str, text: str, name: str = "{name}") -> Outcomes:
 
 def _junit(text: str, name: str) -> Iterator[tuple[str, bool]]:
     """JUnit XML: every ``testcase``; one with a ``failure``, ``error`` or ``skipped`` child
-    did not pass. Several documents one after the other (a runner's reports, concatenated) are
-    read each in turn; one that does not parse, or declares a document type (entities a
-    hostile report could expand without end), adds nothing."""
+    did not pass."""
+    for case in _junit_cases(text):
+        test = name.format(classname=case.get("classname", ""), name=case.get("name", ""))
+        yield test, not any(child.tag in ("failure", "error", "skipped") for child in case)
+
+
+_DATA_SET = re.compile(r" with data set .*\Z", re.DOTALL)
+
+
+def _phpunit_junit(text: str, name: str) -> Iterator[tuple[str, bool]]:
+    """PHPUnit's JUnit XML: a test case is ``<class>::<method>`` (its ``class`` attribute,
+    the PHP class, and its name less a data set's `` with data set ...``: each data set is
+    one entry of its method's test); a ``warning`` child did not pass either."""
+    del name
+    for case in _junit_cases(text):
+        test = f"{case.get('class', '')}::{_DATA_SET.sub('', case.get('name', ''))}"
+        yield test, not any(child.tag in ("failure", "error", "skipped", "warning") for child in case)
+
+
+def _junit_cases(text: str) -> Iterator[ElementTree.Element]:
+    """Every ``testcase`` of JUnit XML. Several documents one after the other (a runner's
+    reports, concatenated) are read each in turn; one that does not parse, or declares a
+    document type (entities a hostile report could expand without end), adds nothing."""
     for document in re.split(r"(?=<\?xml\b)", text):
         if not document.strip() or "<!" in document.replace("<![CDATA[", ""):
             continue
@@ -43,10 +64,7 @@ def _junit(text: str, name: str) -> Iterator[tuple[str, bool]]:
             root = ElementTree.fromstring(document.strip())
         except ElementTree.ParseError:
             continue
-        for case in root.iter("testcase"):
-            test = name.format(classname=case.get("classname", ""), name=case.get("name", ""))
-            passed = not any(child.tag in ("failure", "error", "skipped") for child in case)
-            yield test, passed
+        yield from root.iter("testcase")
 
 
 def _json_lines(text: str) -> Iterator[dict[str, object]]:
@@ -94,6 +112,7 @@ def _tap(text: str, name: str) -> Iterator[tuple[str, bool]]:
 
 FORMATS: dict[str, Callable[[str, str], Iterator[tuple[str, bool]]]] = {
     "junit": _junit,
+    "phpunit-junit": _phpunit_junit,
     "go-json": _go_json,
     "libtest-json": _libtest_json,
     "tap": _tap,
