@@ -148,13 +148,13 @@ def project_tasks_of(project: Project, path: Path, store: LayerStore | None = No
 
 def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tuple[str, ...]:
     """The test files that define the tests ``fail_to_pass``: a test file in the test's folder
-    that names it (as a word; Go's), else one named after it anywhere (a CTest test's program,
-    ``test/suites/api/test_array.c`` for ``test_array``)."""
+    that names it (as a word; Go's; a ``Class#method``'s method, Ruby's), else one named after
+    it anywhere (a CTest test's program, ``test/suites/api/test_array.c`` for ``test_array``)."""
     hidden = set()
     for test_id in fail_to_pass:
         folder, name = projects_module.split_id(test_id)
         top = name.split("/")[0]
-        pattern = re.compile(rb"\b" + re.escape(top.encode()) + rb"\b")
+        pattern = re.compile(rb"\b" + re.escape(top.rsplit("#", 1)[-1].encode()) + rb"\b")
         found = {path for path, text in tests.items()
                  if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text)}  # fmt: skip
         hidden |= found or {path for path in tests if Path(path).stem == top}
@@ -230,7 +230,8 @@ def prepare(project: Project, tree: Mapping[str, bytes], diff: str) -> Prepared:
             ignored.append(path)
             continue
         kept[path] = text.encode()
-    hack = forbidden(project.language, {path: text_tree.get(path, "") for path in kept}, kept)
+    before = {path: text_tree.get(path, "") for path in kept}
+    hack = forbidden(project.language, before, kept) or syntax_mutations.tests_changed(project.language, before, kept)
     return Prepared(kept, hack=hack, ignored=tuple(sorted(ignored)))
 
 

@@ -125,6 +125,8 @@ class Project:
         exclude: Test ids left out (they need the network, or are flaky).
         env: Variables over its language's (a Go module's ``GO111MODULE=on``).
         sources: Globs of its source files, where narrower than its language's (``src/*.c``).
+        tests: Globs of its test files, where narrower than its language's (one library's
+            suite in a tree that holds many: ``test/optparse/**``).
         source: Whether ``package`` is a Debian source package (``apt-get source``: its
             upstream tree with Debian's patches applied, unpacked under ``/work/debian-src``,
             which ``origin`` names) rather than a binary one that ships the tree.
@@ -146,15 +148,16 @@ class Project:
     tree: Mapping[str, FileEntry] | None = field(default=None, repr=False, compare=False)
     source: bool = False
     sources: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
     fetch: str = ""
 
     @property
     def toolchain(self) -> Toolchain:
         """Its language's recipe, with its own ``env`` over the language's and its own
-        ``sources`` globs (where it names them) instead of the language's."""
+        ``sources`` and ``tests`` globs (where it names them) instead of the language's."""
         base = toolchains()[self.language]
         env = MappingProxyType({**base.env, **self.env})
-        return replace(base, env=env, sources=self.sources or base.sources)
+        return replace(base, env=env, sources=self.sources or base.sources, tests=self.tests or base.tests)
 
 
 def split_id(test_id: str) -> tuple[str, str]:
@@ -230,6 +233,7 @@ def load_project(path: Path) -> Project:
         origin=str(entry["origin"]), root=str(entry["root"]), packages=tuple(_strings(entry, "packages", str(path))),
         exclude=tuple(_strings(entry, "exclude", str(path))), env={str(k): str(v) for k, v in env.items()},
         source=bool(entry.get("source", False)), sources=tuple(_strings(entry, "sources", str(path))),
+        tests=tuple(_strings(entry, "tests", str(path))),
         fetch=str(entry.get("fetch", "")),
     )  # fmt: skip
 
