@@ -157,7 +157,8 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
         pattern = re.compile(rb"\b" + re.escape(top.rsplit("#", 1)[-1].encode()) + rb"\b")
         found = {path for path, text in tests.items()
                  if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text)}  # fmt: skip
-        hidden |= found or {path for path in tests if Path(path).stem == top}
+        named = (top, top.split("::")[0].rsplit("\\", 1)[-1])  # (PHP's Vendor\\FooTest::testBar in FooTest.php)
+        hidden |= found or {path for path in tests if Path(path).stem in named}
     return tuple(sorted(hidden))
 
 
