@@ -219,6 +219,7 @@ def draw_tasks(
         (path, mutant.kind, mutant.index)
         for path, text in sources.items()
         for mutant in syntax_mutations.mutants(path, text, project.language)
+        if not _fix_refused(project, path, text, mutant.text)
     ]
     random.Random(seed).shuffle(candidates)
     made = 0
@@ -232,6 +233,15 @@ def draw_tasks(
             made += 1
             if made >= count:
                 return
+
+
+def _fix_refused(project: Project, path: str, text: bytes, bug: bytes) -> bool:
+    """Whether the fix of a bug (``text`` again, from the file ``bug``) adds a line the
+    language's integrity patterns refuse (a bug on a line that exits the process: its task
+    could not be solved)."""
+    from codegym.envs.repo_repair.project_env import forbidden  # (it imports this module)
+
+    return forbidden(project.language, {path: bug.decode(errors="replace")}, {path: text}) is not None
 
 
 def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: syntax_mutations.Mutant,

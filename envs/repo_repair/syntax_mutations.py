@@ -14,11 +14,17 @@ only what it changes; a mutant whose file no longer parses cleanly is never offe
 
 A bug's address is (file, kind, index among that kind's sites in the file), which the same
 tree and grammar always resolve to the same edit.
+
+Where a language keeps tests inside its source files (Rust's ``#[cfg(test)] mod tests``, a
+``#[test]`` function), its ``[syntax]`` names the attributes that mark them
+(``test_attributes``, ``test_attribute``): `test_regions` finds those items, no bug is drawn in
+them, and `tests_changed` says when a fix changes them (the grader refuses it).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +50,8 @@ class Syntax:
     integer: tuple[str, ...]
     boolean: tuple[str, ...]
     conditional: tuple[str, ...]
+    test_attributes: tuple[str, ...] = ()
+    test_attribute: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,7 +79,9 @@ def syntax_of(language: str) -> Syntax:
     table = language_table(language).get("syntax")
     if table is None:
         raise KeyError(f"language {language!r} names no syntax (a [syntax] table in data/languages/{language}.toml)")
-    return Syntax(table["grammar"], *(tuple(table[key]) for key in ("binary", "integer", "boolean", "conditional")))
+    kinds = (tuple(table[key]) for key in ("binary", "integer", "boolean", "conditional"))
+    marks = tuple(table.get("test_attributes", ()))
+    return Syntax(table["grammar"], *kinds, test_attributes=marks, test_attribute=str(table.get("test_attribute", "")))
 
 
 @functools.cache
@@ -98,8 +108,9 @@ def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KIND
     if tree.root_node.has_error:
         return
     nodes = list(_walk(tree.root_node))
+    regions = _test_regions(nodes, syntax)
     for kind in kinds:
-        edits = list(_EDITS[kind](nodes, syntax, source))
+        edits = [edit for edit in _EDITS[kind](nodes, syntax, source) if not _inside(edit[0], regions)]
         for index, (start, end, replacement) in enumerate(edits):
             text = source[:start] + replacement + source[end:]
             if text != source and parses(syntax.grammar, text):
@@ -109,6 +120,53 @@ def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KIND
 def mutant(path: str, source: bytes, language: str, kind: str, index: int) -> Mutant | None:
     """The bug at ``(path, kind, index)``, or None where it no longer exists."""
     return next((m for m in mutants(path, source, language, (kind,)) if m.index == index), None)
+
+
+def test_regions(source: bytes, language: str) -> list[tuple[int, int]]:
+    """The byte ranges of the tests inside the file ``source``: each item an attribute of
+    ``test_attributes`` matching ``test_attribute`` marks, from the attribute to the item's end
+    (an inner attribute, ``#![cfg(test)]``, marks the whole item it is in). Empty for a
+    language whose tests live in files of their own."""
+    syntax = syntax_of(language)
+    if not syntax.test_attributes:
+        return []
+    return _test_regions(list(_walk(_parser(syntax.grammar).parse(source).root_node)), syntax)
+
+
+def tests_changed(language: str, before: Mapping[str, str], after: Mapping[str, bytes]) -> str | None:
+    """Why a fix that makes the files ``after`` of ``before`` is refused: a file whose tests
+    inside it (`test_regions`) are not, in number and in text, what they were; or None."""
+    if not syntax_of(language).test_attributes:
+        return None
+    for path, data in after.items():
+        old = before.get(path, "").encode()
+        old_tests = [old[start:end] for start, end in test_regions(old, language)]
+        new_tests = [data[start:end] for start, end in test_regions(data, language)]
+        if old_tests != new_tests:
+            return f"{path}: changes, adds or removes tests inside a source file (the harness's, as test files are)"
+    return None
+
+
+def _test_regions(nodes: list[Any], syntax: Syntax) -> list[tuple[int, int]]:
+    if not syntax.test_attributes:
+        return []
+    pattern = re.compile(syntax.test_attribute)
+    regions = []
+    for node in nodes:
+        if node.type not in syntax.test_attributes or not pattern.search(node.text.decode(errors="replace")):
+            continue
+        if node.text.startswith(b"#!") and node.parent is not None:  # (an inner attribute: its whole item)
+            regions.append((node.parent.start_byte, node.parent.end_byte))
+            continue
+        item = node.next_named_sibling
+        while item is not None and (item.type in syntax.test_attributes or "comment" in item.type):
+            item = item.next_named_sibling
+        regions.append((node.start_byte, item.end_byte if item is not None else node.end_byte))
+    return regions
+
+
+def _inside(offset: int, regions: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= offset < end for start, end in regions)
 
 
 def _walk(node: Any) -> Iterator[Any]:
