@@ -148,16 +148,21 @@ def project_tasks_of(project: Project, path: Path, store: LayerStore | None = No
 
 def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tuple[str, ...]:
     """The test files that define the tests ``fail_to_pass``: a test file in the test's folder
-    that names it (as a word; Go's; a ``Class#method``'s method, Ruby's), else one named after
+    that names it (as a word; Go's; a ``Class#method``'s method, Ruby's; ``Suite.Name`` as
+    ``TEST(Suite, Name)``, GoogleTest's), else one named after
     it anywhere (a CTest test's program, ``test/suites/api/test_array.c`` for ``test_array``)."""
     hidden = set()
     for test_id in fail_to_pass:
         folder, name = projects_module.split_id(test_id)
         top = name.split("/")[0]
-        pattern = re.compile(rb"\b" + re.escape(top.rsplit("#", 1)[-1].encode()) + rb"\b")
+        words = [re.escape(top.rsplit("#", 1)[-1].encode())]
+        if re.fullmatch(r"\w+\.\w+", top):  # (a GoogleTest test, Suite.Name: TEST(Suite, Name) in its file)
+            words.append(rb"\s*,\s*".join(re.escape(part.encode()) for part in top.split(".")))
+        pattern = re.compile(rb"\b(?:" + b"|".join(words) + rb")\b")
         found = {path for path, text in tests.items()
                  if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text)}  # fmt: skip
         named = (top, top.split("::")[0].rsplit("\\", 1)[-1])  # (PHP's Vendor\\FooTest::testBar in FooTest.php)
+        named += (top.split("#")[0].rsplit(".", 1)[-1].split("$")[0],)  # (Java's pkg.FooTest$Inner#m: FooTest.java)
         hidden |= found or {path for path in tests if Path(path).stem in named}
     return tuple(sorted(hidden))
 
