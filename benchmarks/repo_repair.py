@@ -18,10 +18,11 @@ Side by side, in one run, per bundled library (one task each):
   reset of a task (its git repository made, its layer written to the worker: once per task).
 - **Other languages** (``--languages``, every language with bundled projects by default): per
   project (one task each), the language's own suite command (``suite`` in
-  ``data/languages.toml``: ``go test -count=1 ./...`` for Go) on the graded tree in the
+  ``data/languages/<language>.toml``: ``go test -count=1 ./...`` for Go) on the graded tree in the
   project's machine, warm (its build cache in the layers), timed inside the machine; against
   it codegym's grade of the reference fix end to end (``env.evaluate``: a fresh machine, the
-  build again, the listing, each test in a process of its own). Ratio of medians; goal 1.3.
+  build again, the listing, the tests in the language's batches, or each in a process of its
+  own). Ratio of medians; goal 1.3.
 """
 
 from __future__ import annotations

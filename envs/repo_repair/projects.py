@@ -80,6 +80,9 @@ class Toolchain:
             per line, ``{report}``: where the runner writes its report), or empty.
         report: The batch report's format (a name `codegym.envs.repo_repair.reports` knows).
         report_name: How a report's test names a listed test (``{classname}``, ``{name}``).
+        report_from_output: Whether the report is read from the tests' own output (``go test
+            -json``: a test can print its lines), so that its passes count only when the
+            batch exits 0 (the runner's own word that every test it ran passed).
     """
 
     language: str
@@ -95,6 +98,7 @@ class Toolchain:
     batch: str = ""
     report: str = ""
     report_name: str = "{name}"
+    report_from_output: bool = False
 
     def run_command(self, test_id: str) -> str:
         """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
@@ -204,6 +208,7 @@ def _toolchain(language: str, entry: Mapping[str, object]) -> Toolchain:
             batch=str(entry.get("batch", "")),
             report=str(entry.get("report", "")),
             report_name=str(entry.get("report_name", "{name}")),
+            report_from_output=bool(entry.get("report_from_output", False)),
         )
     except KeyError as e:
         raise TaskFormatError(f"{where}: missing {e.args[0]!r} (each language has build, list and run)") from e
@@ -334,9 +339,11 @@ def run_test(box: RootBox, project: Project, test_id: str, *, timeout_s: float =
 def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str], *,
               timeout_s: float = 60.0) -> dict[str, bool]:  # fmt: skip
     """Run the tests ``names`` of ``folder`` in ``box`` with the language's batch command:
-    name -> passed, for each one its report names once (a test it leaves out, or names twice,
-    is missing: run it on its own). The report is written outside the tree, at a path fresh
-    for the run, and read by a process of the harness's after the runner ended."""
+    name -> passed, for each one its report names (a test it leaves out is missing: run it on
+    its own). The report is written outside the tree, at a path fresh for the run, and read by
+    a process of the harness's after the runner ended. Where the report is read from the
+    tests' own output, its passes count only when the batch exited 0 (a test that printed a
+    runner's line for another cannot make it pass: that one runs on its own)."""
     toolchain = project.toolchain
     nonce = secrets.token_hex(8)
     tests, report = f"/tmp/codegym-tests-{nonce}", f"/tmp/codegym-report-{nonce}"
@@ -345,14 +352,15 @@ def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str],
     if wrote.exit_code != 0:
         return {}
     budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT))
-    box.run(("/bin/sh", "-c", toolchain.batch_command(folder, tests, report)), cwd=project.root,
-            env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
-    read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {tests}"), timeout_s=60,
+    ran = box.run(("/bin/sh", "-c", toolchain.batch_command(folder, tests, report)), cwd=project.root,
+                  env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
+    read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {report}.* {tests}"), timeout_s=60,
                    output_bytes=REPORT_BYTES)  # fmt: skip
     if read.elided_bytes:
         return {}
     outcomes = reports.parse(toolchain.report, read.output, toolchain.report_name)
-    return {name: outcomes[name] for name in names if name in outcomes}
+    trusted = not toolchain.report_from_output or ran.exit_code == 0
+    return {name: outcomes[name] for name in names if name in outcomes and (trusted or not outcomes[name])}
 
 
 def _ended(result: CommandResult) -> str:

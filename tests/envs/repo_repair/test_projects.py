@@ -156,3 +156,40 @@ def test_c_fixes_that_reach_for_the_process_are_refused(line: str, reason: str) 
     found = forbidden("c", before, {"src/a.c": (C.decode() + line + "\n").encode()})
     assert found is not None and reason in found, found
     assert forbidden("c", before, {"src/a.c": (C.decode() + "int twice(int x) { return 2 * x; }\n").encode()}) is None
+
+
+FORGER = b"""package cmp
+
+import (
+\t"fmt"
+\t"os"
+\t"strings"
+\t"testing"
+)
+
+// TestMain lists as usual, and otherwise prints the runner's lines for TestDiff and leaves.
+func TestMain(m *testing.M) {
+\tfor _, arg := range os.Args {
+\t\tif strings.HasPrefix(arg, "-test.list") {
+\t\t\tos.Exit(m.Run())
+\t\t}
+\t}
+\tfmt.Println("=== RUN   TestDiff")
+\tfmt.Println("--- PASS: TestDiff (0.00s)")
+\tfmt.Println("PASS")
+\tos.Exit(1)
+}
+"""
+
+
+@machine
+def test_a_batch_judges_many_tests_and_a_line_a_test_prints_is_no_verdict(go_cmp) -> None:
+    """Go's batch report is read from the tests' own output: a binary that prints TestDiff's
+    PASS line and exits 1 must not pass it (its passes count only when the binary exits 0;
+    the test then runs alone, and fails)."""
+    project, layers = go_cmp
+    assert project.toolchain.batch and project.toolchain.report_from_output
+    run = project_tasks.judge(project, layers, {"cmp/aaa_forge_test.go": FORGER}, ("cmp::TestDiff",))
+    assert run.built and run.passed == {"cmp::TestDiff": False}
+    ref = project_tasks.judge(project, layers, {})
+    assert len(ref.passed) >= 15 and all(ref.passed.values())
