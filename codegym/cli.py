@@ -123,6 +123,8 @@ def _parser(families: Mapping[str, Any]) -> argparse.ArgumentParser:
     check.add_argument("--tasks", help="the task source (a bundled set's name, a file or a folder)")
     check.add_argument("--runs", type=_positive, default=3,
                        help="gradings of each reference (runs that disagree: flaky)")  # fmt: skip
+    check.add_argument("--sample", type=_positive, help="validate this many tasks drawn at random (default: all)")
+    check.add_argument("--seed", type=int, default=0, help="the sample's seed")
     check.add_argument("--quarantine", type=Path, help="write the tasks that are not valid here (quarantine=FILE)")
     check.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
     check.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE", help=OPTION_HELP)
@@ -180,7 +182,10 @@ def _run(args: argparse.Namespace, families: Mapping[str, Any]) -> int:
     if args.command == "doctor":
         return _doctor(args.isolation)
     if args.command == "validate":
-        return _validate(args.env, args.tasks, args.runs, args.quarantine, args.executor, dict(args.option))
+        sample = {"sample": args.sample, "seed": args.seed} if args.sample else {}
+        return _validate(
+            args.env, args.tasks, args.runs, args.quarantine, args.executor, {**dict(args.option), **sample}
+        )
     if args.command == "demo":
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", [1, 2], None, force=True)

@@ -19,6 +19,7 @@ the tasks that are not valid to a file every loader accepts (``quarantine=``)::
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -126,6 +127,8 @@ def validate(
     runs: int = 3,
     progress: bool = False,
     task_ids: Sequence[str] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
     **env_kwargs: Any,
 ) -> Validation:
     """Grade every task's reference ``runs`` times and judge each task.
@@ -135,17 +138,24 @@ def validate(
         runs: Gradings per task; runs that disagree make the task flaky.
         progress: Show a progress bar on stderr.
         task_ids: Only these tasks (default: all of the env's).
+        sample: Only this many of them, drawn at random (seeded by ``seed``): a check of a
+            large set's health in minutes.
+        seed: The sample's seed.
         **env_kwargs: Passed to ``gym.make`` when ``env`` is an id.
 
     An infrastructure failure raises `codegym.error.SandboxError`: it says nothing of a task.
     """
     if runs < 1:
         raise ValueError(f"runs must be at least 1, got {runs}")
+    if sample is not None and sample < 1:
+        raise ValueError(f"sample must be at least 1 task, got {sample}")
     with Scorer(env, dedupe=False, **env_kwargs) as scorer:
         core = scorer.env
         policy, core.on_task_error = core.on_task_error, "flag"
         try:
             tasks = [core.tasks.get(i) for i in task_ids] if task_ids is not None else list(core.tasks)
+            if sample is not None and sample < len(tasks):
+                tasks = random.Random(seed).sample(tasks, sample)
             gradable = [t for t in tasks if t.reference]
             pairs = [(t.id, t.reference or "") for t in gradable for _ in range(runs)]
             grades = scorer.score(pairs, progress=progress, desc="validating")

@@ -380,6 +380,18 @@ class ProjectRepairEnv(CodeEnv):
     def check_task(self, task: Task) -> None:
         self.layers(task)
 
+    def check_solutions(self, task: Task) -> str | None:
+        """The bug (the empty patch) must fail some FAIL_TO_PASS test and keep every
+        PASS_TO_PASS test passing: else the task does not test its fix."""
+        repair = repair_of(task)
+        run = self.judge(task, "").run
+        if run is None or not run.built:
+            return "the buggy tree does not build"
+        if all(run.passed.get(test) for test in repair.fail_to_pass):
+            return "every FAIL_TO_PASS test passes on the bug"
+        broke = [test for test in repair.pass_to_pass if not run.passed.get(test)]
+        return f"{len(broke)} PASS_TO_PASS tests fail on the bug ({broke[0]})" if broke else None
+
     def launch(self, task: Task, code: str) -> Future[Any]:
         future: Future[Any] = Future()
         try:

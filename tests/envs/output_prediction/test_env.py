@@ -267,3 +267,12 @@ def test_difficulty_curriculum_runs_over_it(executor: LocalExecutor) -> None:
 def test_validate_reports_every_generated_task_valid(executor: LocalExecutor) -> None:
     report = codegym.validate(ENV, runs=1, executor=executor, count=30, direction="input")
     assert report.counts()["valid"] == 30 and not report.quarantined
+
+
+def test_validate_checks_a_seeded_sample_of_a_set(executor: LocalExecutor) -> None:
+    first = codegym.validate(ENV, runs=1, executor=executor, count=30, direction="input", sample=5, seed=3)
+    again = codegym.validate(ENV, runs=1, executor=executor, count=30, direction="input", sample=5, seed=3)
+    assert first.counts()["valid"] == 5 and len(first.checks) == 5
+    assert [c.task_id for c in first.checks] == [c.task_id for c in again.checks]
+    with pytest.raises(ValueError, match="sample must be at least 1"):
+        codegym.validate(ENV, runs=1, executor=executor, count=30, sample=0)

@@ -7,6 +7,7 @@ the tools, the failing tests' file out of its view."""
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 
 import gymnasium as gym
 import pytest
@@ -14,7 +15,7 @@ from codegym.envs.repo_repair import project_tasks
 from codegym.envs.repo_repair.project_env import ProjectRepairEnv, forbidden, repair_of
 from codegym.envs.repo_repair.source import unified
 
-import codegym  # noqa: F401  (registers the envs)
+import codegym
 from codegym.executor.rootbox import available
 
 machine = pytest.mark.skipif(available() is not None, reason=str(available()))
@@ -164,3 +165,18 @@ def test_a_c_task_from_a_debian_source_package_grades_its_fix_and_refuses_an_exi
         assert repair_of(task).where.startswith("src/")
     finally:
         env.close()
+
+
+@machine
+def test_validation_checks_the_reference_and_that_the_bug_breaks_its_tests(env) -> None:
+    """`codegym validate --sample` over a language's tasks: the reference passes each run, and
+    a task whose bug breaks none of its FAIL_TO_PASS tests is invalid."""
+    report = codegym.validate("codegym/RepoRepair-v1", runs=1, language="go", projects=["go-cmp"], sample=1, seed=2)
+    assert report.counts()["valid"] == 1, report.render()
+    task = _first(env)
+    assert env.unwrapped.check_solutions(task) is None
+    repair = repair_of(task)
+    pristine = project_tasks.source_files(repair.project, env.unwrapped.layers(task))
+    no_bug = replace(repair, start={path: pristine[path] for path in repair.start})
+    mended = replace(task, metadata={**task.metadata, "repair": no_bug})
+    assert "every FAIL_TO_PASS test passes on the bug" in str(env.unwrapped.check_solutions(mended))
