@@ -307,6 +307,8 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     else:
         origin, root = shlex.quote(project.origin), shlex.quote(project.root)
         place = f"set -e; mkdir -p $(dirname {root}); cp -a {origin} {root}"
+        if project.source:  # (Debian's packaging and its patches, fixes among them, are no part of the tree)
+            place += f"; rm -rf {root}/debian {root}/.pc"
         stack = (store.run(stack, ["/bin/sh", "-c", place], network=False), *stack)
     build = ["/bin/sh", "-c", toolchain.build]
     stack = (store.run(stack, build, env=dict(toolchain.env), workdir=project.root, network=False,
