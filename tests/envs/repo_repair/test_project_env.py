@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import replace
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -150,10 +151,15 @@ def test_output_in_the_runner_s_format_decides_nothing(env) -> None:
 @machine
 def test_a_c_task_from_a_debian_source_package_grades_its_fix_and_refuses_an_exit() -> None:
     """Jansson, from Debian's source package with its upstream tests: the reference fix scores 1,
-    the empty patch 0, and an added exit(0) is HACK before anything runs."""
+    the empty patch 0, and an added exit(0) is HACK before anything runs. Debian's packaging
+    (its patches, upstream fixes among them) is not in the tree."""
     env = gym.make("codegym/RepoRepair-v1", language="c", projects=["jansson"])
     try:
         task = _first(env)
+        repair = repair_of(task)
+        placed = Path(env.unwrapped.layers(task)[1], repair.project.root.lstrip("/"))  # (the layer that placed it)
+        assert (placed / "CMakeLists.txt").is_file() and (placed / "src").is_dir()
+        assert not (placed / "debian").exists() and not (placed / ".pc").exists()
         assert _score(env, task.id, task.reference)[0] == 1.0
         reward, grade = _score(env, task.id, "")
         assert reward == 0.0 and grade.status.value == "WA", grade
