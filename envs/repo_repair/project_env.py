@@ -164,6 +164,7 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
         named = (top, top.split("::")[0].rsplit("\\", 1)[-1])  # (PHP's Vendor\\FooTest::testBar in FooTest.php)
         named += (top.split("#")[0].rsplit(".", 1)[-1].split("$")[0],)  # (Java's pkg.FooTest$Inner#m: FooTest.java)
         hidden |= found or {path for path in tests if Path(path).stem in named}
+        hidden |= {path for path in tests if path.rsplit(".", 1)[0] == folder}  # (a Rust test target's file)
     return tuple(sorted(hidden))
 
 
