@@ -128,12 +128,10 @@ def project_tasks_of(project: Project, path: Path, store: LayerStore | None = No
     made = []
     for number, entry in enumerate(body["tasks"]):
         task_id = f"{project.name}/{number:04d}"
-        text = sources.get(entry["path"])
-        mutant = None
-        if text is not None:
-            mutant = syntax_mutations.mutant(entry["path"], text, project.language, entry["kind"], entry["index"])
+        mutant = project_tasks.bug(project, layers, sources, entry["path"], entry["kind"], entry["index"])
         if mutant is not None and entry.get("sha256") not in (None, hashlib.sha256(mutant.text).hexdigest()):
             mutant = None
+        text = sources.get(entry["path"])
         if mutant is None or text is None:
             raise TaskFormatError(f"{path}: task {number}'s bug ({entry['path']}, {entry['kind']} {entry['index']}) "
                                   "is not in the project's tree")  # fmt: skip
@@ -165,6 +163,8 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
         named += (top.split("#")[0].rsplit(".", 1)[-1].split("$")[0],)  # (Java's pkg.FooTest$Inner#m: FooTest.java)
         hidden |= found or {path for path in tests if Path(path).stem in named}
         hidden |= {path for path in tests if path.rsplit(".", 1)[0] == folder}  # (a Rust test target's file)
+        if " > " in top:  # (a jest test, TypeScript's: src::is.test.ts > its full name, in src/is.test.ts)
+            hidden |= {path for path in tests if path == f"{folder}/{top.split(' > ', 1)[0]}".removeprefix("./")}
     return tuple(sorted(hidden))
 
 
