@@ -10,7 +10,7 @@ are supported, renames, binary patches and mode changes are not.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from codegym.envs.repo_repair.source import split_lines
@@ -29,6 +29,7 @@ class _Hunk:
     old_start: int
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
+    new_start: int = 0
 
 
 @dataclass
@@ -74,6 +75,27 @@ def apply(diff: str, files: Mapping[str, str]) -> dict[str, str | None]:
     return changed
 
 
+def unapply(diff: str, files: Mapping[str, str], keep: Callable[[str], bool]) -> dict[str, str]:
+    """The files ``diff`` changed, as they were before it (its hunks undone), for the paths
+    ``keep`` accepts: a fix taken back out of a tree it was applied to.
+
+    Raises:
+        PatchError: A hunk's new side is not in the file (the tree does not hold the fix).
+    """
+    undone: dict[str, str] = {}
+    for patch in _parse(diff):
+        path = patch.new_path
+        if path is not None and path not in files and path.partition("/")[2] in files:
+            path = path.partition("/")[2]  # (a patch made one folder up: ``pkg-1.0/src/x.c``)
+        if path is None or patch.old_path is None or not keep(path):
+            continue
+        if path not in files:
+            raise PatchError(f"{path} does not exist in the repository")
+        hunks = [_Hunk(hunk.new_start, hunk.new, hunk.old, hunk.old_start) for hunk in patch.hunks]
+        undone[path] = _apply_hunks(path, undone.get(path, files[path]), hunks)
+    return undone
+
+
 def _parse(diff: str) -> list[_FilePatch]:
     lines = split_lines(diff)
     patches: list[_FilePatch] = []
@@ -116,7 +138,7 @@ def _path(header: str) -> str | None:
 def _read_hunk(lines: list[str], i: int, match: re.Match[str], patch: _FilePatch) -> int:
     old_count = int(match.group(2) or 1)
     new_count = int(match.group(4) or 1)
-    hunk = _Hunk(int(match.group(1)))
+    hunk = _Hunk(int(match.group(1)), new_start=int(match.group(3)))
     i += 1
     while (old_count > 0 or new_count > 0) and i < len(lines):
         line = lines[i]

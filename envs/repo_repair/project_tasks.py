@@ -27,13 +27,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegym.envs.repo_repair import projects, syntax_mutations
+from codegym.envs.repo_repair import patch, projects, syntax_mutations
 from codegym.envs.repo_repair.projects import Project
 
+from codegym.error import TaskFormatError
 from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_folders, remove_tree, run_root
 
 BUILD_TIMEOUT_S = 600.0
 DRAW_TEST_TIMEOUT_S = 10.0  # (a bug that loops fails its tests here, and costs no more)
+REVERSED_FIX = "reversed_fix"  # (a bug kind: an upstream fix the package carries, taken back out)
 
 
 @dataclass(frozen=True)
@@ -132,8 +134,8 @@ def judge_runs(
 ) -> list[TreeRun]:
     """`judge`, with the tests run ``runs`` times over one build in one machine (each run
     sees what the ones before left: a test that depends on it changes, and is flaky)."""
-    with _patch_layer(project.root, files) as patch:
-        stack = (patch, *layers) if patch else tuple(layers)
+    with _patch_layer(project.root, files) as layer:
+        stack = (layer, *layers) if layer else tuple(layers)
         with RootBox(BoxSpec(layers=stack)) as box:
             toolchain = project.toolchain
             build = box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
@@ -244,6 +246,44 @@ def _fix_refused(project: Project, path: str, text: bytes, bug: bytes) -> bool:
     return forbidden(project.language, {path: bug.decode(errors="replace")}, {path: text}) is not None
 
 
+def bug(project: Project, layers: Sequence[str], sources: Mapping[str, bytes], path: str, kind: str,
+        index: int) -> syntax_mutations.Mutant | None:  # fmt: skip
+    """The bug at an address: the ``index``-th site of a syntax ``kind`` in ``path``, or (kind
+    `REVERSED_FIX`) the ``index``-th of the project's ``fixes`` taken back out of its source
+    files (one file's; ``path``, when given, must be it). None where there is none."""
+    if kind != REVERSED_FIX:
+        text = sources.get(path)
+        return None if text is None else syntax_mutations.mutant(path, text, project.language, kind, index)
+    if not 0 <= index < len(project.fixes):
+        return None
+    diff = fix_patch(project, layers, project.fixes[index])
+    texts = {name: data.decode(errors="surrogateescape") for name, data in sources.items()}
+    try:
+        undone = patch.unapply(diff, texts, lambda name: name in sources)
+    except patch.PatchError:
+        return None
+    if len(undone) != 1 or (path and path not in undone):
+        return None
+    ((where, text),) = undone.items()
+    pairs = zip(texts[where].splitlines(), text.splitlines(), strict=False)
+    line = next((number for number, (fixed, buggy) in enumerate(pairs, 1) if fixed != buggy), 1)
+    return syntax_mutations.Mutant(where, REVERSED_FIX, index, line, text.encode(errors="surrogateescape"))
+
+
+def fix_patch(project: Project, layers: Sequence[str], relative: str) -> str:
+    """The text of a fix of ``project`` (``relative`` to its unpacked source package), from
+    the layer that fetched it.
+
+    Raises:
+        TaskFormatError: No layer holds it (the recipe names a patch the package lacks).
+    """
+    for layer in layers:
+        found = Path(layer, project.origin.lstrip("/"), relative)
+        if found.is_file():
+            return found.read_text(errors="surrogateescape")
+    raise TaskFormatError(f"{project.name}: no fix {relative!r} under {project.origin} (its recipe's fixes)")
+
+
 def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: syntax_mutations.Mutant,
           runs: int) -> Drawn | None:  # fmt: skip
     """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and not all."""
@@ -267,10 +307,13 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
 def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 15) -> str:
     """What the bug's first failing test prints (its output's last ``lines``): the task's symptom."""
     sources = source_files(project, layers)
-    bug = syntax_mutations.mutant(drawn.path, sources[drawn.path], project.language, drawn.kind, drawn.index)
-    if bug is None:
+    buggy = bug(project, layers, sources, drawn.path, drawn.kind, drawn.index)
+    if buggy is None:
         return ""
-    with _patch_layer(project.root, {drawn.path: bug.text}) as patch, RootBox(BoxSpec(layers=(patch, *layers))) as box:
+    with (
+        _patch_layer(project.root, {buggy.path: buggy.text}) as layer,
+        RootBox(BoxSpec(layers=(layer, *layers))) as box,
+    ):
         toolchain = project.toolchain
         box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
                 timeout_s=BUILD_TIMEOUT_S, background="kill")  # fmt: skip

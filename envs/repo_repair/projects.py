@@ -138,6 +138,9 @@ class Project:
             ``package`` and ``origin`` are then empty).
         fetch: Shell run with the network in ``/work/fetch`` before the tree is placed (an
             npm tarball unpacked there, which ``origin`` names), or empty.
+        fixes: Patches (paths under ``origin``: ``debian/patches/...``) that fixed a bug of
+            the project, its tests with it: each one's source hunks, taken back out of the
+            tree, are a real bug (`codegym.envs.repo_repair.project_tasks.bug`).
     """
 
     name: str
@@ -154,6 +157,7 @@ class Project:
     sources: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
     fetch: str = ""
+    fixes: tuple[str, ...] = ()
 
     @property
     def toolchain(self) -> Toolchain:
@@ -239,7 +243,7 @@ def load_project(path: Path) -> Project:
         exclude=tuple(_strings(entry, "exclude", str(path))), env={str(k): str(v) for k, v in env.items()},
         source=bool(entry.get("source", False)), sources=tuple(_strings(entry, "sources", str(path))),
         tests=tuple(_strings(entry, "tests", str(path))),
-        fetch=str(entry.get("fetch", "")),
+        fetch=str(entry.get("fetch", "")), fixes=tuple(_strings(entry, "fixes", str(path))),
     )  # fmt: skip
 
 

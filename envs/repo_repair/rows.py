@@ -1,6 +1,7 @@
 """Repository rows as the public multi-language datasets hold them, over local git checkouts.
 
-Two layouts, told apart by their keys (one row per JSON line, or a JSON list of rows):
+Three layouts, told apart by their keys (one row per JSON line, a JSON list of rows, or a CSV
+file with a header line):
 
 - **SWE-bench Multilingual** (and SWE-bench's own): ``instance_id``, ``repo`` (``owner/name``),
   ``base_commit``, ``patch`` (the gold fix), ``test_patch``, ``FAIL_TO_PASS`` and
@@ -8,6 +9,8 @@ Two layouts, told apart by their keys (one row per JSON line, or a JSON list of 
 - **Multi-SWE-bench**: ``org``, ``repo``, ``number``, ``base`` (``{"sha": ...}``), ``fix_patch``,
   ``test_patch``, ``f2p_tests`` and ``p2p_tests`` (test name -> outcomes), ``title``, ``body``,
   ``resolved_issues``; ``instance_id`` (else ``org__repo-number``) and ``language`` when present.
+- **SWE-PolyBench** (a CSV file): SWE-bench's keys, its tests named ``F2P`` and ``P2P`` (JSON
+  text of lists), and ``language`` (``Java``, ``JavaScript``, ``TypeScript``, ``Python``).
 
 A row's repository is a folder of ``repos`` (``owner__name``, ``owner/name`` or ``name``), a git
 checkout the user provides. The agent's tree is the base commit's files as ``git archive`` gives
@@ -19,10 +22,12 @@ tree's own listing (a Go test's package), and one the tree does not define fails
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
 import subprocess
+import sys
 import tarfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,10 +45,10 @@ from codegym.task import TaskSet
 ROOT = "/work/repo"
 # What marks a repository's language, where its row does not say (the first found wins).
 MARKERS = (("go.mod", "go"), ("Cargo.toml", "rust"), ("pom.xml", "java"), ("build.gradle", "java"),
-           ("tsconfig.json", "ts"), ("package.json", "js"), ("composer.json", "php"), ("Gemfile", "ruby"),
-           ("CMakeLists.txt", "cpp"), ("Makefile", "c"))  # fmt: skip
-# Multi-SWE-bench's and SWE-bench Multilingual's names for languages, as the recipes name them.
-LANGUAGE_NAMES = {"golang": "go", "javascript": "js", "typescript": "ts", "c++": "cpp", "rs": "rust"}
+           ("tsconfig.json", "typescript"), ("package.json", "javascript"), ("composer.json", "php"),
+           ("Gemfile", "ruby"), ("CMakeLists.txt", "cpp"), ("Makefile", "c"))  # fmt: skip
+# The datasets' names for languages, as the recipes (data/languages/<name>.toml) name them.
+LANGUAGE_NAMES = {"golang": "go", "js": "javascript", "ts": "typescript", "c++": "cpp", "rs": "rust"}
 # A Go repository with a go.mod builds as a module, offline (its dependencies must be in its tree).
 MODULE_ENV = {"go": {"GO111MODULE": "on", "GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOPATH": "/work/gopath"}}
 
@@ -64,8 +69,11 @@ class Row:
 
 
 def read_rows(path: str | Path) -> list[Row]:
-    """The rows in ``path`` (JSON lines, or one JSON list), in either layout."""
+    """The rows in ``path`` (JSON lines, one JSON list, or CSV), in any of the layouts."""
     text = Path(path).read_text()
+    if str(path).endswith(".csv"):
+        csv.field_size_limit(sys.maxsize)  # (a row's patches and statement are long fields)
+        return [_row(item, f"{path} row {number}") for number, item in enumerate(csv.DictReader(io.StringIO(text)))]
     try:
         items = json.loads(text) if text.lstrip().startswith("[") else [
             json.loads(line) for line in text.splitlines() if line.strip()
@@ -78,6 +86,8 @@ def read_rows(path: str | Path) -> list[Row]:
 def _row(item: Mapping[str, Any], where: str) -> Row:
     if "fix_patch" in item:
         return _multi_swe_bench(item, where)
+    if "F2P" in item:  # (SWE-PolyBench's names for the two test lists)
+        item = {**item, "FAIL_TO_PASS": item["F2P"], "PASS_TO_PASS": item.get("P2P", [])}
     missing = [key for key in ("instance_id", "repo", "base_commit", "patch", "test_patch", "FAIL_TO_PASS")
                if key not in item]  # fmt: skip
     if missing:

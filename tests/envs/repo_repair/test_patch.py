@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from codegym.envs.repo_repair.patch import MAX_PATCH_BYTES, PatchError, apply
+from codegym.envs.repo_repair.patch import MAX_PATCH_BYTES, PatchError, apply, unapply
 from codegym.envs.repo_repair.source import unified
 
 PATH = "pkg/mod.py"
@@ -414,3 +414,41 @@ def test_round_trip_through_unified(before: str, after: str) -> None:
 def test_round_trip_of_a_file_with_windows_line_ends() -> None:
     before, after = "a = 1\r\nb = 2\r\n", "a = 1\r\nb = 3\r\n"
     assert apply(unified(PATH, before, after), {PATH: before}) == {PATH: after}
+
+
+# A fix as Debian carries it (DEP-3 header, then the upstream diff of a source and a test file).
+FIX = lines(
+    "Description: allocate memory for the temporary buffer",
+    "Origin: upstream, https://example.org/commit/1",
+    "---",
+    " src/json.c | 2 +-",
+    "",
+    "--- a/src/json.c",
+    "+++ b/src/json.c",
+    "@@ -2,3 +2,4 @@",
+    " line 2",
+    "-line 3",
+    "+line 3 fixed",
+    "+line 3b",
+    " line 4",
+    "--- a/tests/misc.c",
+    "+++ b/tests/misc.c",
+    "@@ -1 +1 @@",
+    "-old check",
+    "+new check",
+)
+
+
+def test_a_fix_taken_back_out_of_the_tree_it_was_applied_to_restores_the_bug() -> None:
+    buggy = {"src/json.c": TEXT, "tests/misc.c": "old check\n"}
+    fixed = {**buggy, **{k: v for k, v in apply(FIX, buggy).items() if v is not None}}
+    assert unapply(FIX, fixed, lambda path: path.startswith("src/")) == {"src/json.c": TEXT}
+    assert unapply(FIX, fixed, lambda path: True) == buggy
+
+
+def test_a_fix_made_one_folder_up_is_found_and_one_not_in_the_tree_says_so() -> None:
+    up = FIX.replace("a/src/json.c", "json-1.0/src/json.c").replace("b/src/json.c", "json-1.0/src/json.c")
+    fixed = {"src/json.c": numbered((3, "line 3 fixed\nline 3b"))}
+    assert unapply(up, fixed, lambda path: path.startswith("src/")) == {"src/json.c": TEXT}
+    with pytest.raises(PatchError, match="does not apply"):
+        unapply(FIX, {"src/json.c": TEXT}, lambda path: path.startswith("src/"))  # (the fix is not in it)

@@ -5,6 +5,7 @@ history, the fix or the new test."""
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 from pathlib import Path
@@ -105,15 +106,38 @@ def _multi_row(parts: dict[str, str]) -> dict[str, object]:
     }  # fmt: skip
 
 
-def test_both_layouts_read_the_same_row(tmp_path: Path, repos) -> None:
+def _polybench_file(path: Path, parts: dict[str, str]) -> Path:
+    """SWE-PolyBench's layout: a CSV file with a header line, the test lists as JSON text."""
+    row = {
+        "instance_id": "acme__calc-7", "patch": parts["patch"], "repo": "acme/calc", "base_commit": parts["base"],
+        "problem_statement": "Clamp returns lo for values above hi.\nSee, \"Clamp(9, 0, 5)\".",
+        "test_patch": parts["test_patch"], "language": "Go", "Dockerfile": "FROM golang:1.19\nWORKDIR /testbed\n",
+        "test_command": "go test -v ./...", "task_category": "Bug Fix", "is_no_nodes": "False",
+        "is_func_only": "True", "is_class_only": "False", "is_mixed": "False", "num_func_changes": "1",
+        "num_class_changes": "0", "num_nodes": "1", "is_single_func": "True", "is_single_class": "False",
+        "modified_nodes": '["calc.go->function_declaration:Clamp"]',
+        "F2P": '["TestClampHigh"]', "P2P": '["TestAdd"]',
+    }  # fmt: skip
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    return path
+
+
+def test_every_layout_reads_the_same_row(tmp_path: Path, repos) -> None:
     _, parts = repos
     (tmp_path / "multilingual.jsonl").write_text(json.dumps(_swe_bench_row(parts)) + "\n")
     (tmp_path / "multi.jsonl").write_text(json.dumps(_multi_row(parts)) + "\n")
     (one,) = read_rows(tmp_path / "multilingual.jsonl")
     (other,) = read_rows(tmp_path / "multi.jsonl")
+    (third,) = read_rows(_polybench_file(tmp_path / "test.csv", parts))
     assert (one.repo, one.base_commit, one.fail_to_pass, one.pass_to_pass) == (
         other.repo, other.base_commit, other.fail_to_pass, other.pass_to_pass)  # fmt: skip
-    assert one.gold_patch == other.gold_patch and "Clamp(9, 0, 5) gives 0." in other.statement
+    assert (third.repo, third.base_commit, third.fail_to_pass, third.pass_to_pass, third.language) == (
+        one.repo, one.base_commit, one.fail_to_pass, one.pass_to_pass, "go")  # fmt: skip
+    assert one.gold_patch == other.gold_patch == third.gold_patch and "Clamp(9, 0, 5) gives 0." in other.statement
+    assert '"Clamp(9, 0, 5)"' in third.statement
     (tmp_path / "bad.jsonl").write_text('{"repo": "acme/calc"}\n')
     with pytest.raises(TaskFormatError, match="missing instance_id, base_commit, patch"):
         read_rows(tmp_path / "bad.jsonl")
@@ -127,12 +151,16 @@ def test_a_row_without_its_checkout_says_where_it_looked(tmp_path: Path, repos) 
 
 
 @pytest.mark.skipif(available() is not None, reason=str(available()))
-@pytest.mark.parametrize("layout", ["swe-bench-multilingual", "multi-swe-bench"])
+@pytest.mark.parametrize("layout", ["swe-bench-multilingual", "multi-swe-bench", "swe-polybench"])
 def test_rows_grade_the_gold_patch_one_and_wrong_fixes_zero(tmp_path: Path, repos, layout: str) -> None:
     folder, parts = repos
-    row = _swe_bench_row(parts) if layout == "swe-bench-multilingual" else _multi_row(parts)
-    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n")
-    env = ProjectRepairEnv(load_rows(tmp_path / "rows.jsonl", folder), language="go")
+    if layout == "swe-polybench":
+        rows = _polybench_file(tmp_path / "test.csv", parts)
+    else:
+        row = _swe_bench_row(parts) if layout == "swe-bench-multilingual" else _multi_row(parts)
+        rows = tmp_path / "rows.jsonl"
+        rows.write_text(json.dumps(row) + "\n")
+    env = ProjectRepairEnv(load_rows(rows, folder), language="go")
     try:
         task = next(iter(env.tasks))
         visible = env.visible_tree(task)
