@@ -2,7 +2,7 @@
 
 A language whose runner runs many tests in one process (its recipe's ``batch``) names the
 format of the report it writes (``report``): JUnit XML (PHPUnit's: a method's data sets are
-one test), ``go test -json`` events, Rust libtest's JSON lines or TAP. Each parser gives test
+one test), ``go test -json`` events, Rust libtest's JSON lines or its log file, or TAP. Each parser gives test
 name -> passed: a test passes only where every entry the report has for it passed (a
 skipped, ignored or errored one did not), so an extra "passed" line can never outvote a
 failure; a test the report does not name is not in the result (the harness runs it on its
@@ -100,6 +100,17 @@ def _libtest_json(text: str, name: str) -> Iterator[tuple[str, bool]]:
             yield test, outcome == "ok"
 
 
+def _libtest_log(text: str, name: str) -> Iterator[tuple[str, bool]]:
+    """Rust libtest's log file (``--logfile PATH``): a line ``ok NAME``, ``failed NAME`` or
+    ``ignored NAME`` per test, written by the runner alone as each test ends (what a test
+    prints never goes there; a test that hangs is not in it)."""
+    del name
+    for line in text.splitlines():
+        outcome, _, test = line.partition(" ")
+        if outcome in ("ok", "failed", "ignored") and test:
+            yield test, outcome == "ok"
+
+
 _TAP_LINE = re.compile(r"^(not )?ok\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$", re.IGNORECASE)
 
 
@@ -118,5 +129,6 @@ FORMATS: dict[str, Callable[[str, str], Iterator[tuple[str, bool]]]] = {
     "phpunit-junit": _phpunit_junit,
     "go-json": _go_json,
     "libtest-json": _libtest_json,
+    "libtest-log": _libtest_log,
     "tap": _tap,
 }
