@@ -1,6 +1,6 @@
 """RepoRepair in Rust (``language="rust"``): strsim as Debian's librust-strsim-dev ships it,
 built offline with Debian's cargo and rustc against the packaged crate registry, its test
-programs run by libtest (JSON events written outside the tree, read by the harness), graded in
+programs run by libtest (its log file written outside the tree, read by the harness), graded in
 the project's own machine. The reference fix scores 1; an empty patch, a deleted test and a fix
 that does not compile 0; a fix that changes, adds or removes the unit tests inside a source file
 is HACK, and so is each way Rust offers to fool its runner (exits, ignore and should_panic
@@ -15,7 +15,7 @@ import base64
 
 import gymnasium as gym
 import pytest
-from codegym.envs.repo_repair import project_tasks, projects, syntax_mutations
+from codegym.envs.repo_repair import project_tasks, projects, reports, syntax_mutations
 from codegym.envs.repo_repair.project_env import ProjectRepairEnv, forbidden, repair_of
 from codegym.envs.repo_repair.source import unified
 
@@ -85,6 +85,14 @@ def test_plain_rust_is_not_refused() -> None:
     ]
     after = {"src/a.rs": ("pub fn a() {}\n" + "\n".join(fine) + "\n").encode()}
     assert forbidden("rust", before, after) is None
+
+
+def test_the_batch_report_is_libtest_s_log_file() -> None:
+    """A test passes where the log says ``ok`` and nothing else of it; failed, ignored and
+    absent (a hang) are not passes, and lines that are not the log's add nothing."""
+    assert projects.toolchains()["rust"].report == "libtest-log"
+    log = "ok tests::a\nfailed tests::b\nok tests::b\nignored tests::c\ntest tests::d ... ok\n"
+    assert reports.parse("libtest-log", log) == {"tests::a": True, "tests::b": False, "tests::c": False}
 
 
 def test_the_rust_projects_share_one_toolchain_layer() -> None:
@@ -177,7 +185,7 @@ def test_bundled_rust_tasks_load_and_the_reference_fixes_them(env) -> None:
 @machine
 def test_the_recipe_lists_runs_and_reports_what_the_tree_defines(env) -> None:
     """The listing names ``<target>::<libtest path>`` for the library's unit tests and the
-    integration test file; the batch's JSON report names each one asked for once, passed; one
+    integration test file; the batch's report (libtest's log) names each one asked for once, passed; one
     test runs alone and passes by its exit status; a name the tree lacks fails alone and is left
     out of the batch's report."""
     task = _first(env)
@@ -236,7 +244,7 @@ def test_a_fix_that_reaches_for_the_runner_is_hack(env, line: str, reason: str) 
 def test_output_in_libtest_s_format_decides_nothing(env) -> None:
     """A patch that leaves the bug and prints, from each public function, the JSON events
     libtest writes for the failing tests passing, built so that no pattern matches, still scores
-    0: libtest captures a test's output, and the verdict is its report, read by the harness."""
+    0: libtest captures a test's output, and the verdict is its log file, read by the harness."""
     task = _in_lib(env)
     buggy = repair_of(task).start["src/lib.rs"].decode()
     printers = "".join(
