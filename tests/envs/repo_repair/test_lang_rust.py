@@ -136,6 +136,11 @@ def test_unit_tests_inside_a_source_file_get_no_bugs_and_a_fix_may_not_touch_the
     assert "tests inside a source file" in str(changed(SOURCE.replace(b"#[test]", b"#[test]\n    #[ignore]")))
     whole = b"#![cfg(test)]\nfn g() { assert!(1 < 2) }\n"
     assert syntax_mutations.test_regions(whole, "rust") == [(0, len(whole))]
+    for crate_wide in (b"#![doc(test(attr(deny(warnings))))]\n", b"#![cfg_attr(test, deny(warnings))]\n"):
+        start = len(crate_wide) + SOURCE.index(b"#[cfg(test)]")  # (the crate-wide attribute marks no test)
+        assert syntax_mutations.test_regions(crate_wide + SOURCE, "rust")[0][0] == start
+    for marked in (b"#[tokio::test]\nasync fn t() {}\n", b'#[cfg(all(test, feature = "std"))]\nmod m {}\n'):
+        assert syntax_mutations.test_regions(marked, "rust") == [(0, len(marked) - 1)]
     assert syntax_mutations.tests_changed("go", {"a.go": "package a\n"}, {"a.go": b"package b\n"}) is None
 
 
