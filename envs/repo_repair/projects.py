@@ -83,6 +83,8 @@ class Toolchain:
         report_from_output: Whether the report is read from the tests' own output (``go test
             -json``: a test can print its lines), so that its passes count only when the
             batch exits 0 (the runner's own word that every test it ran passed).
+        startup_s: Seconds the runner takes to start (jest's: a few, more on a busy machine),
+            added to each test's and each batch's time limit.
     """
 
     language: str
@@ -99,6 +101,7 @@ class Toolchain:
     report: str = ""
     report_name: str = "{name}"
     report_from_output: bool = False
+    startup_s: float = 0.0
 
     def run_command(self, test_id: str) -> str:
         """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
@@ -213,6 +216,7 @@ def _toolchain(language: str, entry: Mapping[str, object]) -> Toolchain:
             report=str(entry.get("report", "")),
             report_name=str(entry.get("report_name", "{name}")),
             report_from_output=bool(entry.get("report_from_output", False)),
+            startup_s=float(entry.get("startup_s", 0.0)),  # type: ignore[arg-type]
         )
     except KeyError as e:
         raise TaskFormatError(f"{where}: missing {e.args[0]!r} (each language has build, list and run)") from e
@@ -339,7 +343,7 @@ def run_test(box: RootBox, project: Project, test_id: str, *, timeout_s: float =
     """Run one test of ``project`` in ``box``; it passed iff the result's ``exit_code`` is 0."""
     toolchain = project.toolchain
     return box.run(("/bin/sh", "-c", toolchain.run_command(test_id)), cwd=project.root, env=dict(toolchain.env),
-                   timeout_s=timeout_s, output_bytes=8_000, background="kill")  # fmt: skip
+                   timeout_s=timeout_s + toolchain.startup_s, output_bytes=8_000, background="kill")  # fmt: skip
 
 
 def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str], *,
@@ -357,7 +361,7 @@ def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str],
     wrote = box.run(("/bin/sh", "-c", f"printf '%s' {shlex.quote(listing)} > {tests}"), timeout_s=60)
     if wrote.exit_code != 0:
         return {}
-    budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT))
+    budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT)) + toolchain.startup_s
     ran = box.run(("/bin/sh", "-c", toolchain.batch_command(folder, tests, report)), cwd=project.root,
                   env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
     read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {report}.* {tests}"), timeout_s=60,
