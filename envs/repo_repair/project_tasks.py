@@ -224,10 +224,12 @@ def draw_tasks(
         if not _fix_refused(project, path, text, mutant.text)
     ]
     random.Random(seed).shuffle(candidates)
+    fixes = [("", REVERSED_FIX, index) for index in range(len(project.fixes))]  # (real bugs first)
     made = 0
-    for path, kind, index in candidates[: attempts or 4 * count]:
-        mutant = syntax_mutations.mutant(path, sources[path], project.language, kind, index)
-        if mutant is None:
+    for path, kind, index in [*fixes, *candidates[: attempts or 4 * count]]:
+        mutant = bug(project, layers, sources, path, kind, index)
+        if mutant is None or (kind == REVERSED_FIX and _fix_refused(project, mutant.path, sources[mutant.path],
+                                                                    mutant.text)):  # fmt: skip
             continue
         drawn = _keep(project, layers, ref, mutant, runs)
         if drawn is not None:
