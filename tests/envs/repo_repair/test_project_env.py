@@ -222,3 +222,23 @@ def test_validation_checks_the_reference_and_that_the_bug_breaks_its_tests(env) 
     no_bug = replace(repair, start={path: pristine[path] for path in repair.start})
     mended = replace(task, metadata={**task.metadata, "repair": no_bug})
     assert "every FAIL_TO_PASS test passes on the bug" in str(env.unwrapped.check_solutions(mended))
+
+
+@machine
+def test_a_real_bug_from_a_fix_debian_carries_is_solved_by_that_fix() -> None:
+    """cJSON's fix of CVE-2023-26819 (a Debian patch with the test that caught it), taken back
+    out of the tree, is a task: misc_tests fails; the fix's own source lines score 1, the empty
+    patch 0."""
+    env = gym.make("codegym/RepoRepair-v1", language="c", projects=["cjson"])
+    try:
+        task = next(task for task in env.unwrapped.tasks if "reversed_fix" in task.tags)
+        repair = repair_of(task)
+        assert repair.fail_to_pass == (".::misc_tests",) and repair.where == "cJSON.c"
+        fix = project_tasks.fix_patch(repair.project, env.unwrapped.layers(task), repair.project.fixes[0])
+        added = [line for line in task.reference.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        assert added and all(line in fix.splitlines() for line in added)
+        assert _score(env, task.id, task.reference)[0] == 1.0
+        reward, grade = _score(env, task.id, "")
+        assert reward == 0.0 and grade.status.value == "WA", grade
+    finally:
+        env.close()
