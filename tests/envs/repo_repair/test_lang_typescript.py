@@ -1,4 +1,4 @@
-"""RepoRepair in TypeScript (``language="typescript"``): superjson's npm tarball with bundled
+"""RepoRepair in TypeScript (``language="typescript"``): ts-dedent's npm tarball with bundled
 bugs, type-checked by tsc and tested by jest in the project's own machine. The reference fix
 scores 1; the empty patch, an emptied test file and a fix that does not type-check 0; what
 TypeScript and jest offer to fool the runner is HACK; output in the runner's format decides
@@ -68,7 +68,7 @@ def test_ordinary_typescript_is_not_refused() -> None:
 
 @pytest.fixture(scope="module")
 def env():
-    made = gym.make("codegym/RepoRepair-v1", language="typescript", projects=["superjson"])
+    made = gym.make("codegym/RepoRepair-v1", language="typescript", projects=["ts-dedent"])
     yield made
     made.close()
 
@@ -105,7 +105,7 @@ def _added(task, line: str) -> str:
 def test_bundled_typescript_tasks_load_and_the_reference_fixes_them(env) -> None:
     assert isinstance(env.unwrapped, ProjectRepairEnv)
     tasks = list(env.unwrapped.tasks)
-    assert tasks and all(task.tags[:2] == ("typescript", "superjson") for task in tasks)
+    assert tasks and all(task.tags[:2] == ("typescript", "ts-dedent") for task in tasks)
     task = tasks[0]
     assert all(_file(test.code).endswith((".test.ts", ".spec.ts")) for test in task.tests)
     reward, grade = _score(env, task.id, task.reference)
@@ -118,9 +118,17 @@ def test_bundled_typescript_tasks_load_and_the_reference_fixes_them(env) -> None
 def test_an_emptied_test_file_is_dropped_and_a_type_error_fails_the_build(env) -> None:
     task = _first(env)
     repair = repair_of(task)
-    tree = env.unwrapped.visible_tree(task)
     failing = _file(repair.fail_to_pass[0])
-    emptied = unified(failing, tree[failing].decode(), "").replace(f"+++ b/{failing}", "+++ /dev/null")
+    tree = env.unwrapped.visible_tree(task)
+    assert failing in repair.hidden and failing not in tree  # (the failing test's file is out of view)
+    text = project_tasks.test_files(repair.project, env.unwrapped.layers(task))[failing]
+    deleted = unified(failing, text.decode(), "").replace(f"+++ b/{failing}", "+++ /dev/null")
+    reward, grade = _score(env, task.id, deleted)
+    assert reward == 0.0, grade
+    visible = next(path for path in tree if path.endswith((".test.ts", ".spec.ts")))
+    emptied = unified(visible, tree[visible].decode(), "").replace(f"+++ b/{visible}", "+++ /dev/null")
+    reward, grade = _score(env, task.id, task.reference + emptied)  # (the fix scores; the test file is dropped)
+    assert any("not a source file" in d.message for d in grade.diagnostics), grade
     reward, grade = _score(env, task.id, emptied)
     assert reward == 0.0 and any("not a source file" in d.message for d in grade.diagnostics), grade
     reward, grade = _score(env, task.id, _added(task, "const notANumber: number = 'text';"))
@@ -153,7 +161,7 @@ def test_output_in_the_runner_s_format_decides_nothing(env) -> None:
 
 @machine
 def test_agent_mode_solves_a_typescript_task_with_the_reference_written_through_the_tools() -> None:
-    env = gym.make("codegym/RepoRepair-v1", language="typescript", projects=["superjson"], mode="agent")
+    env = gym.make("codegym/RepoRepair-v1", language="typescript", projects=["ts-dedent"], mode="agent")
     try:
         task = _first(env)
         repair = repair_of(task)
