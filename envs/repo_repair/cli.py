@@ -73,9 +73,13 @@ def _build_projects(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         layers = projects.machine_layers(project)
         ref = project_tasks.reference(project, layers, runs=args.runs)
-        drawn = list(project_tasks.draw_tasks(project, layers, ref, count=args.tasks, seed=args.seed, runs=args.runs))
-        symptoms = [project_tasks.symptom(project, layers, bug) for bug in drawn]
         out = args.out or Path(f"{project.name}.json")
+        drawn: list[project_tasks.Drawn] = []
+        symptoms: list[str] = []
+        for bug in project_tasks.draw_tasks(project, layers, ref, count=args.tasks, seed=args.seed, runs=args.runs):
+            drawn.append(bug)
+            symptoms.append(project_tasks.symptom(project, layers, bug))
+            write_task_file(out, project, ref, drawn, symptoms)  # (after each: a draw stopped early keeps its tasks)
         write_task_file(out, project, ref, drawn, symptoms)
         kinds = Counter(bug.kind for bug in drawn)
         print(f"{len(drawn)} tasks of {project.name} ({len(ref.tests)} tests, {len(ref.flaky)} flaky) in "
