@@ -143,7 +143,11 @@ def judge_runs(
             if build.exit_code != 0:
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
-            listed = projects.list_tests(box, project)  # (the tests this tree defines: one it lacks fails)
+            try:
+                listed = projects.list_tests(box, project)  # (the tests this tree defines: one it lacks fails)
+            except TaskFormatError as e:  # (a tree whose tests cannot be listed, a bug's or a fix's, fails them all)
+                wanted = tuple(tests) if tests is not None else ()
+                return [TreeRun(False, dict.fromkeys(wanted, False), str(e)[-4000:])] * runs
             wanted = tuple(tests) if tests is not None else listed
             return [
                 TreeRun(True, _outcomes(box, project, wanted, listed, test_timeout_s), build.output[-4000:])
@@ -197,6 +201,9 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listed: Sequenc
 def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Reference:
     """The pristine tree's outcomes over ``runs`` runs."""
     outcomes = judge_runs(project, layers, {}, runs=runs)
+    if not outcomes[0].built:
+        raise TaskFormatError(f"{project.name}'s pristine tree does not build or list its tests:\n"
+                              f"{outcomes[0].build_output[-2000:]}")  # fmt: skip
     ids = list(outcomes[0].passed)
     always = [test for test in ids if all(run.passed.get(test) for run in outcomes)]
     never = [test for test in ids if not any(run.passed.get(test) for run in outcomes)]

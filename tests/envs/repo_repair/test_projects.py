@@ -193,3 +193,13 @@ def test_a_batch_judges_many_tests_and_a_line_a_test_prints_is_no_verdict(go_cmp
     assert run.built and run.passed == {"cmp::TestDiff": False}
     ref = project_tasks.judge(project, layers, {})
     assert len(ref.passed) >= 15 and all(ref.passed.values())
+
+
+@machine
+def test_a_tree_whose_tests_cannot_be_listed_fails_them_all(go_cmp) -> None:
+    """A bug (or a fix) that breaks the listing (here: a panic as the test program starts)
+    fails every test, as a failed build does; it is no error of the harness's."""
+    project, layers = go_cmp
+    panics = b'package cmp\n\nfunc init() { panic("no tests today") }\n'
+    run = project_tasks.judge(project, layers, {"cmp/zz_panic.go": panics}, ("cmp::TestDiff",))
+    assert not run.built and run.passed == {"cmp::TestDiff": False} and "no tests today" in run.build_output
