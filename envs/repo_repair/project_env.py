@@ -138,8 +138,8 @@ def project_tasks_of(project: Project, path: Path, store: LayerStore | None = No
         f2p, p2p = tuple(entry["fail_to_pass"]), tuple(entry["pass_to_pass"])
         repair = Repair(project, {entry["path"]: mutant.text}, {}, hidden_files(tests, f2p), f2p, p2p, entry["path"])
         reference = unified(entry["path"], mutant.text.decode(), text.decode())
-        prompt = statement(f"{project.name} ({project.language}, Debian's {project.package} {project.version})",
-                           f2p, str(entry.get("symptom", "")))  # fmt: skip
+        origin = f"Debian's {project.package} {project.version}" if project.package else f"version {project.version}"
+        prompt = statement(f"{project.name} ({project.language}, {origin})", f2p, str(entry.get("symptom", "")))
         made.append(make_task(task_id, repair, prompt, reference, tags=(project.language, project.name, entry["kind"])))
     return made
 
@@ -156,7 +156,7 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
         words = [re.escape(top.rsplit("#", 1)[-1].encode())]
         if re.fullmatch(r"\w+\.\w+", top):  # (a GoogleTest test, Suite.Name: TEST(Suite, Name) in its file)
             words.append(rb"\s*,\s*".join(re.escape(part.encode()) for part in top.split(".")))
-        pattern = re.compile(rb"\b(?:" + b"|".join(words) + rb")\b")
+        pattern = re.compile(rb"(?<!\w)(?:" + b"|".join(words) + rb")(?!\w)")  # (a name may end in "(y)")
         found = {path for path, text in tests.items()
                  if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text)}  # fmt: skip
         named = (top, top.split("::")[0].rsplit("\\", 1)[-1])  # (PHP's Vendor\\FooTest::testBar in FooTest.php)
