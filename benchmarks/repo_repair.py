@@ -120,15 +120,19 @@ def first_resets(env: RepoRepairEnv, tasks: list[Task]) -> float:
 def project_grading(env: Any, task: Task, repeats: int) -> tuple[float, float]:
     """Medians (s) of the project's own suite command in its machine and of codegym's grade."""
     from codegym.envs.repo_repair.project_env import repair_of
+    from codegym.envs.repo_repair.project_tasks import patch_layer
 
     from codegym.executor.rootbox import BoxSpec, RootBox
 
-    project = repair_of(task).project
+    repair = repair_of(task)
+    project = repair.project
     suite = project.toolchain.suite
     env.evaluate(task, task.reference or "")  # (warm: the machine's layers built)
+    graded = {**repair.start, **env.judge(task, task.reference or "").prepared.files, **repair.graded}
     bare, ours = [], []
     for _ in range(repeats):
-        with RootBox(BoxSpec(layers=env.layers(task))) as box:  # (the reference's graded tree: the pristine one)
+        # (the graded tree, as the grade builds it: the layers, under the fixed files written anew)
+        with patch_layer(project.root, graded) as layer, RootBox(BoxSpec(layers=(layer, *env.layers(task)))) as box:
             ran = box.run(("/bin/sh", "-c", suite), cwd=project.root, env=dict(project.toolchain.env), timeout_s=600)
         if ran.exit_code != 0:
             raise RuntimeError(f"{project.name}'s suite failed on its pristine tree:\n{ran.output[-1000:]}")

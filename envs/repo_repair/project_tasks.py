@@ -134,7 +134,7 @@ def judge_runs(
 ) -> list[TreeRun]:
     """`judge`, with the tests run ``runs`` times over one build in one machine (each run
     sees what the ones before left: a test that depends on it changes, and is flaky)."""
-    with _patch_layer(project.root, files) as layer:
+    with patch_layer(project.root, files) as layer:
         stack = (layer, *layers) if layer else tuple(layers)
         with RootBox(BoxSpec(layers=stack)) as box:
             toolchain = project.toolchain
@@ -320,7 +320,7 @@ def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 
     if buggy is None:
         return ""
     with (
-        _patch_layer(project.root, {buggy.path: buggy.text}) as layer,
+        patch_layer(project.root, {buggy.path: buggy.text}) as layer,
         RootBox(BoxSpec(layers=(layer, *layers))) as box,
     ):
         toolchain = project.toolchain
@@ -331,7 +331,7 @@ def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 
 
 
 @contextlib.contextmanager
-def _patch_layer(root: str, files: Mapping[str, bytes]) -> Iterator[str]:
+def patch_layer(root: str, files: Mapping[str, bytes]) -> Iterator[str]:
     """A layer holding ``files`` under ``root`` (owned by root inside), removed after the block;
     "" (no layer) for no files."""
     if not files:

@@ -295,8 +295,9 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     )
     stack: tuple[str, ...] = (base,)
     stack = (store.run(stack, ["/bin/sh", "-c", install], env=APT_ENV, timeout_s=BUILD_TIMEOUT_S), *stack)
-    if toolchain.setup:
-        stack = (store.run(stack, ["/bin/sh", "-c", toolchain.setup], env=dict(toolchain.env),
+    if toolchain.setup:  # (with the language's env alone: one layer for all its projects)
+        language_env = dict(toolchains()[project.language].env)
+        stack = (store.run(stack, ["/bin/sh", "-c", toolchain.setup], env=language_env,
                            timeout_s=BUILD_TIMEOUT_S), *stack)  # fmt: skip
     if project.fetch:
         fetch = f"set -e; mkdir -p /work/fetch; cd /work/fetch; {project.fetch}"
