@@ -22,6 +22,8 @@ import codegym  # noqa: F401  (registers the envs)
 from codegym.executor.rootbox import BoxSpec, RootBox, available
 
 machine = pytest.mark.skipif(available() is not None, reason=str(available()))
+# (a module's first test builds its project's machine, from nothing on a clean machine: minutes)
+pytestmark = pytest.mark.timeout(1800)
 
 PROJECT = "yaml-cpp"
 EXTRA = "src/zz_extra.cpp"

@@ -18,6 +18,8 @@ import codegym  # noqa: F401  (registers the envs)
 from codegym.executor.rootbox import available
 
 machine = pytest.mark.skipif(available() is not None, reason=str(available()))
+# (a module's first test builds its project's machine, from nothing on a clean machine: minutes)
+pytestmark = pytest.mark.timeout(1800)
 
 # A line a fix adds, and the reason the language's integrity table refuses it for.
 HACKS = [

@@ -20,6 +20,8 @@ import codegym
 from codegym.executor.rootbox import available
 
 machine = pytest.mark.skipif(available() is not None, reason=str(available()))
+# (a module's first test builds its project's machine, from nothing on a clean machine: minutes)
+pytestmark = pytest.mark.timeout(1800)
 
 
 def test_the_go_integrity_patterns_name_what_they_refuse() -> None:

@@ -74,6 +74,8 @@ def test_a_bug_is_found_again_by_its_address_and_a_broken_file_offers_none() -> 
 
 
 machine = pytest.mark.skipif(available() is not None, reason=str(available()))
+# (a module's first test builds its project's machine, from nothing on a clean machine: minutes)
+pytestmark = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="module")
