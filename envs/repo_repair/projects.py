@@ -106,13 +106,13 @@ class Toolchain:
     def run_command(self, test_id: str) -> str:
         """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
         folder, name = split_id(test_id)
-        binary = "_root" if folder == "." else folder.replace("/", "_")
+        binary = binary_of(folder)
         return self.run.format(folder=shlex.quote(folder), name=shlex.quote(name), binary=shlex.quote(binary))
 
     def batch_command(self, folder: str, tests: str, report: str) -> str:
         """The shell command that runs the tests of ``folder`` the file ``tests`` names,
         its report to ``report``."""
-        binary = "_root" if folder == "." else folder.replace("/", "_")
+        binary = binary_of(folder)
         quoted = {key: shlex.quote(value) for key, value in (("tests", tests), ("report", report))}
         return self.batch.format(folder=shlex.quote(folder), binary=shlex.quote(binary), **quoted)
 
@@ -169,6 +169,12 @@ class Project:
         base = toolchains()[self.language]
         env = MappingProxyType({**base.env, **self.env})
         return replace(base, env=env, sources=self.sources or base.sources, tests=self.tests or base.tests)
+
+
+def binary_of(folder: str) -> str:
+    """The name a folder's test program goes by in a recipe (``{binary}``): the folder with
+    ``/`` as ``_``, ``_root`` for the root's."""
+    return "_root" if folder == "." else folder.replace("/", "_")
 
 
 def split_id(test_id: str) -> tuple[str, str]:
@@ -359,11 +365,9 @@ def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str],
     nonce = secrets.token_hex(8)
     tests, report = f"/tmp/codegym-tests-{nonce}", f"/tmp/codegym-report-{nonce}"
     listing = "\n".join(names) + "\n"
-    wrote = box.run(("/bin/sh", "-c", f"printf '%s' {shlex.quote(listing)} > {tests}"), timeout_s=60)
-    if wrote.exit_code != 0:
-        return {}
+    write = f"printf '%s' {shlex.quote(listing)} > {tests} || exit 125"  # (the names, then the runner: one request)
     budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT)) + toolchain.startup_s
-    ran = box.run(("/bin/sh", "-c", toolchain.batch_command(folder, tests, report)), cwd=project.root,
+    ran = box.run(("/bin/sh", "-c", f"{write}\n{toolchain.batch_command(folder, tests, report)}"), cwd=project.root,
                   env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
     read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {report}.* {tests}"), timeout_s=60,
                    output_bytes=REPORT_BYTES)  # fmt: skip
