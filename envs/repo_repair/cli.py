@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codegym.envs.repo_repair.build import build, validate, write
 from codegym.envs.repo_repair.libraries import LIBRARIES
@@ -17,6 +18,10 @@ from codegym.envs.repo_repair.mutations import KINDS
 from codegym.envs.repo_repair.tasks import DATA
 
 from codegym.error import UsageError
+
+if TYPE_CHECKING:
+    from codegym.envs.repo_repair.project_tasks import Drawn, Reference
+    from codegym.envs.repo_repair.projects import Project
 
 
 def add_parser(commands: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:  # type: ignore[type-arg]
@@ -37,9 +42,14 @@ def add_parser(commands: argparse._SubParsersAction, parents: Sequence[argparse.
     make.add_argument("--requires", default="", help="comma-separated pinned test requirements")
     make.add_argument("--tasks", type=int, default=60, help="tasks to keep at most")
     make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--attempts", type=int, help="a project's bugs to try at most (default: 4 per task wanted)")
     make.add_argument("--runs", type=int, default=3, help="runs that must agree, of the reference and of each bug")
     make.add_argument("--kinds", default=",".join(KINDS), help="comma-separated bug kinds")
-    make.add_argument("--out", type=Path, help="the task file (default: LIBRARY.json here)")
+    make.add_argument(
+        "--out",
+        type=Path,
+        help="the task file (default: LIBRARY.json here; a project's that exists is grown to --tasks)",
+    )
     check = actions.add_parser("validate", parents=list(parents),
                                help="grade each task's fix (must score 1) and its bug (must score 0)")  # fmt: skip
     check.add_argument("--tasks", type=Path, help="a task file (default: the bundled tasks)")
@@ -72,19 +82,39 @@ def _build_projects(args: argparse.Namespace) -> int:
     for project in chosen:
         started = time.perf_counter()
         layers = projects.machine_layers(project)
-        ref = project_tasks.reference(project, layers, runs=args.runs)
         out = args.out or Path(f"{project.name}.json")
-        drawn: list[project_tasks.Drawn] = []
-        symptoms: list[str] = []
-        for bug in project_tasks.draw_tasks(project, layers, ref, count=args.tasks, seed=args.seed, runs=args.runs):
+        ref, drawn, symptoms = _grown(out, project, layers, args.runs)
+        before = len(drawn)
+        skip = [(bug.path, bug.kind, bug.index) for bug in drawn]
+        for bug in project_tasks.draw_tasks(project, layers, ref, count=args.tasks - before, seed=args.seed,
+                                            runs=args.runs, attempts=args.attempts, skip=skip):  # fmt: skip
             drawn.append(bug)
             symptoms.append(project_tasks.symptom(project, layers, bug))
             write_task_file(out, project, ref, drawn, symptoms)  # (after each: a draw stopped early keeps its tasks)
         write_task_file(out, project, ref, drawn, symptoms)
-        kinds = Counter(bug.kind for bug in drawn)
-        print(f"{len(drawn)} tasks of {project.name} ({len(ref.tests)} tests, {len(ref.flaky)} flaky) in "
-              f"{time.perf_counter() - started:.0f} s -> {out}; kinds: {dict(kinds.most_common())}")  # fmt: skip
+        kinds = Counter(bug.kind for bug in drawn[before:])
+        print(f"{len(drawn)} tasks of {project.name} ({len(drawn) - before} new; {len(ref.tests)} tests, "
+              f"{len(ref.flaky)} flaky) in {time.perf_counter() - started:.0f} s -> {out}; "
+              f"new kinds: {dict(kinds.most_common())}")  # fmt: skip
     return 0
+
+
+def _grown(out: Path, project: Project, layers: Sequence[str],
+           runs: int) -> tuple[Reference, list[Drawn], list[str]]:  # fmt: skip
+    """The reference and tasks a draw starts from: those of the task file ``out`` where it
+    holds ``project``'s version (its set is grown: same reference, new bugs only), else a
+    reference run ``runs`` times and none."""
+    from codegym.envs.repo_repair.project_tasks import Drawn, Reference, reference
+
+    body = json.loads(out.read_text()) if out.is_file() else {}
+    if body.get("project") != project.name or body.get("version") != project.version:
+        return reference(project, layers, runs=runs), [], []
+    timed = reference(project, layers, runs=1)  # (only its time: the file's reference stays)
+    ref = Reference(tuple(body["reference"]), tuple(body["flaky"]), (), timed.seconds)
+    rows = body["tasks"]
+    drawn = [Drawn(row["path"], row["kind"], row["index"], row["line"], tuple(row["fail_to_pass"]),
+                   tuple(row["pass_to_pass"]), row.get("sha256", "")) for row in rows]  # fmt: skip
+    return ref, drawn, [str(row.get("symptom", "")) for row in rows]
 
 
 def _library(args: argparse.Namespace) -> Library:

@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import os
 import random
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from codegym.envs.repo_repair import patch, projects, syntax_mutations
 from codegym.envs.repo_repair.projects import Project
@@ -35,6 +38,7 @@ from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_f
 
 BUILD_TIMEOUT_S = 600.0
 DRAW_TEST_TIMEOUT_S = 10.0  # (a bug that loops fails its tests here, and costs no more)
+DRAW_RUN_BUDGET = (60.0, 5.0)  # (a bug's run may take 60 s + 5 times the pristine run's; past that it is given up)
 REVERSED_FIX = "reversed_fix"  # (a bug kind: an upstream fix the package carries, taken back out)
 
 
@@ -55,11 +59,13 @@ class TreeRun:
 
 @dataclass(frozen=True)
 class Reference:
-    """The pristine tree's tests: those that passed in every run, and those that changed."""
+    """The pristine tree's tests: those that passed in every run, those that changed, those
+    that never passed; and the seconds its slowest run took (build included)."""
 
     tests: tuple[str, ...]
     flaky: tuple[str, ...]
     failing: tuple[str, ...]
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -75,25 +81,30 @@ class Drawn:
     sha256: str = ""  # (of the file with the bug: a task file's check that its address still finds it)
 
 
-def source_files(project: Project, layers: Sequence[str]) -> dict[str, bytes]:
+def source_files(project: Project, layers: Sequence[str]) -> Mapping[str, bytes]:
     """The project's source files (its language's source globs, less its test globs), as
-    the built machine holds them: relative path -> bytes."""
-    return _tree_files(project, layers, lambda relative: is_source(project, relative))
+    the built machine holds them: relative path -> bytes (read once per machine: layers
+    never change)."""
+    toolchain = project.toolchain
+    return _tree_files(project.root, tuple(layers), toolchain.sources, toolchain.tests)
 
 
-def test_files(project: Project, layers: Sequence[str]) -> dict[str, bytes]:
+def test_files(project: Project, layers: Sequence[str]) -> Mapping[str, bytes]:
     """The project's test files (its language's test globs), as the built machine holds them."""
-    return _tree_files(project, layers, lambda relative: _matches(relative, project.toolchain.tests))
+    return _tree_files(project.root, tuple(layers), project.toolchain.tests, ())
 
 
-def _tree_files(project: Project, layers: Sequence[str], keep: Callable[[str], bool]) -> dict[str, bytes]:
-    tree = Path(layers[1], project.root.lstrip("/"))  # (the layer that placed the tree)
+@functools.lru_cache(maxsize=64)
+def _tree_files(root: str, layers: tuple[str, ...], globs: tuple[str, ...],
+                but: tuple[str, ...]) -> Mapping[str, bytes]:  # fmt: skip
+    """The files under ``root`` in the layer that placed the tree that match ``globs`` and not ``but``."""
+    tree = Path(layers[1], root.lstrip("/"))  # (the layer that placed the tree)
     found: dict[str, bytes] = {}
     for path in sorted(tree.rglob("*")):
         relative = path.relative_to(tree).as_posix()
-        if keep(relative) and path.is_file() and not path.is_symlink():
+        if _matches(relative, globs) and not _matches(relative, but) and path.is_file() and not path.is_symlink():
             found[relative] = path.read_bytes()
-    return found
+    return MappingProxyType(found)
 
 
 def is_source(project: Project, relative: str) -> bool:
@@ -131,9 +142,17 @@ def judge_runs(
     *,
     runs: int,
     test_timeout_s: float = 60.0,
+    go_on: Callable[[TreeRun], bool] = lambda run: True,
+    deadline: float | None = None,
 ) -> list[TreeRun]:
     """`judge`, with the tests run ``runs`` times over one build in one machine (each run
-    sees what the ones before left: a test that depends on it changes, and is flaky)."""
+    sees what the ones before left: a test that depends on it changes, and is flaky). The
+    runs stop early after one that ``go_on`` rejects (a draw's bug that broke nothing).
+
+    Raises:
+        TimeoutError: The runs went on past ``deadline`` (a `time.monotonic` time): a bug
+            that hangs its tests, given up (each test past its timeout would run alone).
+    """
     with patch_layer(project.root, files) as layer:
         stack = (layer, *layers) if layer else tuple(layers)
         with RootBox(BoxSpec(layers=stack)) as box:
@@ -143,26 +162,29 @@ def judge_runs(
             if build.exit_code != 0:
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
+            listing = functools.cache(lambda: projects.list_tests(box, project))  # (asked for only when needed)
+            done: list[TreeRun] = []
             try:
-                listed = projects.list_tests(box, project)  # (the tests this tree defines: one it lacks fails)
+                wanted = tuple(tests) if tests is not None else listing()
+                while len(done) < runs and (not done or go_on(done[-1])):
+                    outcomes = _outcomes(box, project, wanted, listing, test_timeout_s, deadline)
+                    done.append(TreeRun(True, outcomes, build.output[-4000:]))
             except TaskFormatError as e:  # (a tree whose tests cannot be listed, a bug's or a fix's, fails them all)
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), str(e)[-4000:])] * runs
-            wanted = tuple(tests) if tests is not None else listed
-            return [
-                TreeRun(True, _outcomes(box, project, wanted, listed, test_timeout_s), build.output[-4000:])
-                for _ in range(runs)
-            ]
+            return done
 
 
-def _outcomes(box: RootBox, project: Project, wanted: Sequence[str], listed: Sequence[str],
-              timeout_s: float) -> dict[str, bool]:  # fmt: skip
-    """Whether each of ``wanted`` passes: it is in the tree's listing (a runner asked for a
-    test it does not have may well exit 0) and it passed. A test named without its folder
-    (``*::name``, as a dataset row names it) passes where the tree defines it, in every folder
-    that does (a name it does not define fails)."""
-    concrete = {test: _defined(test, listed) for test in wanted}
-    ran = _run_all(box, project, list(dict.fromkeys(i for ids in concrete.values() for i in ids)), listed, timeout_s)
+def _outcomes(box: RootBox, project: Project, wanted: Sequence[str], listing: Callable[[], Sequence[str]],
+              timeout_s: float, deadline: float | None = None) -> dict[str, bool]:  # fmt: skip
+    """Whether each of ``wanted`` passes: a batch's report says it passed, or it is in the
+    tree's ``listing`` (a runner asked for a test it does not have may well exit 0) and it
+    passed on its own. A test named without its folder (``*::name``, as a dataset row names
+    it) passes where the tree defines it, in every folder that does (a name it does not
+    define fails)."""
+    concrete = {test: _defined(test, listing()) if test.startswith("*::") else [test] for test in wanted}
+    ids = list(dict.fromkeys(i for found in concrete.values() for i in found))
+    ran = _run_all(box, project, ids, listing, timeout_s, deadline)
     return {test: bool(ids) and all(ran[i] for i in ids) for test, ids in concrete.items()}
 
 
@@ -176,31 +198,39 @@ def _defined(test: str, listed: Sequence[str]) -> list[str]:
     return [f"{projects.split_id(found)[0]}::{name}" for found in listed if projects.split_id(found)[1] == top]
 
 
-def _run_all(box: RootBox, project: Project, ids: Sequence[str], listed: Sequence[str],
-             timeout_s: float) -> dict[str, bool]:  # fmt: skip
-    """Run ``ids``: those the tree lists as they are in batches, a folder each, where the
-    language has a batch command; the rest (and any a batch did not report), one process
-    each."""
+def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callable[[], Sequence[str]],
+             timeout_s: float, deadline: float | None = None) -> dict[str, bool]:  # fmt: skip
+    """Run ``ids``: in batches, a folder each, where the language has a batch command (a
+    test the report names ran: the tree has it); the rest (subtests, and any a batch did not
+    report), each in a process of its own where the tree's ``listing`` has it, else failed.
+    Past ``deadline`` (a `time.monotonic` time), TimeoutError."""
     passed: dict[str, bool] = {}
     if project.toolchain.batch:
-        exact = set(listed)
         folders: dict[str, list[str]] = {}
         for test in ids:
-            if test in exact:
-                folder, name = projects.split_id(test)
+            folder, name = projects.split_id(test)
+            if "/" not in name:  # (a subtest runs on its own)
                 folders.setdefault(folder, []).append(name)
         for folder, names in folders.items():
             for name, outcome in projects.run_batch(box, project, folder, names, timeout_s=timeout_s).items():
                 passed[f"{folder}::{name}"] = outcome
-    for test in ids:
-        if test not in passed:
-            passed[test] = projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
+    missing = [test for test in ids if test not in passed]
+    listed = set(listing()) if missing else set()
+    for test in missing:
+        if not _defined(test, listed):
+            passed[test] = False
+            continue
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"{project.name}: the tests ran past the deadline")
+        passed[test] = projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
     return passed
 
 
 def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Reference:
     """The pristine tree's outcomes over ``runs`` runs."""
+    started = time.monotonic()
     outcomes = judge_runs(project, layers, {}, runs=runs)
+    seconds = (time.monotonic() - started) / max(runs, 1)
     if not outcomes[0].built:
         raise TaskFormatError(f"{project.name}'s pristine tree does not build or list its tests:\n"
                               f"{outcomes[0].build_output[-2000:]}")  # fmt: skip
@@ -208,7 +238,7 @@ def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Referen
     always = [test for test in ids if all(run.passed.get(test) for run in outcomes)]
     never = [test for test in ids if not any(run.passed.get(test) for run in outcomes)]
     flaky = [test for test in ids if test not in always and test not in never]
-    return Reference(tuple(always), tuple(flaky), tuple(never))
+    return Reference(tuple(always), tuple(flaky), tuple(never), seconds)
 
 
 def draw_tasks(
@@ -220,9 +250,11 @@ def draw_tasks(
     seed: int = 0,
     runs: int = 3,
     attempts: int | None = None,
+    skip: Collection[tuple[str, str, int]] = (),
 ) -> Iterator[Drawn]:
     """Up to ``count`` bugs of ``project`` that make tasks (see the module docstring), drawn
-    in a seeded order from every site of every kind; at most ``attempts`` tried (``4 * count``)."""
+    in a seeded order from every site of every kind, less the addresses ``skip`` (path,
+    kind, index: a task file's, being grown); at most ``attempts`` tried (``4 * count``)."""
     sources = source_files(project, layers)
     candidates = [
         (path, mutant.kind, mutant.index)
@@ -232,6 +264,10 @@ def draw_tasks(
     ]
     random.Random(seed).shuffle(candidates)
     fixes = [("", REVERSED_FIX, index) for index in range(len(project.fixes))]  # (real bugs first)
+    skipped = set(skip)
+    taken = {(kind, index) for _, kind, index in skipped if kind == REVERSED_FIX}  # (a real bug's path is its own)
+    fixes = [fix for fix in fixes if fix[1:] not in taken]
+    candidates = [candidate for candidate in candidates if candidate not in skipped]
     made = 0
     for path, kind, index in [*fixes, *candidates[: attempts or 4 * count]]:
         mutant = bug(project, layers, sources, path, kind, index)
@@ -295,20 +331,28 @@ def fix_patch(project: Project, layers: Sequence[str], relative: str) -> str:
 
 def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: syntax_mutations.Mutant,
           runs: int) -> Drawn | None:  # fmt: skip
-    """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and not all."""
-    broken: set[str] | None = None
+    """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and
+    not all (the runs stop at the first that cannot make a task; a bug whose runs take much
+    longer than the pristine tree's, one that hangs its tests, is given up)."""
+
+    def could_make_task(run: TreeRun) -> bool:
+        return 0 < sum(not passed for passed in run.passed.values()) < len(ref.tests)
+
+    budget, factor = DRAW_RUN_BUDGET
+    deadline = time.monotonic() + runs * (budget + factor * ref.seconds) if ref.seconds else None
     files = {mutant.path: mutant.text}
-    for run in judge_runs(project, layers, files, ref.tests, runs=runs, test_timeout_s=DRAW_TEST_TIMEOUT_S):
-        if not run.built:
-            return None
-        failed = {test for test, passed in run.passed.items() if not passed}
-        if broken is not None and failed != broken:
-            return None
-        broken = failed
-    if not broken or len(broken) == len(ref.tests):
+    try:
+        done = judge_runs(project, layers, files, ref.tests, runs=runs, test_timeout_s=DRAW_TEST_TIMEOUT_S,
+                          go_on=could_make_task, deadline=deadline)  # fmt: skip
+    except TimeoutError:
         return None
-    fail = tuple(test for test in ref.tests if test in broken)
-    keep = tuple(test for test in ref.tests if test not in broken)
+    broken = [frozenset(test for test, passed in run.passed.items() if not passed) for run in done]
+    if len(done) < runs or not all(run.built for run in done) or len(set(broken)) != 1:
+        return None
+    if not could_make_task(done[0]):
+        return None
+    fail = tuple(test for test in ref.tests if test in broken[0])
+    keep = tuple(test for test in ref.tests if test not in broken[0])
     digest = hashlib.sha256(mutant.text).hexdigest()
     return Drawn(mutant.path, mutant.kind, mutant.index, mutant.line, fail, keep, digest)
 

@@ -162,7 +162,7 @@ class Project:
     fetch: str = ""
     fixes: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def toolchain(self) -> Toolchain:
         """Its language's recipe, with its own ``env`` over the language's and its own
         ``sources`` and ``tests`` globs (where it names them) instead of the language's."""
