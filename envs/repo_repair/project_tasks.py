@@ -38,7 +38,7 @@ from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_f
 
 BUILD_TIMEOUT_S = 600.0
 DRAW_TEST_TIMEOUT_S = 10.0  # (a bug that loops fails its tests here, and costs no more)
-DRAW_RUN_BUDGET = (60.0, 5.0)  # (a bug's run may take 60 s + 5 times the pristine run's; past that it is given up)
+DRAW_RUN_BUDGET = (20.0, 3.0)  # (a bug's run may take 20 s + 3 times the pristine run's; past that it is given up)
 REVERSED_FIX = "reversed_fix"  # (a bug kind: an upstream fix the package carries, taken back out)
 
 
@@ -143,15 +143,16 @@ def judge_runs(
     runs: int,
     test_timeout_s: float = 60.0,
     go_on: Callable[[TreeRun], bool] = lambda run: True,
-    deadline: float | None = None,
+    budget_s: float | None = None,
 ) -> list[TreeRun]:
     """`judge`, with the tests run ``runs`` times over one build in one machine (each run
     sees what the ones before left: a test that depends on it changes, and is flaky). The
     runs stop early after one that ``go_on`` rejects (a draw's bug that broke nothing).
 
     Raises:
-        TimeoutError: The runs went on past ``deadline`` (a `time.monotonic` time): a bug
-            that hangs its tests, given up (each test past its timeout would run alone).
+        TimeoutError: The runs took more than ``budget_s`` after the build: a bug that
+            hangs its tests or breaks its runner, given up (each test its batch did not
+            report runs alone).
     """
     with patch_layer(project.root, files) as layer:
         stack = (layer, *layers) if layer else tuple(layers)
@@ -163,6 +164,7 @@ def judge_runs(
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
             listing = functools.cache(lambda: projects.list_tests(box, project))  # (asked for only when needed)
+            deadline = None if budget_s is None else time.monotonic() + budget_s
             done: list[TreeRun] = []
             try:
                 wanted = tuple(tests) if tests is not None else listing()
@@ -339,11 +341,11 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
         return 0 < sum(not passed for passed in run.passed.values()) < len(ref.tests)
 
     budget, factor = DRAW_RUN_BUDGET
-    deadline = time.monotonic() + runs * (budget + factor * ref.seconds) if ref.seconds else None
+    budget_s = runs * (budget + factor * ref.seconds) if ref.seconds else None
     files = {mutant.path: mutant.text}
     try:
         done = judge_runs(project, layers, files, ref.tests, runs=runs, test_timeout_s=DRAW_TEST_TIMEOUT_S,
-                          go_on=could_make_task, deadline=deadline)  # fmt: skip
+                          go_on=could_make_task, budget_s=budget_s)  # fmt: skip
     except TimeoutError:
         return None
     broken = [frozenset(test for test, passed in run.passed.items() if not passed) for run in done]
