@@ -205,3 +205,52 @@ def test_a_tree_whose_tests_cannot_be_listed_fails_them_all(go_cmp) -> None:
     panics = b'package cmp\n\nfunc init() { panic("no tests today") }\n'
     run = project_tasks.judge(project, layers, {"cmp/zz_panic.go": panics}, ("cmp::TestDiff",))
     assert not run.built and run.passed == {"cmp::TestDiff": False} and "no tests today" in run.build_output
+
+
+@machine
+def test_a_test_the_tree_does_not_define_fails_and_the_listing_is_asked_only_then(go_cmp, monkeypatch) -> None:
+    """The batch's report names the tests that ran: only a test it left out sends the harness
+    to the tree's listing, where one the tree lacks fails (a runner asked for it may exit 0)."""
+    project, layers = go_cmp
+    listings: list[str] = []
+    real = projects.list_tests
+    monkeypatch.setattr(projects, "list_tests", lambda box, p: listings.append(p.name) or real(box, p))
+    assert project_tasks.judge(project, layers, {}, ("cmp::TestDiff",)).passed == {"cmp::TestDiff": True}
+    assert listings == []
+    run = project_tasks.judge(project, layers, {}, ("cmp::TestDiff", "cmp::TestNoSuchThing"))
+    assert run.built and run.passed == {"cmp::TestDiff": True, "cmp::TestNoSuchThing": False}
+    assert listings == ["go-cmp"]
+
+
+@machine
+def test_runs_stop_where_told_and_a_budget_gives_up_a_tree_whose_tests_run_alone(go_cmp) -> None:
+    project, layers = go_cmp
+    runs = project_tasks.judge_runs(project, layers, {}, ("cmp::TestDiff",), runs=3, go_on=lambda run: False)
+    assert len(runs) == 1 and runs[0].passed == {"cmp::TestDiff": True}
+    # (the forger's batch exits 1: TestDiff must run alone, past a budget of no time)
+    with pytest.raises(TimeoutError):
+        project_tasks.judge_runs(project, layers, {"cmp/aaa_forge_test.go": FORGER}, ("cmp::TestDiff",), runs=1,
+                                 budget_s=0.0)  # fmt: skip
+
+
+@machine
+def test_repo_build_grows_a_task_file_with_its_reference_and_new_bugs(go_cmp, tmp_path: Path, capsys) -> None:
+    """``codegym repo build --project`` on an existing task file keeps its reference and its
+    tasks and draws only new bugs up to ``--tasks``."""
+    import json
+
+    from codegym.cli import main
+
+    out = tmp_path / "go-cmp.json"
+    base = ["repo", "build", "--project", "go-cmp", "--runs", "1", "--seed", "3", "--out", str(out)]
+    assert main([*base, "--tasks", "1"]) == 0
+    first = json.loads(out.read_text())
+    first["reference"] = first["reference"][::-1]  # (a mark: the grown file must keep this reference)
+    out.write_text(json.dumps(first))
+    assert main([*base, "--tasks", "2"]) == 0
+    grown = json.loads(out.read_text())
+    assert grown["reference"] == first["reference"] and len(grown["tasks"]) == 2
+    assert grown["tasks"][0] == first["tasks"][0]
+    address = [(task["path"], task["kind"], task["index"]) for task in grown["tasks"]]
+    assert address[0] != address[1]
+    assert "2 tasks of go-cmp (1 new" in capsys.readouterr().out
