@@ -202,20 +202,28 @@ def _defined(test: str, listed: Sequence[str]) -> list[str]:
 
 def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callable[[], Sequence[str]],
              timeout_s: float, deadline: float | None = None) -> dict[str, bool]:  # fmt: skip
-    """Run ``ids``: in batches, a folder each, where the language has a batch command (a
-    test the report names ran: the tree has it); the rest (subtests, and any a batch did not
-    report), each in a process of its own where the tree's ``listing`` has it, else failed.
-    Past ``deadline`` (a `time.monotonic` time), TimeoutError."""
+    """Run ``ids``: in batches, a folder each (one for all, where the batch command spans
+    folders), where the language has a batch command (a test the report names ran: the tree
+    has it); the rest (subtests, and any a batch did not report), each in a process of its
+    own where the tree's ``listing`` has it, else failed. Past ``deadline`` (a
+    `time.monotonic` time), TimeoutError."""
     passed: dict[str, bool] = {}
-    if project.toolchain.batch:
+    toolchain = project.toolchain
+    if toolchain.batch:
         folders: dict[str, list[str]] = {}
         for test in ids:
             folder, name = projects.split_id(test)
             if "/" not in name:  # (a subtest runs on its own)
                 folders.setdefault(folder, []).append(name)
+        if toolchain.batch_spans_folders:
+            every = list(dict.fromkeys(name for names in folders.values() for name in names))
+            one = projects.run_batch(box, project, ".", every, timeout_s=timeout_s) if every else {}
+            reports = dict.fromkeys(folders, one)
+        else:
+            reports = {folder: projects.run_batch(box, project, folder, names, timeout_s=timeout_s)
+                       for folder, names in folders.items()}  # fmt: skip
         for folder, names in folders.items():
-            for name, outcome in projects.run_batch(box, project, folder, names, timeout_s=timeout_s).items():
-                passed[f"{folder}::{name}"] = outcome
+            passed.update({f"{folder}::{name}": reports[folder][name] for name in names if name in reports[folder]})
     missing = [test for test in ids if test not in passed]
     listed = set(listing()) if missing else set()
     for test in missing:

@@ -77,7 +77,8 @@ class Toolchain:
             the npm registry), or empty.
         batch: Shell template: runs many tests of one folder in as few processes as the
             runner allows (``{folder}``, ``{binary}``, ``{tests}``: a file naming them one
-            per line, ``{report}``: where the runner writes its report), or empty.
+            per line, ``{report}``: where the runner writes its report), or empty. One that
+            names neither the folder nor its binary runs the tests of every folder at once.
         report: The batch report's format (a name `codegym.envs.repo_repair.reports` knows).
         report_name: How a report's test names a listed test (``{classname}``, ``{name}``).
         report_from_output: Whether the report is read from the tests' own output (``go test
@@ -108,6 +109,12 @@ class Toolchain:
         folder, name = split_id(test_id)
         binary = binary_of(folder)
         return self.run.format(folder=shlex.quote(folder), name=shlex.quote(name), binary=shlex.quote(binary))
+
+    @property
+    def batch_spans_folders(self) -> bool:
+        """Whether one batch runs the tests of every folder (its command names neither the
+        folder nor its binary: a test program or runner of the whole tree)."""
+        return bool(self.batch) and "{folder}" not in self.batch and "{binary}" not in self.batch
 
     def batch_command(self, folder: str, tests: str, report: str) -> str:
         """The shell command that runs the tests of ``folder`` the file ``tests`` names,
