@@ -215,13 +215,16 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
             folder, name = projects.split_id(test)
             if "/" not in name:  # (a subtest runs on its own)
                 folders.setdefault(folder, []).append(name)
+
+        def batch(folder: str, names: Sequence[str]) -> dict[str, bool]:
+            left = None if deadline is None else deadline - time.monotonic()
+            return projects.run_batch(box, project, folder, names, timeout_s=timeout_s, limit_s=left)
+
         if toolchain.batch_spans_folders:
             every = list(dict.fromkeys(name for names in folders.values() for name in names))
-            one = projects.run_batch(box, project, ".", every, timeout_s=timeout_s) if every else {}
-            reports = dict.fromkeys(folders, one)
+            reports = dict.fromkeys(folders, batch(".", every) if every else {})
         else:
-            reports = {folder: projects.run_batch(box, project, folder, names, timeout_s=timeout_s)
-                       for folder, names in folders.items()}  # fmt: skip
+            reports = {folder: batch(folder, names) for folder, names in folders.items()}
         for folder, names in folders.items():
             passed.update({f"{folder}::{name}": reports[folder][name] for name in names if name in reports[folder]})
     missing = [test for test in ids if test not in passed]

@@ -361,19 +361,22 @@ def run_test(box: RootBox, project: Project, test_id: str, *, timeout_s: float =
 
 
 def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str], *,
-              timeout_s: float = 60.0) -> dict[str, bool]:  # fmt: skip
+              timeout_s: float = 60.0, limit_s: float | None = None) -> dict[str, bool]:  # fmt: skip
     """Run the tests ``names`` of ``folder`` in ``box`` with the language's batch command:
     name -> passed, for each one its report names (a test it leaves out is missing: run it on
     its own). The report is written outside the tree, at a path fresh for the run, and read by
     a process of the harness's after the runner ended. Where the report is read from the
     tests' own output, its passes count only when the batch exited 0 (a test that printed a
-    runner's line for another cannot make it pass: that one runs on its own)."""
+    runner's line for another cannot make it pass: that one runs on its own). The batch may
+    take ``timeout_s`` a test (a share of its tests at a time), and never more than
+    ``limit_s``."""
     toolchain = project.toolchain
     nonce = secrets.token_hex(8)
     tests, report = f"/tmp/codegym-tests-{nonce}", f"/tmp/codegym-report-{nonce}"
     listing = "\n".join(names) + "\n"
     write = f"printf '%s' {shlex.quote(listing)} > {tests} || exit 125"  # (the names, then the runner: one request)
     budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT)) + toolchain.startup_s
+    budget = budget if limit_s is None else max(1.0, min(budget, limit_s))
     ran = box.run(("/bin/sh", "-c", f"{write}\n{toolchain.batch_command(folder, tests, report)}"), cwd=project.root,
                   env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
     read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {report}.* {tests}"), timeout_s=60,
