@@ -110,7 +110,7 @@ def _grown(out: Path, project: Project, layers: Sequence[str],
     if body.get("project") != project.name or body.get("version") != project.version:
         return reference(project, layers, runs=runs), [], []
     timed = reference(project, layers, runs=1)  # (only its time: the file's reference stays)
-    ref = Reference(tuple(body["reference"]), tuple(body["flaky"]), (), timed.seconds)
+    ref = Reference(tuple(body["reference"]), tuple(body["flaky"]), (), timed.seconds, timed.alone)
     rows = body["tasks"]
     drawn = [Drawn(row["path"], row["kind"], row["index"], row["line"], tuple(row["fail_to_pass"]),
                    tuple(row["pass_to_pass"]), row.get("sha256", "")) for row in rows]  # fmt: skip

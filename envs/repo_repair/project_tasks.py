@@ -39,6 +39,7 @@ from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_f
 BUILD_TIMEOUT_S = 600.0
 DRAW_TEST_TIMEOUT_S = 10.0  # (a bug that loops fails its tests here, and costs no more)
 DRAW_RUN_BUDGET = (20.0, 3.0)  # (a bug's run may take 20 s + 3 times the pristine run's; past that it is given up)
+DRAW_ALONE_MORE = 5  # (a bug's batches may leave out 5 tests more than the pristine tree's; past that it is given up)
 REVERSED_FIX = "reversed_fix"  # (a bug kind: an upstream fix the package carries, taken back out)
 
 
@@ -50,22 +51,38 @@ class TreeRun:
         built: Whether the project's build succeeded on the tree.
         passed: Test id -> passed, for every test asked about (all False when not built).
         build_output: The build's output tail (where it failed, what the compiler said).
+        alone: How many tests ran on their own (no batch reported them).
     """
 
     built: bool
     passed: Mapping[str, bool]
     build_output: str = ""
+    alone: int = 0  # (tests that ran on their own: no batch reported them)
 
 
 @dataclass(frozen=True)
 class Reference:
     """The pristine tree's tests: those that passed in every run, those that changed, those
-    that never passed; and the seconds its slowest run took (build included)."""
+    that never passed; the seconds a run took (its share of the build included), and how
+    many tests ran on their own in a run at most (no batch reported them)."""
 
     tests: tuple[str, ...]
     flaky: tuple[str, ...]
     failing: tuple[str, ...]
     seconds: float = 0.0
+    alone: int = 0
+
+
+class GaveUp(Exception):
+    """A draw gave a bug up: its runs went past their budget (it hangs its tests), or its
+    batches left out more tests than the pristine tree's (it breaks the runner: each test
+    left out would run on its own)."""
+
+
+@dataclass(frozen=True)
+class _Limits:
+    deadline: float | None = None  # (a `time.monotonic` time)
+    alone: int | None = None  # (tests that may run on their own)
 
 
 @dataclass(frozen=True)
@@ -144,15 +161,16 @@ def judge_runs(
     test_timeout_s: float = 60.0,
     go_on: Callable[[TreeRun], bool] = lambda run: True,
     budget_s: float | None = None,
+    alone_at_most: int | None = None,
 ) -> list[TreeRun]:
     """`judge`, with the tests run ``runs`` times over one build in one machine (each run
     sees what the ones before left: a test that depends on it changes, and is flaky). The
     runs stop early after one that ``go_on`` rejects (a draw's bug that broke nothing).
 
     Raises:
-        TimeoutError: The runs took more than ``budget_s`` after the build: a bug that
-            hangs its tests or breaks its runner, given up (each test its batch did not
-            report runs alone).
+        GaveUp: The runs took more than ``budget_s`` after the build, or a run's batches
+            left out more than ``alone_at_most`` tests (a draw's bug that hangs its tests
+            or breaks their runner: no task, and each of its tests would run alone).
     """
     with patch_layer(project.root, files) as layer:
         stack = (layer, *layers) if layer else tuple(layers)
@@ -164,13 +182,13 @@ def judge_runs(
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
             listing = functools.cache(lambda: projects.list_tests(box, project))  # (asked for only when needed)
-            deadline = None if budget_s is None else time.monotonic() + budget_s
+            limits = _Limits(None if budget_s is None else time.monotonic() + budget_s, alone_at_most)
             done: list[TreeRun] = []
             try:
                 wanted = tuple(tests) if tests is not None else listing()
                 while len(done) < runs and (not done or go_on(done[-1])):
-                    outcomes = _outcomes(box, project, wanted, listing, test_timeout_s, deadline)
-                    done.append(TreeRun(True, outcomes, build.output[-4000:]))
+                    outcomes, alone = _outcomes(box, project, wanted, listing, test_timeout_s, limits)
+                    done.append(TreeRun(True, outcomes, build.output[-4000:], alone))
             except TaskFormatError as e:  # (a tree whose tests cannot be listed, a bug's or a fix's, fails them all)
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), str(e)[-4000:])] * runs
@@ -178,16 +196,16 @@ def judge_runs(
 
 
 def _outcomes(box: RootBox, project: Project, wanted: Sequence[str], listing: Callable[[], Sequence[str]],
-              timeout_s: float, deadline: float | None = None) -> dict[str, bool]:  # fmt: skip
+              timeout_s: float, limits: _Limits) -> tuple[dict[str, bool], int]:  # fmt: skip
     """Whether each of ``wanted`` passes: a batch's report says it passed, or it is in the
     tree's ``listing`` (a runner asked for a test it does not have may well exit 0) and it
     passed on its own. A test named without its folder (``*::name``, as a dataset row names
     it) passes where the tree defines it, in every folder that does (a name it does not
-    define fails)."""
+    define fails). With them, how many tests ran on their own."""
     concrete = {test: _defined(test, listing()) if test.startswith("*::") else [test] for test in wanted}
     ids = list(dict.fromkeys(i for found in concrete.values() for i in found))
-    ran = _run_all(box, project, ids, listing, timeout_s, deadline)
-    return {test: bool(ids) and all(ran[i] for i in ids) for test, ids in concrete.items()}
+    ran, alone = _run_all(box, project, ids, listing, timeout_s, limits)
+    return {test: bool(ids) and all(ran[i] for i in ids) for test, ids in concrete.items()}, alone
 
 
 def _defined(test: str, listed: Sequence[str]) -> list[str]:
@@ -201,12 +219,13 @@ def _defined(test: str, listed: Sequence[str]) -> list[str]:
 
 
 def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callable[[], Sequence[str]],
-             timeout_s: float, deadline: float | None = None) -> dict[str, bool]:  # fmt: skip
+             timeout_s: float, limits: _Limits) -> tuple[dict[str, bool], int]:  # fmt: skip
     """Run ``ids``: in batches, a folder each (one for all, where the batch command spans
     folders), where the language has a batch command (a test the report names ran: the tree
     has it); the rest (subtests, and any a batch did not report), each in a process of its
-    own where the tree's ``listing`` has it, else failed. Past ``deadline`` (a
-    `time.monotonic` time), TimeoutError."""
+    own where the tree's ``listing`` has it, else failed. Outcomes, and how many ran on
+    their own. Past ``limits``, `GaveUp`."""
+    deadline = limits.deadline
     passed: dict[str, bool] = {}
     toolchain = project.toolchain
     if toolchain.batch:
@@ -229,14 +248,15 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
             passed.update({f"{folder}::{name}": reports[folder][name] for name in names if name in reports[folder]})
     missing = [test for test in ids if test not in passed]
     listed = set(listing()) if missing else set()
-    for test in missing:
-        if not _defined(test, listed):
-            passed[test] = False
-            continue
+    alone = [test for test in missing if _defined(test, listed)]
+    passed.update(dict.fromkeys(set(missing) - set(alone), False))
+    if limits.alone is not None and len(alone) > limits.alone:
+        raise GaveUp(f"{project.name}: its batches left out {len(alone)} tests")
+    for test in alone:
         if deadline is not None and time.monotonic() > deadline:
-            raise TimeoutError(f"{project.name}: the tests ran past the deadline")
+            raise GaveUp(f"{project.name}: the tests ran past their budget")
         passed[test] = projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
-    return passed
+    return passed, len(alone)
 
 
 def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Reference:
@@ -244,6 +264,7 @@ def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Referen
     started = time.monotonic()
     outcomes = judge_runs(project, layers, {}, runs=runs)
     seconds = (time.monotonic() - started) / max(runs, 1)
+    alone = max((run.alone for run in outcomes), default=0)
     if not outcomes[0].built:
         raise TaskFormatError(f"{project.name}'s pristine tree does not build or list its tests:\n"
                               f"{outcomes[0].build_output[-2000:]}")  # fmt: skip
@@ -251,7 +272,7 @@ def reference(project: Project, layers: Sequence[str], runs: int = 3) -> Referen
     always = [test for test in ids if all(run.passed.get(test) for run in outcomes)]
     never = [test for test in ids if not any(run.passed.get(test) for run in outcomes)]
     flaky = [test for test in ids if test not in always and test not in never]
-    return Reference(tuple(always), tuple(flaky), tuple(never), seconds)
+    return Reference(tuple(always), tuple(flaky), tuple(never), seconds, alone)
 
 
 def draw_tasks(
@@ -346,18 +367,22 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
           runs: int) -> Drawn | None:  # fmt: skip
     """The task ``mutant`` makes, if every run agrees that it breaks some reference tests and
     not all (the runs stop at the first that cannot make a task; a bug whose runs take much
-    longer than the pristine tree's, one that hangs its tests, is given up)."""
+    longer than the pristine tree's, or whose batches leave out more tests, one that hangs
+    its tests or breaks their runner, is given up: `GaveUp`)."""
 
     def could_make_task(run: TreeRun) -> bool:
         return 0 < sum(not passed for passed in run.passed.values()) < len(ref.tests)
 
     budget, factor = DRAW_RUN_BUDGET
     budget_s = runs * (budget + factor * ref.seconds) if ref.seconds else None
+    # (where the report is read from the tests' output, a failed test sends the others to run
+    # alone: Go's, whose test programs start in milliseconds; there only the budget counts)
+    alone = None if project.toolchain.report_from_output else ref.alone + DRAW_ALONE_MORE
     files = {mutant.path: mutant.text}
     try:
         done = judge_runs(project, layers, files, ref.tests, runs=runs, test_timeout_s=DRAW_TEST_TIMEOUT_S,
-                          go_on=could_make_task, budget_s=budget_s)  # fmt: skip
-    except TimeoutError:
+                          go_on=could_make_task, budget_s=budget_s, alone_at_most=alone)  # fmt: skip
+    except GaveUp:
         return None
     broken = [frozenset(test for test, passed in run.passed.items() if not passed) for run in done]
     if len(done) < runs or not all(run.built for run in done) or len(set(broken)) != 1:

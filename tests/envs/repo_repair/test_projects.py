@@ -223,14 +223,18 @@ def test_a_test_the_tree_does_not_define_fails_and_the_listing_is_asked_only_the
 
 
 @machine
-def test_runs_stop_where_told_and_a_budget_gives_up_a_tree_whose_tests_run_alone(go_cmp) -> None:
+def test_runs_stop_where_told_and_a_draw_gives_up_a_tree_whose_tests_run_alone(go_cmp) -> None:
     project, layers = go_cmp
     runs = project_tasks.judge_runs(project, layers, {}, ("cmp::TestDiff",), runs=3, go_on=lambda run: False)
     assert len(runs) == 1 and runs[0].passed == {"cmp::TestDiff": True}
     # (the forger's batch exits 1: TestDiff must run alone, past a budget of no time)
-    with pytest.raises(TimeoutError):
-        project_tasks.judge_runs(project, layers, {"cmp/aaa_forge_test.go": FORGER}, ("cmp::TestDiff",), runs=1,
-                                 budget_s=0.0)  # fmt: skip
+    forged = {"cmp/aaa_forge_test.go": FORGER}
+    with pytest.raises(project_tasks.GaveUp, match="past their budget"):
+        project_tasks.judge_runs(project, layers, forged, ("cmp::TestDiff",), runs=1, budget_s=0.0)
+    with pytest.raises(project_tasks.GaveUp, match="left out 1 tests"):
+        project_tasks.judge_runs(project, layers, forged, ("cmp::TestDiff",), runs=1, alone_at_most=0)
+    (run,) = project_tasks.judge_runs(project, layers, forged, ("cmp::TestDiff",), runs=1, alone_at_most=1)
+    assert run.alone == 1 and run.passed == {"cmp::TestDiff": False}
 
 
 @machine
