@@ -31,7 +31,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from codegym.envs.repo_repair import patch, projects, syntax_mutations
-from codegym.envs.repo_repair.projects import Project
+from codegym.envs.repo_repair.projects import LIST_TIMEOUT_S, Project
 
 from codegym.error import TaskFormatError
 from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_folders, remove_tree, run_root
@@ -83,6 +83,10 @@ class GaveUp(Exception):
 class _Limits:
     deadline: float | None = None  # (a `time.monotonic` time)
     alone: int | None = None  # (tests that may run on their own)
+
+    def left(self, most: float) -> float:
+        """Seconds a command may take: ``most``, or less where the deadline comes first."""
+        return most if self.deadline is None else max(1.0, min(most, self.deadline - time.monotonic()))
 
 
 @dataclass(frozen=True)
@@ -181,8 +185,8 @@ def judge_runs(
             if build.exit_code != 0:
                 wanted = tuple(tests) if tests is not None else ()
                 return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
-            listing = functools.cache(lambda: projects.list_tests(box, project))  # (asked for only when needed)
             limits = _Limits(None if budget_s is None else time.monotonic() + budget_s, alone_at_most)
+            listing = functools.cache(lambda: projects.list_tests(box, project, timeout_s=limits.left(LIST_TIMEOUT_S)))
             done: list[TreeRun] = []
             try:
                 wanted = tuple(tests) if tests is not None else listing()
@@ -236,7 +240,7 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
                 folders.setdefault(folder, []).append(name)
 
         def batch(folder: str, names: Sequence[str]) -> dict[str, bool]:
-            left = None if deadline is None else deadline - time.monotonic()
+            left = None if deadline is None else limits.left(float("inf"))
             return projects.run_batch(box, project, folder, names, timeout_s=timeout_s, limit_s=left)
 
         if toolchain.batch_spans_folders:
@@ -247,11 +251,11 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
         for folder, names in folders.items():
             passed.update({f"{folder}::{name}": reports[folder][name] for name in names if name in reports[folder]})
     missing = [test for test in ids if test not in passed]
+    if limits.alone is not None and len(missing) > limits.alone:
+        raise GaveUp(f"{project.name}: its batches left out {len(missing)} tests")
     listed = set(listing()) if missing else set()
     alone = [test for test in missing if _defined(test, listed)]
     passed.update(dict.fromkeys(set(missing) - set(alone), False))
-    if limits.alone is not None and len(alone) > limits.alone:
-        raise GaveUp(f"{project.name}: its batches left out {len(alone)} tests")
     for test in alone:
         if deadline is not None and time.monotonic() > deadline:
             raise GaveUp(f"{project.name}: the tests ran past their budget")

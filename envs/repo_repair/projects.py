@@ -338,7 +338,7 @@ def machine_layers(project: Project, store: LayerStore | None = None) -> tuple[s
     return stack
 
 
-def list_tests(box: RootBox, project: Project) -> tuple[str, ...]:
+def list_tests(box: RootBox, project: Project, *, timeout_s: float = LIST_TIMEOUT_S) -> tuple[str, ...]:
     """The test ids ``project``'s tree in ``box`` defines (its recipe's exclusions left out).
 
     Raises:
@@ -346,7 +346,7 @@ def list_tests(box: RootBox, project: Project) -> tuple[str, ...]:
     """
     toolchain = project.toolchain
     result = box.run(("/bin/sh", "-c", toolchain.list), cwd=project.root, env=dict(toolchain.env),
-                     timeout_s=LIST_TIMEOUT_S, output_bytes=4 << 20, background="kill")  # fmt: skip
+                     timeout_s=timeout_s, output_bytes=4 << 20, background="kill")  # fmt: skip
     if result.exit_code != 0 or result.elided_bytes:
         raise TaskFormatError(f"listing {project.name}'s tests failed ({_ended(result)}):\n{result.output[-2000:]}")
     ids = [line.strip() for line in result.output.splitlines() if line.strip()]
