@@ -214,7 +214,7 @@ def test_a_test_the_tree_does_not_define_fails_and_the_listing_is_asked_only_the
     project, layers = go_cmp
     listings: list[str] = []
     real = projects.list_tests
-    monkeypatch.setattr(projects, "list_tests", lambda box, p: listings.append(p.name) or real(box, p))
+    monkeypatch.setattr(projects, "list_tests", lambda box, p, **kw: listings.append(p.name) or real(box, p, **kw))
     assert project_tasks.judge(project, layers, {}, ("cmp::TestDiff",)).passed == {"cmp::TestDiff": True}
     assert listings == []
     run = project_tasks.judge(project, layers, {}, ("cmp::TestDiff", "cmp::TestNoSuchThing"))
