@@ -293,6 +293,8 @@ def draw_tasks(
     """Up to ``count`` bugs of ``project`` that make tasks (see the module docstring), drawn
     in a seeded order from every site of every kind, less the addresses ``skip`` (path,
     kind, index: a task file's, being grown); at most ``attempts`` tried (``4 * count``)."""
+    if count <= 0:
+        return
     sources = source_files(project, layers)
     candidates = [
         (path, mutant.kind, mutant.index)
