@@ -224,8 +224,8 @@ def _defined(test: str, listed: Sequence[str]) -> list[str]:
 
 def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callable[[], Sequence[str]],
              timeout_s: float, limits: _Limits) -> tuple[dict[str, bool], int]:  # fmt: skip
-    """Run ``ids``: in batches, a folder each (one for all, where the batch command spans
-    folders), where the language has a batch command (a test the report names ran: the tree
+    """Run ``ids``: in batches, a folder each (one for all, where the recipe says
+    ``batch_all_folders``), where the language has a batch command (a test the report names ran: the tree
     has it); the rest (subtests, and any a batch did not report), each in a process of its
     own where the tree's ``listing`` has it, else failed. Outcomes, and how many ran on
     their own. Past ``limits``, `GaveUp`."""
@@ -243,7 +243,7 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
             left = None if deadline is None else limits.left(float("inf"))
             return projects.run_batch(box, project, folder, names, timeout_s=timeout_s, limit_s=left)
 
-        if toolchain.batch_spans_folders:
+        if toolchain.batch_all_folders:
             every = list(dict.fromkeys(name for names in folders.values() for name in names))
             reports = dict.fromkeys(folders, batch(".", every) if every else {})
         else:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import secrets
 import shlex
 import sys
@@ -77,8 +78,10 @@ class Toolchain:
             the npm registry), or empty.
         batch: Shell template: runs many tests of one folder in as few processes as the
             runner allows (``{folder}``, ``{binary}``, ``{tests}``: a file naming them one
-            per line, ``{report}``: where the runner writes its report), or empty. One that
-            names neither the folder nor its binary runs the tests of every folder at once.
+            per line, ``{report}``: where the runner writes its report), or empty.
+        batch_all_folders: Whether one batch runs the tests of every folder (a runner of the
+            whole tree that runs each test apart, or fails only the test that hangs: a hang
+            must not fail another folder's tests).
         report: The batch report's format (a name `codegym.envs.repo_repair.reports` knows).
         report_name: How a report's test names a listed test (``{classname}``, ``{name}``).
         report_from_output: Whether the report is read from the tests' own output (``go test
@@ -103,18 +106,13 @@ class Toolchain:
     report_name: str = "{name}"
     report_from_output: bool = False
     startup_s: float = 0.0
+    batch_all_folders: bool = False
 
     def run_command(self, test_id: str) -> str:
         """The shell command that runs the test ``test_id`` (``<folder>::<name>``)."""
         folder, name = split_id(test_id)
         binary = binary_of(folder)
         return self.run.format(folder=shlex.quote(folder), name=shlex.quote(name), binary=shlex.quote(binary))
-
-    @property
-    def batch_spans_folders(self) -> bool:
-        """Whether one batch runs the tests of every folder (its command names neither the
-        folder nor its binary: a test program or runner of the whole tree)."""
-        return bool(self.batch) and "{folder}" not in self.batch and "{binary}" not in self.batch
 
     def batch_command(self, folder: str, tests: str, report: str) -> str:
         """The shell command that runs the tests of ``folder`` the file ``tests`` names,
@@ -213,6 +211,8 @@ def _toolchain(language: str, entry: Mapping[str, object]) -> Toolchain:
     where = str(DATA / "languages" / f"{language}.toml")
     if entry.get("batch") and str(entry.get("report", "")) not in reports.FORMATS:
         raise TaskFormatError(f"{where}: a batch names its report, one of {', '.join(reports.FORMATS)}")
+    if entry.get("batch_all_folders") and re.search(r"\{(folder|binary)\}", str(entry.get("batch", ""))):
+        raise TaskFormatError(f"{where}: batch_all_folders needs a batch that names no {{folder}} or {{binary}}")
     try:
         return Toolchain(
             language=language,
@@ -230,6 +230,7 @@ def _toolchain(language: str, entry: Mapping[str, object]) -> Toolchain:
             report_name=str(entry.get("report_name", "{name}")),
             report_from_output=bool(entry.get("report_from_output", False)),
             startup_s=float(entry.get("startup_s", 0.0)),  # type: ignore[arg-type]
+            batch_all_folders=bool(entry.get("batch_all_folders", False)),
         )
     except KeyError as e:
         raise TaskFormatError(f"{where}: missing {e.args[0]!r} (each language has build, list and run)") from e

@@ -258,3 +258,13 @@ def test_repo_build_grows_a_task_file_with_its_reference_and_new_bugs(go_cmp, tm
     address = [(task["path"], task["kind"], task["index"]) for task in grown["tasks"]]
     assert address[0] != address[1]
     assert "2 tasks of go-cmp (1 new" in capsys.readouterr().out
+
+
+def test_one_batch_for_every_folder_is_a_recipe_s_choice_and_needs_a_batch_that_names_no_folder() -> None:
+    """C++'s batch fails the tests a twice-hung program has not finished: those must stay in
+    their folder. C's, Java's and PHP's runners fail only the test that hangs."""
+    assert {name for name, chain in toolchains().items() if chain.batch_all_folders} == {"c", "java", "php"}
+    entry = {"build": "true", "list": "true", "run": "true", "batch": "run {folder} {tests} {report}",
+             "report": "junit", "batch_all_folders": True}  # fmt: skip
+    with pytest.raises(TaskFormatError, match="batch_all_folders needs a batch that names no"):
+        projects._toolchain("go", entry)
