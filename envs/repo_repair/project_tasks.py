@@ -229,7 +229,6 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
     has it); the rest (subtests, and any a batch did not report), each in a process of its
     own where the tree's ``listing`` has it, else failed. Outcomes, and how many ran on
     their own. Past ``limits``, `GaveUp`."""
-    deadline = limits.deadline
     passed: dict[str, bool] = {}
     toolchain = project.toolchain
     if toolchain.batch:
@@ -240,7 +239,7 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
                 folders.setdefault(folder, []).append(name)
 
         def batch(folder: str, names: Sequence[str]) -> dict[str, bool]:
-            left = None if deadline is None else limits.left(float("inf"))
+            left = None if limits.deadline is None else limits.left(float("inf"))
             return projects.run_batch(box, project, folder, names, timeout_s=timeout_s, limit_s=left)
 
         if toolchain.batch_all_folders:
@@ -257,7 +256,7 @@ def _run_all(box: RootBox, project: Project, ids: Sequence[str], listing: Callab
     alone = [test for test in missing if _defined(test, listed)]
     passed.update(dict.fromkeys(set(missing) - set(alone), False))
     for test in alone:
-        if deadline is not None and time.monotonic() > deadline:
+        if limits.deadline is not None and time.monotonic() > limits.deadline:
             raise GaveUp(f"{project.name}: the tests ran past their budget")
         passed[test] = projects.run_test(box, project, test, timeout_s=timeout_s).exit_code == 0
     return passed, len(alone)
@@ -381,8 +380,8 @@ def _keep(project: Project, layers: Sequence[str], ref: Reference, mutant: synta
 
     budget, factor = DRAW_RUN_BUDGET
     budget_s = runs * (budget + factor * ref.seconds) if ref.seconds else None
-    # (where the report is read from the tests' output, a failed test sends the others to run
-    # alone: Go's, whose test programs start in milliseconds; there only the budget counts)
+    # (where the report is read from the tests' output, Go's and Java's, a failed test sends the
+    # passes to run alone: there only the budget counts)
     alone = None if project.toolchain.report_from_output else ref.alone + DRAW_ALONE_MORE
     files = {mutant.path: mutant.text}
     try:
