@@ -20,9 +20,11 @@ Side by side, in one run, per bundled library (one task each):
   project (one task each), the language's own suite command (``suite`` in
   ``data/languages/<language>.toml``: ``go test -count=1 ./...`` for Go) on the graded tree in the
   project's machine, warm (its build cache in the layers), timed inside the machine; against
-  it codegym's grade of the reference fix end to end (``env.evaluate``: a fresh machine, the
-  build again, the listing, the tests in the language's batches, or each in a process of its
-  own). Ratio of medians; goal 1.3.
+  it codegym's grade of the reference fix end to end (``env.evaluate``: a fresh machine, which
+  the grade before started ahead of its use, the fix's files written into it, the build again,
+  the tests in the language's batches, or each in a process of its own). A rest of 0.25 s
+  before each suite run lets that machine start while nothing is timed, as between a trainer's
+  grades. Ratio of medians; goal 1.3.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ def project_grading(env: Any, task: Task, repeats: int) -> tuple[float, float, i
     and the suite's exit status (not 0 where the project's own suite has tests that fail
     here, which its recipe leaves out: Twig's on PHP 8.2)."""
     from codegym.envs.repo_repair.project_env import repair_of
-    from codegym.envs.repo_repair.project_tasks import patch_layer
+    from codegym.envs.repo_repair.project_tasks import in_tree
 
     from codegym.executor.rootbox import BoxSpec, RootBox
 
@@ -133,8 +135,11 @@ def project_grading(env: Any, task: Task, repeats: int) -> tuple[float, float, i
     graded = {**repair.start, **env.judge(task, task.reference or "").prepared.files, **repair.graded}
     bare, ours, status = [], [], 0
     for _ in range(repeats):
-        # (the graded tree, as the grade builds it: the layers, under the fixed files written anew)
-        with patch_layer(project.root, graded) as layer, RootBox(BoxSpec(layers=(layer, *env.layers(task)))) as box:
+        # (the graded tree, as the grade builds it: the layers, the fixed files written anew; after a
+        # rest, in which the box the last grade started ahead for the next is ready: nothing else runs)
+        time.sleep(0.25)
+        with RootBox(BoxSpec(layers=tuple(env.layers(task)))) as box:
+            box.write_files(in_tree(project, graded))
             ran = box.run(("/bin/sh", "-c", suite), cwd=project.root, env=dict(project.toolchain.env), timeout_s=600)
         if ran.timed_out or ran.elapsed_s < 0.01:
             raise RuntimeError(f"{project.name}'s suite did not run:\n{ran.output[-1000:]}")

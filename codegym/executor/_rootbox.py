@@ -54,6 +54,7 @@ import resource  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
+import stat  # noqa: E402
 import struct  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -379,6 +380,10 @@ class Init:
             return ("done", {})
         if kind == "processes":
             return ("done", {"pids": sorted(_processes())})
+        if kind == "write":
+            for path, content in body.items():
+                _write_file(path, content)
+            return ("done", {})
         if kind == "exit":
             self.kill_all()
             os._exit(0)
@@ -410,7 +415,9 @@ class Init:
         reader.drain()
         reader.close()
         exit_code = os.waitstatus_to_exitcode(status) if status is not None else None
+        collected = _collect(body["collect"], body["collect_bytes"]) if body.get("collect") else None
         return {
+            "collected": collected,
             "head": reader.head,
             "tail": bytes(reader.tail),
             "total": reader.total,
@@ -594,6 +601,46 @@ class _Reader:
     def close(self) -> None:
         for fd in self.fds:
             os.close(fd)
+
+
+def _collect(path: str, limit: int) -> bytes | None:
+    """The regular file at ``path``, removed once read (a command's report, read after its
+    processes are gone); None where there is none, it is no regular file (a link, a pipe that
+    would block us), or it holds more than ``limit`` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(READ_SIZE, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    return b"".join(chunks) if size <= limit else None
+
+
+def _write_file(path: str, content: bytes) -> None:
+    """Write ``content`` to ``path`` as root's file (mode 644), its missing folders made (755)."""
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, mode=0o755, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, 0o644)
+    finally:
+        os.close(fd)
 
 
 def _table(path: str) -> list[list[str]]:

@@ -43,7 +43,9 @@ import sys
 import threading
 import time
 import weakref
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -113,6 +115,9 @@ class CommandResult:
         elapsed_s: Wall-clock seconds it took.
         channel: What it wrote on its verdict channel (descriptor 3), when it had one.
         channel_overflow: Whether the channel held more than its cap (the rest is dropped).
+        collected: The file the command was asked to leave (``collect``), read by the box's
+            init once every process of the command was gone; None where it left none, or a
+            longer one.
     """
 
     output: str
@@ -123,6 +128,7 @@ class CommandResult:
     elapsed_s: float
     channel: bytes = b""
     channel_overflow: bool = False
+    collected: bytes | None = None
 
 
 Isolation = Literal["full", "userns"]
@@ -260,6 +266,7 @@ class RootBox:
             raise ValueError(f"a box's isolation is 'full' or 'userns', not {self.isolation!r}")
         self.launcher = launcher
         self.closed = False
+        self.owner = os.getpid()  # (a process forked from it holds a copy of this object, not the box)
         self.name = f"box-{os.getpid()}-{next(_counter)}"
         self.folder = os.path.join(run_root(), self.name)
         self.cgroup = _BoxCgroup(f"{os.getpid()}.{self.name}", spec)  # (named for `_cgroup.reap_stale`)
@@ -361,11 +368,27 @@ class RootBox:
         background: Background = "keep",
         channel: bool = False,
         tracing: bool = True,
+        collect: str | None = None,
+        collect_bytes: int = 64 * MiB,
     ) -> CommandResult:
         """Run ``argv`` in the box (see the module docstring); ``channel``: give it a verdict
-        channel on descriptor 3; ``tracing``: allow ptrace (gdb, strace)."""
-        body = {"argv": list(argv)}
+        channel on descriptor 3; ``tracing``: allow ptrace (gdb, strace); ``collect``: the
+        path of a file (a report) the box's init reads, up to ``collect_bytes``, and removes
+        once the command and everything it started are gone (``background="kill"`` only: a
+        process left running could still write it), in the result's ``collected``."""
+        body: dict[str, Any] = {"argv": list(argv)}
+        if collect is not None:
+            if background != "kill":
+                raise ValueError("collect needs background='kill': a process left running could still write the file")
+            body.update(collect=collect, collect_bytes=int(collect_bytes))
         return self._command(body, user, cwd, env, timeout_s, output_bytes, background, channel, tracing)
+
+    def write_files(self, files: Mapping[str, bytes]) -> None:
+        """Write ``files`` (absolute path in the box -> content) as root's (mode 644, missing
+        folders made), before any command runs: what a layer of them under the box's own
+        would show."""
+        if files:
+            self._request(("write", {str(path): bytes(content) for path, content in files.items()}), 60.0)
 
     def tool(
         self,
@@ -421,6 +444,7 @@ class RootBox:
             elapsed_s=reply["elapsed_s"],
             channel=reply["channel"],
             channel_overflow=reply["channel_overflow"],
+            collected=reply.get("collected"),
         )
 
     def _rlimits(self) -> list[tuple[int, int]]:
@@ -492,12 +516,15 @@ class RootBox:
 
     def close(self, *, wait: bool = False) -> None:
         """Kill everything in the box and free its files (in the background unless ``wait``:
-        an episode's reset need not wait for the kernel to tear a box down). Idempotent."""
+        an episode's reset need not wait for the kernel to tear a box down). Idempotent. In a
+        process forked from the box's owner, only this copy's socket is let go."""
         if self.closed:
             return
         self.closed = True
         with contextlib.suppress(OSError):
             self.sock.close()
+        if os.getpid() != self.owner:  # (a forked copy: the box is its owner's to kill)
+            return
         pidfds = [fd for fd in (getattr(self, "pidfd", None), getattr(self, "init_pidfd", None)) if fd is not None]
         for pidfd in pidfds:
             with contextlib.suppress(ProcessLookupError):
@@ -521,6 +548,70 @@ class RootBox:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+
+SPARE_BOXES = 8  # boxes `fresh_box` keeps started ahead, in each process (the specs last used first)
+_spares: dict[int, OrderedDict[BoxSpec, deque[Future[RootBox]]]] = {}
+_spares_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def fresh_box(spec: BoxSpec) -> Iterator[RootBox]:
+    """A box over ``spec`` that nothing has run in, closed after the block: one started ahead
+    for ``spec`` where there is one, else one started now. Leaving the block starts another in
+    the background, so that grades in one machine's boxes, one after another or as many at
+    once as before, do not wait for a box to start (`SPARE_BOXES` at most are kept)."""
+    with _spares_lock:
+        waiting = _spares_here().get(spec)
+        ahead = waiting.popleft() if waiting else None
+    box = (_started(ahead) if ahead is not None else None) or RootBox(spec)
+    try:
+        yield box
+    finally:
+        box.close()
+        _start_ahead(spec)
+
+
+def _spares_here() -> OrderedDict[BoxSpec, deque[Future[RootBox]]]:
+    return _spares.setdefault(os.getpid(), OrderedDict())  # (a forked process starts its own)
+
+
+def _started(ahead: Future[RootBox]) -> RootBox | None:
+    """The box ``ahead`` started, if it did and its init still lives."""
+    try:
+        box = ahead.result(timeout=START_TIMEOUT_S)
+    except Exception:
+        return None
+    if select.select([box.init_pidfd], [], [], 0)[0]:  # (its init is gone)
+        box.close()
+        return None
+    return box
+
+
+def _start_ahead(spec: BoxSpec) -> None:
+    future: Future[RootBox] = Future()
+    with _spares_lock:
+        spares = _spares_here()
+        spares.setdefault(spec, deque()).append(future)
+        spares.move_to_end(spec)
+        while sum(len(waiting) for waiting in spares.values()) > SPARE_BOXES:
+            oldest = next(iter(spares))
+            spares[oldest].popleft().add_done_callback(_close_started)
+            if not spares[oldest]:
+                del spares[oldest]
+
+    def start() -> None:
+        try:
+            future.set_result(RootBox(spec))
+        except BaseException as e:
+            future.set_exception(e)
+
+    threading.Thread(target=start, name="codegym-spare-box", daemon=True).start()
+
+
+def _close_started(future: Future[RootBox]) -> None:
+    if future.exception() is None:
+        future.result().close()
 
 
 def _teardown(pidfds: list[int], cgroup: _BoxCgroup, folder: str) -> None:

@@ -16,14 +16,13 @@ those that break some reference tests (FAIL_TO_PASS) and leave the rest passing
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import functools
 import hashlib
 import os
+import posixpath
 import random
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from codegym.envs.repo_repair import patch, projects, syntax_mutations
 from codegym.envs.repo_repair.projects import LIST_TIMEOUT_S, Project
 
 from codegym.error import TaskFormatError
-from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, as_owner, make_folders, remove_tree, run_root
+from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, fresh_box, make_folders
 
 BUILD_TIMEOUT_S = 600.0
 DRAW_TEST_TIMEOUT_S = 10.0  # (a bug that loops fails its tests here, and costs no more)
@@ -176,27 +175,30 @@ def judge_runs(
             left out more than ``alone_at_most`` tests (a draw's bug that hangs its tests
             or breaks their runner: no task, and each of its tests would run alone).
     """
-    with patch_layer(project.root, files) as layer:
-        stack = (layer, *layers) if layer else tuple(layers)
-        with RootBox(BoxSpec(layers=stack)) as box:
-            toolchain = project.toolchain
+    with fresh_box(BoxSpec(layers=tuple(layers))) as box:
+        box.write_files(in_tree(project, files))
+        toolchain, built = project.toolchain, ""
+        if toolchain.build:
             build = box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
                             timeout_s=BUILD_TIMEOUT_S, output_bytes=16_000, background="kill")  # fmt: skip
+            built = build.output[-4000:]
             if build.exit_code != 0:
                 wanted = tuple(tests) if tests is not None else ()
-                return [TreeRun(False, dict.fromkeys(wanted, False), build.output[-4000:])] * runs
-            limits = _Limits(None if budget_s is None else time.monotonic() + budget_s, alone_at_most)
-            listing = functools.cache(lambda: projects.list_tests(box, project, timeout_s=limits.left(LIST_TIMEOUT_S)))
-            done: list[TreeRun] = []
-            try:
-                wanted = tuple(tests) if tests is not None else listing()
-                while len(done) < runs and (not done or go_on(done[-1])):
-                    outcomes, alone = _outcomes(box, project, wanted, listing, test_timeout_s, limits)
-                    done.append(TreeRun(True, outcomes, build.output[-4000:], alone))
-            except TaskFormatError as e:  # (a tree whose tests cannot be listed, a bug's or a fix's, fails them all)
-                wanted = tuple(tests) if tests is not None else ()
-                return [TreeRun(False, dict.fromkeys(wanted, False), str(e)[-4000:])] * runs
-            return done
+                return [TreeRun(False, dict.fromkeys(wanted, False), built)] * runs
+        limits = _Limits(None if budget_s is None else time.monotonic() + budget_s, alone_at_most)
+        listing = functools.cache(lambda: projects.list_tests(box, project, timeout_s=limits.left(LIST_TIMEOUT_S)))
+        done: list[TreeRun] = []
+        try:
+            wanted = tuple(tests) if tests is not None else listing()
+            while len(done) < runs and (not done or go_on(done[-1])):
+                outcomes, alone = _outcomes(box, project, wanted, listing, test_timeout_s, limits)
+                done.append(TreeRun(True, outcomes, built, alone))
+        # (a tree whose tests cannot be listed, or whose runner found it does not build, a bug's or a fix's,
+        # fails them all)
+        except (TaskFormatError, projects.NotBuilt) as e:
+            wanted = tuple(tests) if tests is not None else ()
+            return [TreeRun(False, dict.fromkeys(wanted, False), str(e)[-4000:])] * runs
+        return done
 
 
 def _outcomes(box: RootBox, project: Project, wanted: Sequence[str], listing: Callable[[], Sequence[str]],
@@ -406,10 +408,8 @@ def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 
     buggy = bug(project, layers, sources, drawn.path, drawn.kind, drawn.index)
     if buggy is None:
         return ""
-    with (
-        patch_layer(project.root, {buggy.path: buggy.text}) as layer,
-        RootBox(BoxSpec(layers=(layer, *layers))) as box,
-    ):
+    with fresh_box(BoxSpec(layers=tuple(layers))) as box:
+        box.write_files(in_tree(project, {buggy.path: buggy.text}))
         toolchain = project.toolchain
         box.run(("/bin/sh", "-c", toolchain.build), cwd=project.root, env=dict(toolchain.env),
                 timeout_s=BUILD_TIMEOUT_S, background="kill")  # fmt: skip
@@ -417,21 +417,9 @@ def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 
     return "\n".join(output.strip().splitlines()[-lines:])[-1500:]
 
 
-@contextlib.contextmanager
-def patch_layer(root: str, files: Mapping[str, bytes]) -> Iterator[str]:
-    """A layer holding ``files`` under ``root`` (owned by root inside), removed after the block;
-    "" (no layer) for no files."""
-    if not files:
-        yield ""
-        return
-    os.makedirs(run_root(), mode=0o700, exist_ok=True)
-    folder = tempfile.mkdtemp(prefix="patch-", dir=run_root())
-    try:
-        os.chmod(folder, 0o755)
-        as_owner(write_tree, folder, root, dict(files))
-        yield folder
-    finally:
-        remove_tree(folder)
+def in_tree(project: Project, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """``files`` (relative path -> content) at their paths in the project's machine."""
+    return {posixpath.join(project.root, relative): content for relative, content in files.items()}
 
 
 def write_tree(folder: str, root: str, files: Mapping[str, bytes], whiteouts: Sequence[str] = ()) -> None:

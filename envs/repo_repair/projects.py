@@ -58,6 +58,11 @@ DEB_SRC = ("Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm
            "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg")  # fmt: skip
 
 
+class NotBuilt(Exception):
+    """The tree does not build, as a batch's runner found before it ran any of the tree's code
+    (its report's ``Bail out!``: a source that does not compile); the message says why."""
+
+
 @dataclass(frozen=True)
 class Toolchain:
     """How a language's projects build and run their tests (see ``data/languages/README.md``).
@@ -67,7 +72,7 @@ class Toolchain:
         packages: Debian packages of the toolchain.
         env: The environment every command runs with.
         build: Shell: builds the project and its tests in its root (incremental, run again on
-            each graded tree).
+            each graded tree), or empty (a runner that checks the sources itself).
         list: Shell: prints one test id per line, ``<folder>::<name>``.
         run: Shell template: runs one test (``{folder}``, ``{name}``, ``{binary}``).
         sources: Globs of the files a fix may change (relative to the root).
@@ -366,25 +371,32 @@ def run_batch(box: RootBox, project: Project, folder: str, names: Sequence[str],
     """Run the tests ``names`` of ``folder`` in ``box`` with the language's batch command:
     name -> passed, for each one its report names (a test it leaves out is missing: run it on
     its own). The report is written outside the tree, at a path fresh for the run, and read by
-    a process of the harness's after the runner ended. Where the report is read from the
+    the machine's init once the runner and every process it started are gone. Where the report is read from the
     tests' own output, its passes count only when the batch exited 0 (a test that printed a
     runner's line for another cannot make it pass: that one runs on its own). The batch may
     take ``timeout_s`` a test (a share of its tests at a time), and never more than
-    ``limit_s``."""
+    ``limit_s``.
+
+    Raises:
+        NotBuilt: The runner found the tree does not build before it ran any test.
+    """
     toolchain = project.toolchain
     nonce = secrets.token_hex(8)
     tests, report = f"/tmp/codegym-tests-{nonce}", f"/tmp/codegym-report-{nonce}"
     listing = "\n".join(names) + "\n"
-    write = f"printf '%s' {shlex.quote(listing)} > {tests} || exit 125"  # (the names, then the runner: one request)
+    # (the names, then the runner, then the runner's files removed but the report: one request)
+    write = f"trap 'rm -f {tests} {report}.*' EXIT\nprintf '%s' {shlex.quote(listing)} > {tests} || exit 125"
     budget = timeout_s * max(1, math.ceil(len(names) / BATCH_TESTS_PER_TIMEOUT)) + toolchain.startup_s
     budget = budget if limit_s is None else max(1.0, min(budget, limit_s))
     ran = box.run(("/bin/sh", "-c", f"{write}\n{toolchain.batch_command(folder, tests, report)}"), cwd=project.root,
-                  env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill")  # fmt: skip
-    read = box.run(("/bin/sh", "-c", f"cat {report} 2>/dev/null; rm -f {report} {report}.* {tests}"), timeout_s=60,
-                   output_bytes=REPORT_BYTES)  # fmt: skip
-    if read.elided_bytes:
+                  env=dict(toolchain.env), timeout_s=budget, output_bytes=4_000, background="kill",
+                  collect=report, collect_bytes=REPORT_BYTES)  # fmt: skip
+    if ran.collected is None:  # (none, or too long to be the tests')
         return {}
-    outcomes = reports.parse(toolchain.report, read.output, toolchain.report_name)
+    reason = reports.bailed_out(toolchain.report, ran.collected.decode(errors="replace"))
+    if reason is not None:
+        raise NotBuilt(reason[-4000:])
+    outcomes = reports.parse(toolchain.report, ran.collected.decode(errors="replace"), toolchain.report_name)
     trusted = not toolchain.report_from_output or ran.exit_code == 0
     return {name: outcomes[name] for name in names if name in outcomes and (trusted or not outcomes[name])}
 

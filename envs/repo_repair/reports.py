@@ -124,6 +124,14 @@ def _tap(text: str, name: str) -> Iterator[tuple[str, bool]]:
             yield match.group(2), match.group(1) is None and match.group(3) is None
 
 
+def bailed_out(report_format: str, text: str) -> str | None:
+    """Why the runner ran no test, where its report begins by saying so (TAP's ``Bail out!``:
+    the sources do not compile, as a runner found before any of the tree's code ran), else None."""
+    if report_format == "tap" and text.startswith("Bail out!"):
+        return text[len("Bail out!") :].strip() or "the runner bailed out"
+    return None
+
+
 FORMATS: dict[str, Callable[[str, str], Iterator[tuple[str, bool]]]] = {
     "junit": _junit,
     "phpunit-junit": _phpunit_junit,

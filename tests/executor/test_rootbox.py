@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from codegym.executor import rootbox
 from codegym.executor.layers import LayerStore
-from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, available, run_root
+from codegym.executor.rootbox import ID_BASE, BoxSpec, RootBox, available, fresh_box, run_root
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
 MiB = 1 << 20
@@ -148,3 +149,73 @@ def test_close_leaves_nothing_behind(base: str) -> None:
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:  # (reaped by the box server)
         time.sleep(0.01)
     assert not os.path.exists(f"/proc/{pid}") and not os.path.exists(folder)
+
+
+def test_a_report_is_collected_once_its_writers_are_gone(box: RootBox) -> None:
+    # (a daemon the command leaves would overwrite the report after it ends: it is killed first)
+    late = "echo real > /tmp/report; (sleep 0.3; echo forged > /tmp/report) & true"
+    ran = box.run(("bash", "-c", late), background="kill", collect="/tmp/report", timeout_s=20.0)
+    assert ran.collected == b"real\n"
+    time.sleep(0.5)
+    assert sh(box, "cat /tmp/report 2>&1")[0].strip().endswith("No such file or directory")  # (read, then removed)
+    assert box.run(("true",), background="kill", collect="/tmp/none").collected is None
+    with pytest.raises(ValueError, match="background='kill'"):
+        box.run(("true",), collect="/tmp/report")
+
+
+def test_a_report_that_is_no_plain_file_is_not_collected(box: RootBox) -> None:
+    # (a link to a file the harness could read, a pipe that would block the init, a flood)
+    for plant in ("ln -s /etc/passwd /tmp/r", "mkfifo /tmp/r", "head -c 5000 /dev/zero > /tmp/r"):
+        ran = box.run(("bash", "-c", f"rm -f /tmp/r; {plant}"), background="kill", collect="/tmp/r",
+                      collect_bytes=4096, timeout_s=20.0)  # fmt: skip
+        assert ran.collected is None, plant
+    assert box.run(("true",)).exit_code == 0  # (the init still serves)
+
+
+def test_files_are_written_into_a_box_as_roots(box: RootBox) -> None:
+    box.write_files({"/srv/app/deep/new.txt": b"fixed\n", "/etc/hostname": b"replaced\n"})
+    output, code = sh(box, "cat /srv/app/deep/new.txt /etc/hostname; stat -c '%u %a' /srv/app/deep/new.txt /srv/app")
+    assert code == 0 and output.split("\n")[:4] == ["fixed", "replaced", "0 644", "0 755"]
+
+
+def _spares_ready(spec: BoxSpec, count: int) -> list[RootBox]:
+    deadline = time.monotonic() + 10  # (they start in the background)
+    while len(waiting := list(rootbox._spares_here().get(spec, ()))) < count or not all(f.done() for f in waiting):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return [future.result() for future in waiting]
+
+
+def test_fresh_boxes_are_started_ahead_and_never_reused(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = BoxSpec(layers=(base,), hostname="spare-test")
+    with fresh_box(spec) as first:
+        first.run(("bash", "-c", "echo planted > /tmp/left"))
+        first_init = first.init_pid
+    [ahead] = _spares_ready(spec, 1)
+    with fresh_box(spec) as second:
+        assert second is ahead and second.init_pid != first_init
+        assert sh(second, "cat /tmp/left 2>&1")[1] != 0  # (nothing of the last one's)
+    [ahead] = _spares_ready(spec, 1)
+    os.kill(ahead.init_pid, 9)  # (a spare whose init died is never handed out)
+    time.sleep(0.2)
+    with fresh_box(spec) as third:
+        assert third is not ahead and sh(third, "echo alive")[0].strip() == "alive"
+    # (as many at once as before: as many are started ahead, up to the cap)
+    with fresh_box(spec), fresh_box(spec), fresh_box(spec):
+        pass
+    assert len(_spares_ready(spec, 3)) == 3
+    monkeypatch.setattr(rootbox, "SPARE_BOXES", 2)  # (past the cap, the spec used longest ago gives way)
+    with fresh_box(BoxSpec(layers=(base,), hostname="other")):
+        pass
+    assert [len(waiting) for waiting in rootbox._spares_here().values()] == [1, 1]
+    assert list(rootbox._spares_here())[-1].hostname == "other"
+
+
+def test_a_forked_process_never_kills_its_parents_box(base: str) -> None:
+    with RootBox(BoxSpec(layers=(base,))) as made:
+        child = os.fork()
+        if child == 0:  # (a worker forked while the box was open: it closes its copy, then exits)
+            made.close()
+            os._exit(0)
+        os.waitpid(child, 0)
+        assert made.run(("bash", "-c", "echo alive")).output.strip() == "alive"

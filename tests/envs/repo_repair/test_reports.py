@@ -101,3 +101,12 @@ def test_a_pass_cannot_outvote_a_failure_of_the_same_test() -> None:
 def test_an_unknown_format_is_a_key_error() -> None:
     with pytest.raises(KeyError):
         reports.parse("nunit", "")
+
+
+def test_a_tap_report_that_bails_out_says_why_and_no_other_does() -> None:
+    bailed = "Bail out! the sources do not compile\nlib/set.rb:3: syntax error\n"
+    assert reports.bailed_out("tap", bailed) == "the sources do not compile\nlib/set.rb:3: syntax error"
+    assert reports.parse("tap", bailed) == {}
+    # (only a report's first line can say it: a test's name, or a later line, never does)
+    assert reports.bailed_out("tap", "ok - a\nBail out! later\n") is None
+    assert reports.bailed_out("junit", bailed) is None
