@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
@@ -334,6 +335,7 @@ class ProjectRepairEnv(CodeEnv):
     ) -> None:
         self.language = language
         self.store = LayerStore(store)
+        self._machines: dict[str, tuple[Project, tuple[str, ...]]] = {}
         if isinstance(tasks, TaskSet):
             task_set = tasks
         elif tasks == "bundled":
@@ -354,7 +356,15 @@ class ProjectRepairEnv(CodeEnv):
         return repair_of(task).project
 
     def layers(self, task: Task) -> tuple[str, ...]:
-        return projects_module.machine_layers(self.project(task), self.store)
+        """The task's project's machine (built on first use; its layers' keys hashed once per env,
+        again only where its top layer left the store)."""
+        project = self.project(task)
+        known = self._machines.get(project.name)
+        if known is not None and known[0] is project and os.path.isdir(known[1][0]):
+            return known[1]
+        stack = projects_module.machine_layers(project, self.store)
+        self._machines[project.name] = (project, stack)
+        return stack
 
     def visible_tree(self, task: Task) -> dict[str, bytes]:
         """The files the agent sees: the project's sources and tests with the task's own files
