@@ -14,6 +14,7 @@ from codegym.wrappers.curriculum import (
     TierCurriculum,
 )
 from codegym.wrappers.efficiency import EfficiencyReward
+from codegym.wrappers.record import RecordEpisodes, read_episodes
 from codegym.wrappers.refinement import FeedbackDetail
 from codegym.wrappers.reward import (
     BinaryReward,
@@ -39,9 +40,11 @@ __all__ = [
     "LengthPenalty",
     "MistakeReplay",
     "PassRateReward",
+    "RecordEpisodes",
     "RefinementDiscount",
     "RewardTerm",
     "SpeedupReward",
     "TierCurriculum",
     "TierWeightedReward",
+    "read_episodes",
 ]
