@@ -170,6 +170,8 @@ def _serve_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
     serve.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                        help=OPTION_HELP + "; the default of every env the server makes")  # fmt: skip
+    serve.add_argument("--record", metavar="FILE",
+                       help="append every session's episodes to FILE, one JSON line each (RecordEpisodes)")  # fmt: skip
 
 
 def _run(args: argparse.Namespace, families: Mapping[str, Any]) -> int:
@@ -332,7 +334,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServeConfig(host=args.host, port=args.port, token=args.token, insecure=args.insecure,
                          max_sessions=args.max_sessions, idle_timeout_s=args.idle_timeout,
                          max_request_bytes=args.max_request_bytes, allow_paths=args.allow_paths, env_kwargs=options,
-                         **limits)  # fmt: skip
+                         record=args.record, **limits)  # fmt: skip
     print(f"codegym serve: http://{args.host}:{args.port} (envs under /envs/<id>, e.g. "
           f"/envs/{DEFAULT_ENV}/ws; auth: {'token' if config.auth else 'none'})", file=sys.stderr)  # fmt: skip
     serve(config)

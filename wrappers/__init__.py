@@ -14,7 +14,6 @@ from codegym.wrappers.curriculum import (
     TierCurriculum,
 )
 from codegym.wrappers.efficiency import EfficiencyReward
-from codegym.wrappers.record import RecordEpisodes, read_episodes
 from codegym.wrappers.refinement import FeedbackDetail
 from codegym.wrappers.reward import (
     BinaryReward,
@@ -26,6 +25,8 @@ from codegym.wrappers.reward import (
     SpeedupReward,
     TierWeightedReward,
 )
+
+from codegym.episodes import RecordEpisodes, read_episodes
 
 __all__ = [
     "AdaptiveCurriculum",

@@ -39,6 +39,8 @@ class ServeConfig:
         env_ids: Registered ids served besides every ``codegym/`` one.
         allow_paths: Let clients name files on the server (``tasks="/data/x.jsonl"``).
         scorers: Long-lived scoring envs kept, one per (env id, kwargs).
+        record: A JSON-lines file every session's episodes are appended to, one line each
+            (`codegym.wrappers.RecordEpisodes`), or None.
     """
 
     host: str = "127.0.0.1"
@@ -55,6 +57,7 @@ class ServeConfig:
     env_ids: tuple[str, ...] = ()
     allow_paths: bool = False
     scorers: int = 8
+    record: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_sessions", "max_concurrency", "max_request_bytes", "max_batch", "scorers"):

@@ -40,6 +40,7 @@ from gymnasium.envs.registration import load_env_creator
 import codegym
 from codegym.agent import ToolResult
 from codegym.core import CodeEnv
+from codegym.episodes import RecordEpisodes
 from codegym.error import Error
 from codegym.serve.sessions import ApiError, Session, check_env_id, env_kwargs, kwargs_key, make_env
 from codegym.serve.wire import encode, space_to_dict
@@ -279,6 +280,8 @@ async def _session_env(server: Server, session: Session, requested: Any, *, rema
         return session.env
     kwargs = env_kwargs(server.config, requested)
     env = await server.run("make", make_env, session.env_id, kwargs)
+    if server.config.record is not None:  # (every episode of the session, one line each)
+        env = RecordEpisodes(env, server.config.record)
     await server.offload(session.close_env)
     session.env, session.kwargs_key = env, key
     return env

@@ -10,14 +10,18 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from codegym.wrappers import read_episodes
 
 from codegym.grade import Status
+from codegym.serve import ServeConfig
 from codegym.serve.wire import decode
 
 pytest.importorskip("websockets")
 pytest.importorskip("openenv.core")
 from openenv.core import GenericEnvClient
 from websockets.sync.client import connect
+
+from .conftest import _free_port, _start
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -147,3 +151,22 @@ def test_session_errors_come_back_as_openenv_errors(server_url: str) -> None:
         with pytest.raises(RuntimeError, match="server's to choose"):
             client.reset(env_kwargs={"executor": "docker"})
         assert client.reset(seed=1).observation["attempt"] == 0  # (the session goes on)
+
+
+def test_a_server_that_records_writes_each_session_s_episodes(tmp_path) -> None:
+    record = tmp_path / "served.jsonl"
+    server, thread = _start(ServeConfig(port=_free_port(), record=str(record)))
+    try:
+        env = gym.make("codegym/PythonFunction-v0")
+        task = env.unwrapped.tasks.get("codegym-py/004-digital-root")
+        url = f"http://127.0.0.1:{server.config.port}/envs/codegym/PythonFunction-v0"
+        with GenericEnvClient(base_url=url, message_timeout_s=120).sync() as client:
+            client.reset(task_id=task.id)
+            result = client.step({"code": task.reference})
+        assert result.reward == 1.0 and result.done
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    [episode] = read_episodes(record)
+    assert episode["task"]["id"] == task.id and episode["ended"] == "terminated"
+    assert episode["steps"][0]["info"]["grade"].status is Status.OK and episode["return"] == 1.0

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from codegym.wrappers.record import RECORD_VERSION, RecordEpisodes, read_episodes, task_digest
 
+from codegym.episodes import RECORD_VERSION, RecordEpisodes, read_episodes, task_digest
+from codegym.executor import Executor
 from codegym.grade import Grade, Status
-
-from .conftest import make
 
 TASK = "HumanEval/2"
 WRONG = "def truncate_number(number):\n    return 1 / 0\n"
 RIGHT = "def truncate_number(number):\n    return number % 1.0\n"
 AGENT_TASK = "codegym-py/001-count-vowel-runs"
+
+
+def make(executor: Executor, tasks: str = "codegym-py", **kwargs: Any) -> gym.Env:
+    return gym.make("codegym/PythonFunction-v0", tasks=tasks, executor=executor, **kwargs)
 
 
 def call(name: str, **arguments: object) -> str:

@@ -1,4 +1,5 @@
-"""Episodes as data: one JSON line per episode, with everything the env and the trainer saw.
+"""Episodes as data: one JSON line per episode, with everything the env and the trainer saw
+(`codegym.wrappers` offers the recorder beside the other wrappers).
 
 `RecordEpisodes` wraps any codegym env (any family, any mode) and appends one line per episode
 to a file: what made the env, the task (its id and a digest of its content), the reset, and
