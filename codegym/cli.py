@@ -133,6 +133,12 @@ def _parser(families: Mapping[str, Any]) -> argparse.ArgumentParser:
     )
     demo.add_argument("--out", type=Path, default=Path("codegym_demo_samples.jsonl"),
                       help="the samples file to write (its results beside it; both replaced on each run)")  # fmt: skip
+    regrade = commands.add_parser(
+        "regrade", parents=[common],
+        help="grade the final submissions of recorded episodes again and report every disagreement",
+    )  # fmt: skip
+    regrade.add_argument("episodes", type=Path, help="a JSON-lines file of episodes (RecordEpisodes, serve --record)")
+    regrade.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
     doctor = commands.add_parser(
         "doctor", parents=[common],
         help="which sandbox isolation tier runs here, why not the stronger ones, and what would enable them; "
@@ -144,6 +150,25 @@ def _parser(families: Mapping[str, Any]) -> argparse.ArgumentParser:
     for family in families.values():
         family.add_parser(commands, parents=[common])
     return parser
+
+
+def _regrade(path: Path, executor: str | None) -> int:
+    """Exit 0 where every recorded verdict holds, 1 where one does not (harness drift)."""
+    from codegym.episodes import regrade
+
+    if not path.is_file():
+        raise UsageError(f"no episodes file {path}: record some with RecordEpisodes or codegym serve --record")
+    found = regrade(path, executor=executor, progress=sys.stderr.isatty())
+    share = f"{100 * found.agreed / found.submissions:.1f}%" if found.submissions else "-"
+    print(f"{found.episodes} episodes, {found.submissions} final submissions graded again: {found.agreed} agree "
+          f"({share}), {len(found.disagreements)} disagree, {len(found.skipped)} skipped")  # fmt: skip
+    for why in found.skipped:
+        print(f"skipped {why}")
+    for one in found.disagreements:
+        print(f"DISAGREE {one.episode} {one.task_id}: recorded {one.recorded}, now {one.now}")
+        for test in one.tests:
+            print(f"  {test}")
+    return 1 if found.disagreements else 0
 
 
 def _serve_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -188,6 +213,8 @@ def _run(args: argparse.Namespace, families: Mapping[str, Any]) -> int:
         return _validate(
             args.env, args.tasks, args.runs, args.quarantine, args.executor, {**dict(args.option), **sample}
         )
+    if args.command == "regrade":
+        return _regrade(args.episodes, args.executor)
     if args.command == "demo":
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", [1, 2], None, force=True)

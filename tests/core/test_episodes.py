@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from codegym.episodes import RECORD_VERSION, RecordEpisodes, read_episodes, task_digest
+from codegym.episodes import RECORD_VERSION, RecordEpisodes, read_episodes, regrade, task_digest
 from codegym.executor import Executor
 from codegym.grade import Grade, Status
 
@@ -114,3 +116,48 @@ def test_a_file_of_another_version_or_not_json_says_what_it_expected(tmp_path: P
     path.write_text("not json\n")
     with pytest.raises(ValueError, match=r"episodes\.jsonl:1: not JSON"):
         list(read_episodes(path))
+
+
+def test_regrade_agrees_with_what_was_recorded_and_names_every_drift(executor, tmp_path: Path) -> None:
+    path = tmp_path / "episodes.jsonl"
+    env = RecordEpisodes(make(executor, tasks="humaneval", mode="refine", max_episode_steps=3), path)
+    for answer in (RIGHT, WRONG):
+        env.reset(options={"task_id": TASK})
+        env.step(answer)
+    env.close()  # (the wrong one's episode is written "open": its last submission is graded again too)
+    found = regrade(path)
+    assert (found.episodes, found.submissions, found.agreed, found.disagreements) == (2, 2, 2, ())
+    # A recording whose verdict the grader no longer gives (a grader that drifted, or a forged line):
+    lines = path.read_text().splitlines()
+    forged = json.loads(lines[1])
+    grade = forged["steps"][-1]["info"]["grade"]["__grade__"]
+    grade["status"] = "OK"
+    for test in grade["tests"]:
+        test.pop("passed", None)
+        test["passed"] = True
+    path.write_text("\n".join([lines[0], json.dumps(forged)]) + "\n")
+    [drift] = regrade(path).disagreements
+    assert (drift.task_id, drift.recorded, drift.now) == (TASK, "OK", "WA")
+    assert drift.tests and all(line.endswith("passed -> failed") for line in drift.tests)
+    done = subprocess.run([sys.executable, "-m", "codegym.cli", "regrade", str(path)], capture_output=True,
+                          text=True, check=False, timeout=300)  # fmt: skip
+    assert done.returncode == 1 and "2 final submissions graded again: 1 agree (50.0%), 1 disagree" in done.stdout
+    assert f"DISAGREE {forged['episode']} {TASK}: recorded OK, now WA" in done.stdout
+
+
+def test_regrade_skips_what_it_cannot_grade_and_says_why(executor, tmp_path: Path) -> None:
+    path = tmp_path / "episodes.jsonl"
+    env = RecordEpisodes(make(executor, tasks="humaneval", mode="refine", max_episode_steps=3), path)
+    env.reset(options={"task_id": TASK})
+    env.close()  # (no submission)
+    env = RecordEpisodes(make(executor, tasks="humaneval"), path)
+    env.reset(options={"task_id": TASK})
+    env.step(RIGHT)
+    lines = path.read_text().splitlines()
+    changed = json.loads(lines[1])
+    changed["task"]["digest"] = "0" * 64
+    path.write_text("\n".join([lines[0], json.dumps(changed)]) + "\n")
+    found = regrade(path)
+    assert (found.episodes, found.submissions) == (2, 0)
+    assert [why.split(": ", 1)[1] for why in found.skipped] == [
+        "no graded submission", f"task {TASK} changed since it was recorded"]  # fmt: skip
