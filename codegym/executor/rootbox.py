@@ -562,8 +562,10 @@ def fresh_box(spec: BoxSpec) -> Iterator[RootBox]:
     the background, so that grades in one machine's boxes, one after another or as many at
     once as before, do not wait for a box to start (`SPARE_BOXES` at most are kept)."""
     with _spares_lock:
-        waiting = _spares_here().get(spec)
-        ahead = waiting.popleft() if waiting else None
+        spares = _spares_here()
+        ahead = spares[spec].popleft() if spares.get(spec) else None
+        if spec in spares and not spares[spec]:
+            del spares[spec]
     box = (_started(ahead) if ahead is not None else None) or RootBox(spec)
     try:
         yield box
@@ -581,6 +583,7 @@ def _started(ahead: Future[RootBox]) -> RootBox | None:
     try:
         box = ahead.result(timeout=START_TIMEOUT_S)
     except Exception:
+        ahead.add_done_callback(_close_started)  # (one that starts after all is closed, never used)
         return None
     if select.select([box.init_pidfd], [], [], 0)[0]:  # (its init is gone)
         box.close()

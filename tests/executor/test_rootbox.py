@@ -209,6 +209,13 @@ def test_fresh_boxes_are_started_ahead_and_never_reused(base: str, monkeypatch: 
         pass
     assert [len(waiting) for waiting in rootbox._spares_here().values()] == [1, 1]
     assert list(rootbox._spares_here())[-1].hostname == "other"
+    # (a spec whose spares were all taken holds no place in the queue)
+    with fresh_box(spec):
+        for name in ("third", "fourth"):
+            with fresh_box(BoxSpec(layers=(base,), hostname=name)):
+                pass
+    assert [(key.hostname, len(waiting)) for key, waiting in rootbox._spares_here().items()] == [
+        ("fourth", 1), ("spare-test", 1)]  # fmt: skip
 
 
 def test_a_forked_process_never_kills_its_parents_box(base: str) -> None:
