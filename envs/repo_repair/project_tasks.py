@@ -418,8 +418,17 @@ def symptom(project: Project, layers: Sequence[str], drawn: Drawn, lines: int = 
 
 
 def in_tree(project: Project, files: Mapping[str, bytes]) -> dict[str, bytes]:
-    """``files`` (relative path -> content) at their paths in the project's machine."""
-    return {posixpath.join(project.root, relative): content for relative, content in files.items()}
+    """``files`` (relative path -> content) at their paths in the project's machine.
+
+    Raises:
+        ValueError: A path that leads out of the tree (a diff's paths were checked before:
+            this is the last guard before the machine's init writes them as root).
+    """
+    placed = {posixpath.normpath(posixpath.join(project.root, path)): content for path, content in files.items()}
+    outside = [path for path in placed if not path.startswith(project.root.rstrip("/") + "/")]
+    if outside:
+        raise ValueError(f"{project.name}: files outside its tree {project.root}: {outside[:3]}")
+    return placed
 
 
 def write_tree(folder: str, root: str, files: Mapping[str, bytes], whiteouts: Sequence[str] = ()) -> None:

@@ -270,3 +270,11 @@ def test_one_batch_for_every_folder_is_a_recipe_s_choice_and_needs_a_batch_that_
              "report": "junit", "batch_all_folders": True}  # fmt: skip
     with pytest.raises(TaskFormatError, match="batch_all_folders needs a batch that names no"):
         projects._toolchain("go", entry)
+
+
+def test_files_placed_in_a_machine_stay_in_the_tree() -> None:
+    project = projects.projects()["go-cmp"]
+    assert project_tasks.in_tree(project, {"cmp/a.go": b"x"}) == {f"{project.root}/cmp/a.go": b"x"}
+    for escape in ("../../etc/passwd", "/opt/codegym/harness.js", "cmp/../../x.go"):
+        with pytest.raises(ValueError, match="outside its tree"):
+            project_tasks.in_tree(project, {escape: b"x"})
