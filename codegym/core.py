@@ -433,6 +433,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         info: dict[str, Any] = {
             "task_id": self.task.id,
             "tool_results": [r.to_dict() for r in results],
+            "tool_calls": [{"id": call.id, "name": call.name, "arguments": call.arguments} for call in parsed.calls],
             "format_errors": len(parsed.errors),
             "format_error_messages": list(parsed.errors),
             "calls": episode.calls,

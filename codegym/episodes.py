@@ -41,7 +41,6 @@ import codegym
 from codegym.grade import Grade
 from codegym.serve.wire import decode, encode
 from codegym.task import Task
-from codegym.tools.calls import parse_tool_calls
 
 RECORD_VERSION = 1
 
@@ -105,9 +104,9 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructo
         seconds = time.perf_counter() - started
         if self._episode is not None:
             step: dict[str, Any] = {"action": _encoded(action)}
-            calls = _tool_calls(self.env.unwrapped, action)
-            if calls is not None:
-                step["tool_calls"] = calls
+            if "tool_calls" in info:  # (agent mode: the calls as the env parsed them, and its malformed ones)
+                errors = [{"error": error} for error in info.get("format_error_messages", ())]
+                step["tool_calls"] = _encoded(info["tool_calls"]) + errors
             if self._noted:
                 step["generation"] = _encoded(self._noted)
             step.update(
@@ -197,21 +196,6 @@ def _encoded(value: Any) -> Any:
         if isinstance(value, tuple):
             return {"__tuple__": [_encoded(item) for item in value]}
         return {"__unrecorded__": type(value).__name__}
-
-
-def _tool_calls(core: Any, action: Any) -> list[dict[str, Any]] | None:
-    """In agent mode, the tool calls found in ``action`` (as the env parsed them) and its
-    malformed ones; else None."""
-    if getattr(core, "mode", None) != "agent":
-        return None
-    try:
-        parsed = parse_tool_calls(action, core.tools)
-    except TypeError:
-        return None
-    calls: list[dict[str, Any]] = [
-        {"id": call.id, "name": call.name, "arguments": _encoded(call.arguments)} for call in parsed.calls
-    ]
-    return calls + [{"error": error} for error in parsed.errors]
 
 
 # --- re-grading ------------------------------------------------------------------------------
