@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import abc
 import atexit
+import contextlib
 import itertools
 import logging
 import os
@@ -23,7 +24,16 @@ from typing import Any, Generic, Protocol, TypeVar
 from codegym.error import SandboxError
 from codegym.executor._wire import FrameReader, write_frame
 from codegym.executor.base import Executor, Job, RunResult
-from codegym.executor.workspace import DISK_BYTES, IDLE_TIMEOUT_S, Layer, Workspace, WorkspaceLost, check_command
+from codegym.executor.workspace import (
+    DISK_BYTES,
+    IDLE_TIMEOUT_S,
+    Changes,
+    Layer,
+    Snapshot,
+    Workspace,
+    WorkspaceLost,
+    check_command,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -242,7 +252,7 @@ class WorkerPool(Executor, Generic[W]):
             except WorkerFault as e:
                 worker.stop()
                 raise SandboxError(f"cannot start {self.name} worker {worker.index} for a workspace: {e}") from e
-            workspace = _PinnedWorkspace(self, worker, sid, disk_bytes)
+            workspace = _PinnedWorkspace(self, worker, sid, disk_bytes, layer, idle_timeout_s)
             workspace.request("open", layer.key, files, layer.executables, disk_bytes, idle_timeout_s)
             worker.sessions.add(sid)
         return workspace
@@ -270,11 +280,15 @@ class _PinnedWorkspace(Workspace):
     """A workspace of a `WorkerPool`: it lives in one worker, as long as that worker's
     current start."""
 
-    def __init__(self, pool: WorkerPool[Any], worker: Worker, sid: str, disk_bytes: int) -> None:
+    def __init__(
+        self, pool: WorkerPool[Any], worker: Worker, sid: str, disk_bytes: int, layer: Layer, idle_timeout_s: float
+    ) -> None:
         self.pool = pool
         self.worker = worker
         self.id = sid
         self.disk_bytes = disk_bytes
+        self.layer = layer
+        self.idle_timeout_s = idle_timeout_s
         self.starts = worker.starts
         self.loaded = pool.preload
         self.closed = False
@@ -308,6 +322,58 @@ class _PinnedWorkspace(Workspace):
         with self.worker.lock:
             self.request("reset")
         self.used_bytes = 0
+
+    def snapshot(self) -> Snapshot:
+        snapshot = Snapshot(secrets.token_hex(8), self.layer, self.disk_bytes, (self.worker, self.starts))
+        with self.worker.lock:
+            self.request("snapshot", snapshot.id)
+        return snapshot
+
+    def restore(self, snapshot: Snapshot) -> None:
+        with self.worker.lock:
+            self.request("restore", self._here(snapshot))
+        self.layer = snapshot.layer
+
+    def fork(self, snapshot: Snapshot | None = None) -> Workspace:
+        taken = snapshot or self.snapshot()
+        try:
+            child = _PinnedWorkspace(self.pool, self.worker, secrets.token_hex(8), taken.disk_bytes, taken.layer,
+                                     self.idle_timeout_s)  # fmt: skip
+            with self.worker.lock:
+                child.request("fork", self._here(taken), taken.disk_bytes, self.idle_timeout_s)
+                self.worker.sessions.add(child.id)
+        finally:
+            if snapshot is None:
+                self.release(taken)
+        return child
+
+    def release(self, snapshot: Snapshot) -> None:
+        worker, starts = self._owner(snapshot)
+        with worker.lock, contextlib.suppress(WorkerFault):
+            connection = worker.connection()
+            if connection is not None and worker.starts == starts:  # (else it went with its worker)
+                call(*connection, "release", "", snapshot.id, timeout_s=DEADLINE_MARGIN_S)
+
+    def changes(self, snapshot: Snapshot) -> Changes:
+        with self.worker.lock:
+            files, executables = self.request("changes", self._here(snapshot))
+        return Changes(files, tuple(executables))
+
+    @staticmethod
+    def _owner(snapshot: Snapshot) -> tuple[Worker, int]:
+        owner = snapshot.owner
+        if not (isinstance(owner, tuple) and len(owner) == 2 and isinstance(owner[1], int)):
+            raise ValueError(f"snapshot {snapshot.id} is not a worker pool's (taken by another backend)")
+        return owner[0], owner[1]
+
+    def _here(self, snapshot: Snapshot) -> str:
+        """``snapshot``'s id, where it lives on this workspace's worker (else `ValueError`)."""
+        if self._owner(snapshot) != (self.worker, self.starts):
+            raise ValueError(
+                f"snapshot {snapshot.id} lives on another worker than workspace {self.id}: open a "
+                "workspace there with executor.open_workspace(snapshot.layer.with_changes(changes)) instead"
+            )
+        return snapshot.id
 
     def close(self) -> None:
         if self.closed:

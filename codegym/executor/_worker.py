@@ -192,7 +192,8 @@ class Supervisor:
                 raise
 
     def _workspace_request(self, kind: str, nonce: bytes, body: list[Any], res: int) -> None:
-        """Open, run a command in, reset or close a workspace (see ``_workspace.py``)."""
+        """Open, run a command in, reset, snapshot, restore, fork or close a workspace, or
+        release or read a snapshot (see ``_workspace.py``)."""
         try:
             if kind == "open":
                 self.store.open(*body)
@@ -200,10 +201,13 @@ class Supervisor:
                 self.store.check(body[0])
                 self._perform(Job.from_wire(body[1]), functools.partial(_send_result, res, nonce), workspace=body[0])
                 return
-            elif kind == "reset":
-                self.store.reset(body[0])
-            elif kind == "close":
-                self.store.close(body[0])
+            elif kind == "changes":  # (body[0]: the workspace asking, if any)
+                write_frame(res, ("done", nonce, *self.store.changes(body[1])))
+                return
+            elif kind == "release":
+                self.store.release(body[1])
+            elif kind in ("reset", "close", "snapshot", "restore", "fork"):
+                getattr(self.store, kind)(*body)
             else:
                 raise WorkspaceRefused(f"unknown request {kind!r}")
         except WorkspaceRefused as e:

@@ -27,7 +27,16 @@ from typing import Any
 
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor.base import Executor, Job, RunResult
-from codegym.executor.workspace import DISK_BYTES, IDLE_TIMEOUT_S, Layer, Workspace, WorkspaceLost, check_command
+from codegym.executor.workspace import (
+    DISK_BYTES,
+    IDLE_TIMEOUT_S,
+    Changes,
+    Layer,
+    Snapshot,
+    Workspace,
+    WorkspaceLost,
+    check_command,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +70,7 @@ class Node:
 
         self.executor = LocalExecutor(workers=workers, preload=preload)
         self.workspaces: dict[str, Workspace] = {}
+        self.snapshots: dict[str, Snapshot] = {}
 
     def run(self, job: Job) -> tuple[str, Any]:
         try:
@@ -99,14 +109,29 @@ class Node:
         return "ok", workspace.id
 
     def workspace(self, sid: str, method: str, *args: Any) -> tuple[str, Any]:
-        """Call ``method`` of workspace ``sid``: ("ok", value), or ("lost" | "error", why)."""
+        """Call ``method`` of workspace ``sid``: ("ok", value), or ("lost" | "error", why).
+        Snapshots stay here, named by their ids: ``snapshot`` returns one, ``fork`` the new
+        workspace's id, and ``restore``, ``fork``, ``release`` and ``changes`` take one."""
         workspace = self.workspaces.get(sid)
         if workspace is None:
             return "lost", "the actor holding it restarted"
         try:
             if method == "close":
                 del self.workspaces[sid]
+            if method in ("restore", "fork", "release", "changes") and args and args[0] is not None:
+                if args[0] not in self.snapshots:
+                    return "lost", f"no snapshot {args[0]!r} on this actor (released, or the actor restarted)"
+                if method == "release":
+                    args = (self.snapshots.pop(args[0]),)
+                else:
+                    args = (self.snapshots[args[0]], *args[1:])
             value = getattr(workspace, method)(*args)
+            if isinstance(value, Snapshot):
+                self.snapshots[value.id] = value
+                value = value.id
+            elif isinstance(value, Workspace):
+                self.workspaces[value.id] = value
+                value = value.id
         except WorkspaceLost as e:
             return "lost", str(e)
         except SandboxError as e:
@@ -347,7 +372,7 @@ class RayExecutor(Executor):
         if kind != "ok":
             self._workspaces[index] -= 1
             raise SandboxError(f"cannot open a workspace on ray actor {index}: {value}")
-        return _ActorWorkspace(self, index, value, disk_bytes)
+        return _ActorWorkspace(self, index, value, disk_bytes, layer)
 
     def close(self) -> None:
         with self._lock:
@@ -370,8 +395,9 @@ class RayExecutor(Executor):
 class _ActorWorkspace(Workspace):
     """A workspace of a `RayExecutor`: it lives in one actor's local executor."""
 
-    def __init__(self, executor: RayExecutor, index: int, sid: str, disk_bytes: int) -> None:
+    def __init__(self, executor: RayExecutor, index: int, sid: str, disk_bytes: int, layer: Layer) -> None:
         self.executor = executor
+        self.layer = layer
         self.index = index
         self.actor = executor._actors[index]
         self.id = sid
@@ -401,6 +427,35 @@ class _ActorWorkspace(Workspace):
 
     def reset(self) -> None:
         self._call("reset")
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self._call("snapshot"), self.layer, self.disk_bytes, (self.executor, self.index))
+
+    def restore(self, snapshot: Snapshot) -> None:
+        self._call("restore", self._here(snapshot))
+        self.layer = snapshot.layer
+
+    def fork(self, snapshot: Snapshot | None = None) -> Workspace:
+        sid = self._call("fork", None if snapshot is None else self._here(snapshot))
+        with self.executor._lock:
+            self.executor._workspaces[self.index] += 1
+        layer = self.layer if snapshot is None else snapshot.layer
+        return _ActorWorkspace(self.executor, self.index, sid, self.disk_bytes, layer)
+
+    def release(self, snapshot: Snapshot) -> None:
+        with contextlib.suppress(SandboxError):
+            self._call("release", self._here(snapshot))
+
+    def changes(self, snapshot: Snapshot) -> Changes:
+        return self._call("changes", self._here(snapshot))
+
+    def _here(self, snapshot: Snapshot) -> str:
+        if snapshot.owner != (self.executor, self.index):
+            raise ValueError(
+                f"snapshot {snapshot.id} lives on another actor than workspace {self.id}: open a workspace "
+                "there with executor.open_workspace(snapshot.layer.with_changes(changes)) instead"
+            )
+        return snapshot.id
 
     def close(self) -> None:
         if self.closed:

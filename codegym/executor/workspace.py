@@ -65,6 +65,13 @@ class Layer:
         if stray:
             raise ValueError(f"Layer.executables names paths that are not among its files: {sorted(stray)}")
 
+    def with_changes(self, changes: Changes) -> Layer:
+        """This layer with ``changes`` applied: where a snapshot's tree is opened elsewhere."""
+        files = {path: content for path, content in self.files.items() if path not in changes.files}
+        files.update((path, content) for path, content in changes.files.items() if content is not None)
+        kept = {path for path in self.executables if path not in changes.files}
+        return Layer(files, tuple(sorted(kept | set(changes.executables))))
+
     @cached_property
     def key(self) -> str:
         """The layer's content hash: workers keep one copy of each."""
@@ -74,6 +81,45 @@ class Layer:
             digest.update(b"%d:%s:%d:%d\n" % (len(path), path.encode(), path in self.executables, len(content)))
             digest.update(content)
         return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a workspace's tree changed from its layer: the bytes written, nothing shared.
+    Plain data (it pickles and travels), so a snapshot can move to another worker, node or
+    server: `Layer.with_changes` makes the layer a workspace opens there.
+
+    Attributes:
+        files: Relative path -> its content now, or ``None`` where a file of the layer was
+            deleted. Regular files only: links and empty folders are not carried.
+        executables: Which of ``files`` are executable.
+    """
+
+    files: Mapping[str, bytes | None] = field(default_factory=dict)
+    executables: tuple[str, ...] = ()
+
+    @property
+    def bytes_written(self) -> int:
+        return sum(len(content) for content in self.files.values() if content is not None)
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """A workspace's tree, frozen (`Workspace.snapshot`): restore a workspace to it, fork new
+    ones from it, read its `Workspace.changes`, and `release` it when done. It lives where
+    the workspace did (a worker), as long as something uses it (a handle, a workspace or a
+    snapshot above it) or until it has been idle for the workspace's ``idle_timeout_s``.
+
+    Attributes:
+        id: Its name on its worker.
+        layer: The layer below it.
+        disk_bytes: The quota of workspaces forked from it.
+    """
+
+    id: str
+    layer: Layer
+    disk_bytes: int
+    owner: object = field(repr=False)  # (the backend's: where the snapshot lives)
 
 
 class Workspace(abc.ABC):
@@ -109,6 +155,31 @@ class Workspace(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Free the workspace. Idempotent; a lost workspace closes quietly."""
+
+    def snapshot(self) -> Snapshot:
+        """Freeze the tree as it is now (no process runs between commands, so the files are
+        the whole state); the workspace goes on from it. Where the worker can mount, the
+        workspace's own changes become a read-only layer shared by what is made from it (no
+        copy); in the `container` tier the tree is copied."""
+        raise NotImplementedError(f"{type(self).__name__} cannot take snapshots")
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Put the tree back as ``snapshot`` (taken by this workspace or another of its worker)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot restore snapshots")
+
+    def fork(self, snapshot: Snapshot | None = None) -> Workspace:
+        """A new workspace whose tree is ``snapshot`` (by default this one's tree now), on
+        this workspace's worker; it is closed on its own."""
+        raise NotImplementedError(f"{type(self).__name__} cannot fork")
+
+    def release(self, snapshot: Snapshot) -> None:
+        """Drop the handle ``snapshot`` (what was restored or forked from it keeps its files).
+        Idempotent, and quiet where the snapshot's worker is gone."""
+        raise NotImplementedError(f"{type(self).__name__} cannot release snapshots")
+
+    def changes(self, snapshot: Snapshot) -> Changes:
+        """The bytes ``snapshot``'s tree changed from its layer (to move it elsewhere)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot read snapshots")
 
     def __enter__(self) -> Workspace:
         return self
