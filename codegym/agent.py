@@ -19,6 +19,7 @@ the loss of the workspace's worker, which is flagged ``info["infra_error"]`` and
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,7 @@ from typing import Any, Literal
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.executor.base import MiB
-from codegym.executor.workspace import Layer, Workspace
+from codegym.executor.workspace import Layer, Snapshot, Workspace
 from codegym.tools.calls import ToolCall
 from codegym.tools.schemas import tool_schemas
 
@@ -249,8 +250,43 @@ class AgentEpisode:
         step = Step(argv=argv, env=self.setup.env)
         return self.workspace.run(Job(steps=(step,), limits=self.limits.command, preload=TOOL_MODULES))
 
+    def snapshot(self) -> EpisodeSnapshot:
+        """The workspace's tree and the budgets spent, frozen (see `Workspace.snapshot`)."""
+        return EpisodeSnapshot(self.workspace.snapshot(), self.calls, self.elapsed_s)
+
+    def restore(self, snapshot: EpisodeSnapshot) -> None:
+        """Back to ``snapshot``: its tree, its budgets spent."""
+        self.workspace.restore(snapshot.workspace)
+        self.calls, self.elapsed_s = snapshot.calls, snapshot.elapsed_s
+
+    def fork(self, snapshot: EpisodeSnapshot) -> AgentEpisode:
+        """A new episode of the same task, setup and tools, going on from ``snapshot``."""
+        child = copy.copy(self)
+        child.workspace = self.workspace.fork(snapshot.workspace)
+        child.calls, child.elapsed_s = snapshot.calls, snapshot.elapsed_s
+        return child
+
+    def release(self, snapshot: EpisodeSnapshot) -> None:
+        self.workspace.release(snapshot.workspace)
+
     def close(self) -> None:
         self.workspace.close()
+
+
+@dataclass(frozen=True)
+class EpisodeSnapshot:
+    """An agent episode frozen between two steps: no process runs then, so its workspace's
+    files and its budgets are its whole state.
+
+    Attributes:
+        workspace: The tree's snapshot.
+        calls: Tool calls made.
+        elapsed_s: Wall-clock seconds its calls took.
+    """
+
+    workspace: Snapshot
+    calls: int
+    elapsed_s: float
 
 
 def _tool_result(call: ToolCall, result: RunResult, elapsed: float) -> ToolResult:

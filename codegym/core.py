@@ -8,6 +8,7 @@ once, here.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
@@ -112,6 +113,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     grades_at_budget_end: ClassVar[bool] = False
     # Called with each tool call's result as it completes, in ``mode="agent"`` (a server streams them).
     tool_listener: Callable[[ToolResult], None] | None = None
+    # What an episode carries from one step to the next (a snapshot copies it); a family that
+    # keeps more adds its attributes' names.
+    episode_state: ClassVar[tuple[str, ...]] = ("task", "attempt", "last_grade", "_done")
 
     def __new__(
         cls, *args: Any, server: str | Sequence[str] | None = None, token: str | None = None, **kwargs: Any
@@ -604,6 +608,40 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def close(self) -> None:
         self._close_episode()
         self._executor = None  # shared executors are closed at interpreter exit
+
+    # --- snapshots (see `codegym.episodes.branch`, which also carries the wrappers' state) --------
+
+    def snapshot_state(self) -> dict[str, Any]:
+        """The episode as it stands between two steps: `episode_state`, the RNG's state and,
+        in ``mode="agent"``, the agent episode's snapshot (its workspace frozen)."""
+        state: dict[str, Any] = {name: getattr(self, name) for name in self.episode_state}
+        state["rng"] = copy.deepcopy(self.np_random.bit_generator.state)
+        state["agent"] = (self._episode, self._episode.snapshot()) if self._episode is not None else None
+        return state
+
+    def restore_state(self, state: Mapping[str, Any], *, fork: bool = False) -> None:
+        """Go on from ``state`` (`snapshot_state`'s): its episode's values, its RNG state, and
+        its workspace (restored into this env's own, or a new one forked from it where this env
+        has none or ``fork`` says so: a fork must not share its parent's)."""
+        for name in self.episode_state:
+            setattr(self, name, state[name])
+        self.np_random.bit_generator.state = copy.deepcopy(state["rng"])
+        if state["agent"] is None:
+            if not fork:
+                self._close_episode_quietly()
+            self._episode = None
+            return
+        taker, frozen = state["agent"]
+        if fork or self._episode is None:
+            self._episode = taker.fork(frozen)
+        else:
+            self._episode.restore(frozen)
+
+    def release_state(self, state: Mapping[str, Any]) -> None:
+        """Free what ``state`` holds (its workspace's snapshot)."""
+        if state["agent"] is not None:
+            taker, frozen = state["agent"]
+            taker.release(frozen)
 
     # --- observation ---------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from codegym.agent import AgentEpisode, ToolResult
 from codegym.executor.rootbox import Background, RootBox
@@ -90,6 +91,12 @@ class MachineEpisode(AgentEpisode):
         self.elapsed_s += elapsed
         return ToolResult(
             call.id, call.name, content.strip("\n"), exit_code, result.elided_bytes > 0, round(elapsed, 6)
+        )
+
+    def snapshot(self) -> Any:
+        raise NotImplementedError(
+            "a machine's episode (a terminal task's) cannot be snapshot yet: its processes, not only its files, "
+            "are its state; replay the episode's tool calls into a fresh one instead"
         )
 
     def close(self) -> None:

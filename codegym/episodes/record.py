@@ -22,6 +22,7 @@ log-probs a trainer hands in (`RecordEpisodes.note`). Values are written in the 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 import hashlib
@@ -123,6 +124,19 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructo
     def close(self) -> None:
         self._write("open")
         super().close()
+
+    def snapshot_state(self) -> Any:
+        """The episode recorded so far (`codegym.episodes.branch`)."""
+        return copy.deepcopy((self._episode, self._noted))
+
+    def restore_state(self, state: Any, *, fork: bool) -> None:
+        """Go on recording from ``state``; a fork records an episode of its own, whose
+        ``forked_from`` names the episode and the step it branched after."""
+        episode, noted = copy.deepcopy(state)
+        if fork and episode is not None:
+            origin = {"episode": episode["episode"], "step": len(episode["steps"])}
+            episode.update(episode=uuid.uuid4().hex, forked_from=origin)
+        self._episode, self._noted = episode, noted
 
     def _write(self, ended: str) -> None:
         """Append the episode in progress (if any) as one line, and forget it."""

@@ -363,8 +363,6 @@ class OverlayStore(Store):
             linux.move(f"{top}/tree", self._grave())
             linux.move(top, f"snaps/{snap}")
             os.rmdir(top)
-            linux.mount("", f"snaps/{snap}", None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
-                        | linux.MS_NOSUID | linux.MS_NODEV)  # fmt: skip
         return (snap, *session.stack), session.over_layer, added
 
     def _drop_snapshot(self, snap: str) -> None:

@@ -70,7 +70,7 @@ class Node:
 
         self.executor = LocalExecutor(workers=workers, preload=preload)
         self.workspaces: dict[str, Workspace] = {}
-        self.snapshots: dict[str, Snapshot] = {}
+        self.snapshots: dict[str, tuple[Snapshot, Workspace]] = {}  # id -> (it, the workspace that took it)
 
     def run(self, job: Job) -> tuple[str, Any]:
         try:
@@ -110,33 +110,46 @@ class Node:
 
     def workspace(self, sid: str, method: str, *args: Any) -> tuple[str, Any]:
         """Call ``method`` of workspace ``sid``: ("ok", value), or ("lost" | "error", why).
-        Snapshots stay here, named by their ids: ``snapshot`` returns one, ``fork`` the new
-        workspace's id, and ``restore``, ``fork``, ``release`` and ``changes`` take one."""
+        ``snapshot`` returns the snapshot's id (it stays here) and ``restore`` and ``changes``
+        take one."""
         workspace = self.workspaces.get(sid)
         if workspace is None:
             return "lost", "the actor holding it restarted"
         try:
             if method == "close":
                 del self.workspaces[sid]
-            if method in ("restore", "fork", "release", "changes") and args and args[0] is not None:
+            if method in ("restore", "changes"):
                 if args[0] not in self.snapshots:
                     return "lost", f"no snapshot {args[0]!r} on this actor (released, or the actor restarted)"
-                if method == "release":
-                    args = (self.snapshots.pop(args[0]),)
-                else:
-                    args = (self.snapshots[args[0]], *args[1:])
+                args = (self.snapshots[args[0]][0],)
             value = getattr(workspace, method)(*args)
             if isinstance(value, Snapshot):
-                self.snapshots[value.id] = value
-                value = value.id
-            elif isinstance(value, Workspace):
-                self.workspaces[value.id] = value
+                self.snapshots[value.id] = (value, workspace)
                 value = value.id
         except WorkspaceLost as e:
             return "lost", str(e)
         except SandboxError as e:
             return "error", str(e)
         return "ok", (value, workspace.used_bytes)
+
+    def snapshot(self, method: str, snap: str) -> tuple[str, Any]:
+        """``fork`` (a new workspace's id) or ``release`` the snapshot ``snap``, whether or not
+        the workspace that took it is still open."""
+        if snap not in self.snapshots:
+            return ("ok", (None, 0)) if method == "release" else ("lost", f"no snapshot {snap!r} on this actor")
+        snapshot, taker = self.snapshots[snap]
+        try:
+            if method == "release":
+                del self.snapshots[snap]
+                taker.release(snapshot)
+                return "ok", (None, 0)
+            child = taker.fork(snapshot)
+        except WorkspaceLost as e:
+            return "lost", str(e)
+        except SandboxError as e:
+            return "error", str(e)
+        self.workspaces[child.id] = child
+        return "ok", (child.id, 0)
 
     def close(self) -> None:
         """Stop the workers and remove their cgroups and scratch dirs before the actor goes."""
@@ -436,15 +449,29 @@ class _ActorWorkspace(Workspace):
         self.layer = snapshot.layer
 
     def fork(self, snapshot: Snapshot | None = None) -> Workspace:
-        sid = self._call("fork", None if snapshot is None else self._here(snapshot))
+        taken = snapshot or self.snapshot()
+        try:
+            sid = self._snapshot_call("fork", self._here(taken))
+        finally:
+            if snapshot is None:
+                self.release(taken)
         with self.executor._lock:
             self.executor._workspaces[self.index] += 1
-        layer = self.layer if snapshot is None else snapshot.layer
-        return _ActorWorkspace(self.executor, self.index, sid, self.disk_bytes, layer)
+        return _ActorWorkspace(self.executor, self.index, sid, self.disk_bytes, taken.layer)
 
     def release(self, snapshot: Snapshot) -> None:
         with contextlib.suppress(SandboxError):
-            self._call("release", self._here(snapshot))
+            self._snapshot_call("release", self._here(snapshot))
+
+    def _snapshot_call(self, method: str, snap: str) -> Any:
+        try:
+            kind, value = self.executor._call(self.actor, "snapshot", method, snap, timeout_s=DEADLINE_MARGIN_S)
+        except _Lost as e:
+            raise WorkspaceLost(f"snapshot {snap} (ray actor {self.index}) was lost: {e}") from e
+        if kind != "ok":
+            fault = WorkspaceLost if kind == "lost" else SandboxError
+            raise fault(f"snapshot {snap} (ray actor {self.index}): {value}")
+        return value[0]
 
     def changes(self, snapshot: Snapshot) -> Changes:
         return self._call("changes", self._here(snapshot))

@@ -67,6 +67,7 @@ class VisualEnv(CodeEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     family: ClassVar[str] = "Visual"
+    episode_state: ClassVar[tuple[str, ...]] = (*CodeEnv.episode_state, "_preview")  # (the agent's last render)
     kind: ClassVar[str] = ""  # the renderer (`render.RENDERERS`)
     metric_names: ClassVar[tuple[str, ...]] = metrics.METRICS  # what ``reward_weights`` may name
     file: ClassVar[str] = ""  # the file the renderer reads

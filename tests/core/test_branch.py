@@ -1,0 +1,161 @@
+"""Snapshot, restore and fork of live episodes (codegym.episodes.branch): a branch's next
+observation and final grade equal a fresh replay of the same prefix, branches never see each
+other's files, and every wrapper's state travels with them."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from codegym.episodes import RecordEpisodes, fork, read_episodes, release, restore, snapshot
+from codegym.executor import Executor
+
+AGENT_TASK = "codegym-py/001-count-vowel-runs"
+
+
+def make(executor: Executor, **kwargs: Any) -> gym.Env:
+    return gym.make("codegym/PythonFunction-v0", tasks="codegym-py", executor=executor, **kwargs)
+
+
+def call(name: str, **arguments: object) -> str:
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+
+
+def bash(command: str) -> str:
+    return call("bash", command=command)
+
+
+def comparable(observation: dict[str, Any]) -> dict[str, Any]:
+    return {key: value.tolist() if isinstance(value, np.ndarray) else value for key, value in observation.items()}
+
+
+def outcome(step: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What a replay must reproduce of a step: the observation, reward, flags and verdict."""
+    observation, reward, terminated, truncated, info = step
+    grade = info.get("grade")
+    verdict = None if grade is None else (grade.status, tuple((t.name, t.passed) for t in grade.tests))
+    return comparable(observation), reward, terminated, truncated, verdict
+
+
+def test_restore_rewinds_the_workspace_the_budgets_and_the_step_count(executor: Executor) -> None:
+    env = make(executor, mode="agent", max_episode_steps=5)
+    env.reset(options={"task_id": AGENT_TASK})
+    env.step(bash("echo kept > notes.txt"))
+    taken = snapshot(env)
+    env.step(bash("echo lost >> notes.txt && rm solution.py"))
+    env.step(bash("true"))
+    restore(env, taken)
+    observation, *_ = env.step(bash("cat notes.txt; ls"))
+    assert "kept\n" in observation["feedback"] and "lost" not in observation["feedback"]
+    assert "solution.py" in observation["feedback"]
+    assert env.get_wrapper_attr("_episode").calls == 2  # (one before the snapshot, this one)
+    env.step(bash("true"))
+    env.step(bash("true"))
+    *_, truncated, _ = env.step(bash("true"))  # (TimeLimit's count came back too: step 5 of 5)
+    assert truncated
+    release(env, taken)
+    env.close()
+
+
+def test_forks_go_on_independently_and_each_is_graded_on_its_own(executor: Executor) -> None:
+    env = make(executor, mode="agent", max_episode_steps=10)
+    env.reset(options={"task_id": AGENT_TASK})
+    reference = env.get_wrapper_attr("task").reference
+    env.step(bash("echo shared > notes.txt"))
+    right, wrong, probe = fork(env, 3)
+    right.step(call("str_replace_editor", command="create", path="solution.py", file_text=reference))
+    wrong.step(bash("echo 'def count_vowel_runs(s): return 0' > solution.py && echo w >> notes.txt"))
+    observation, *_ = probe.step(bash("cat notes.txt; grep -c return solution.py; cat /proc/*/cwd/notes.txt 2>&1 | sort -u"))
+    assert observation["feedback"].count("shared") >= 1 and "\nw\n" not in observation["feedback"]
+    graded = {name: branch.step(call("submit")) for name, branch in (("right", right), ("wrong", wrong))}
+    assert graded["right"][1] == 1.0 and graded["right"][2]
+    assert float(graded["wrong"][1]) < 1.0
+    observation, *_ = env.step(bash("cat solution.py"))  # (the parent's tree is its own)
+    assert "return 0" not in observation["feedback"]
+    for branch in (env, right, wrong, probe):
+        branch.close()
+
+
+@pytest.mark.parametrize("mode", ["single", "refine"])
+def test_text_modes_snapshot_the_attempt_and_the_rng(executor: Executor, mode: str) -> None:
+    env = make(executor, mode=mode, max_episode_steps=3)
+    env.reset(seed=5)
+    taken = snapshot(env)
+    draws = env.unwrapped.np_random.integers(1 << 30, size=4).tolist()
+    first = outcome(env.step("def f(:\n"))
+    restore(env, taken)
+    assert env.unwrapped.np_random.integers(1 << 30, size=4).tolist() == draws
+    assert outcome(env.step("def f(:\n")) == first
+    [same, reseeded] = fork(env, 1, snapshot=taken) + fork(env, 1, snapshot=taken, seed=11)
+    assert same.unwrapped.np_random.integers(1 << 30, size=4).tolist() == draws
+    assert reseeded.unwrapped.np_random.integers(1 << 30, size=4).tolist() != draws
+    assert same.unwrapped.np_random is not env.unwrapped.np_random
+
+
+def test_a_recorded_fork_is_an_episode_of_its_own_that_names_its_origin(executor: Executor, tmp_path: Path) -> None:
+    path = tmp_path / "tree.jsonl"
+    env = RecordEpisodes(make(executor, mode="agent", max_episode_steps=4), path)
+    env.reset(options={"task_id": AGENT_TASK})
+    env.step(bash("true"))
+    [child] = fork(env, 1)
+    child.step(call("submit"))
+    env.step(call("submit"))
+    parent, branch = sorted(read_episodes(path), key=lambda e: "forked_from" in e)
+    assert branch["forked_from"] == {"episode": parent["episode"], "step": 1}
+    assert len(branch["steps"]) == len(parent["steps"]) == 2
+    raw = sorted((json.loads(line) for line in path.read_text().splitlines()), key=lambda e: "forked_from" in e)
+    assert raw[1]["steps"][0] == raw[0]["steps"][0]  # (the shared prefix, as recorded)
+
+
+def test_a_snapshot_taken_under_other_wrappers_is_refused(executor: Executor) -> None:
+    env = make(executor, mode="agent")
+    env.reset(options={"task_id": AGENT_TASK})
+    taken = snapshot(env)
+    with pytest.raises(ValueError, match="wrappers"):
+        restore(env.unwrapped, taken)
+    release(env, taken)
+
+
+ACTIONS = [
+    "echo {n} >> log.txt",
+    "rm -f solution.py",
+    "sed -i 's/return/return  /' solution.py 2>&1",
+    "mkdir -p d{n} && echo {n} > d{n}/f",
+    "ls -R | head -20; cat log.txt 2>&1",
+    "python -c 'print({n} * 7)'",
+    "printf 'def count_vowel_runs(s):\\n    return {n}\\n' > solution.py",
+]
+
+
+def test_fidelity_of_random_branches_against_a_fresh_replay(executor: Executor) -> None:
+    """Random (prefix, action) pairs: the step after restoring a snapshot, and after forking
+    one, equals the same step after replaying the prefix in a fresh episode; so does the grade
+    at submit. (`benchmarks/fork.py --fidelity` runs a thousand such triples.)"""
+    rng = random.Random(7)
+    env = make(executor, mode="agent", max_episode_steps=12)
+    fresh = make(executor, mode="agent", max_episode_steps=12)
+    for trial in range(6):
+        prefix = [bash(rng.choice(ACTIONS).format(n=rng.randrange(9))) for _ in range(rng.randrange(1, 5))]
+        action = bash(rng.choice(ACTIONS).format(n=trial))
+        env.reset(options={"task_id": AGENT_TASK})
+        for step in prefix:
+            env.step(step)
+        taken = snapshot(env)
+        env.step(bash("rm -rf * && echo noise > log.txt"))
+        restore(env, taken)
+        restored = [outcome(env.step(action)), outcome(env.step(call("submit")))]
+        [branch] = fork(env, 1, snapshot=taken)
+        forked = [outcome(branch.step(action)), outcome(branch.step(call("submit")))]
+        fresh.reset(options={"task_id": AGENT_TASK})
+        for step in prefix:
+            fresh.step(step)
+        replayed = [outcome(fresh.step(action)), outcome(fresh.step(call("submit")))]
+        assert restored == replayed == forked, (prefix, action)
+        release(env, taken)
+        branch.close()
