@@ -332,26 +332,74 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             tiers: Only tests of these tiers count this episode (tests without a tier
                 always do); used by the tier curriculum.
             history: Earlier attempts, ``[{"code": ..., "feedback": ...}, ...]``: the episode
-                resumes after them (a partial refinement trajectory); the observation's
-                ``feedback`` shows them and ``attempt`` counts them.
+                resumes after them (a partial refinement trajectory); each is graded again, so
+                the observation's ``feedback`` shows real feedback, and ``attempt`` counts them.
+            trust_feedback: With ``history``, show the ``feedback`` given instead of grading
+                (``info["history"]`` then says ``"supplied"``, else ``"graded"``).
+            trace: A recorded episode (`codegym.episodes.read_episodes`), or its ``steps``:
+                the episode resumes after its first ``upto`` steps (all by default). In refine
+                mode their submissions are graded again; in agent mode their tool calls run
+                again in a fresh workspace and each observation is compared with the
+                recording: ``info["replayed"]`` counts the steps replayed and
+                ``info["divergence"]`` names the first that differed (the replay stops there
+                and the episode goes on live).
         """
         super().reset(seed=seed)
         options = options or {}
-        unknown = set(options) - {"task_id", "tiers", "history"}
+        unknown = set(options) - {"task_id", "tiers", "history", "trust_feedback", "trace", "upto"}
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; expected task_id, tiers or history")
-        task = self.tasks.get(options["task_id"]) if "task_id" in options else self.tasks.sample(self.np_random)
+            raise ValueError(f"unknown reset options {sorted(unknown)}; expected task_id, tiers, history, "
+                             "trust_feedback, trace or upto")  # fmt: skip
+        trace = _trace_steps(options)
+        task_id = options.get("task_id") or _trace_task(options.get("trace"))
+        task = self.tasks.get(task_id) if task_id is not None else self.tasks.sample(self.np_random)
         self.task = _restrict_tiers(task, options.get("tiers"))
-        history = list(options.get("history") or ())
-        self.attempt = len(history)
+        self.attempt = 0
         self.last_grade = None
         self._done = False
-        info = {"task_id": self.task.id, "difficulty": self.task.difficulty, "tiers": _tiers_of(self.task)}
+        info: dict[str, Any] = {"task_id": self.task.id, "difficulty": self.task.difficulty}
+        info["tiers"] = _tiers_of(self.task)
         if self.mode == "agent":
             self._open_episode(self.task)
             info["tools"] = self.tools
+            if trace is not None:
+                return self._replay(trace, info)
+        history: list[Mapping[str, Any]] = list(options.get("history") or ())
+        if trace is not None:
+            history = [{"code": step["info"].get("code", step["action"])} for step in trace]
+        feedback = self._history_feedback(history, trusted=bool(options.get("trust_feedback")) and trace is None)
+        info["history"] = "supplied" if options.get("trust_feedback") and trace is None else "graded"
+        self.attempt = len(history)
         observation = self._observation(None)
-        observation["feedback"] = render_history(history)
+        observation["feedback"] = feedback
+        return observation, info
+
+    def _history_feedback(self, history: Sequence[Mapping[str, Any]], *, trusted: bool) -> str:
+        """The earlier attempts rendered with their feedback: as given where ``trusted``, else
+        each graded again now."""
+        assert self.task is not None
+        if not trusted:
+            history = [{"code": h["code"], "feedback": self.evaluate_task(self.task, h["code"])[0].feedback()}
+                       for h in history]  # fmt: skip
+        return render_history(history)
+
+    def _replay(self, trace: list[Mapping[str, Any]], info: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Run the recorded steps' actions again in the fresh workspace, comparing each
+        observation's feedback with the recording's, up to the first that differs."""
+        observation = self._observation(None)
+        replayed = 0
+        for number, step in enumerate(trace):
+            observation, _, terminated, truncated, _ = self._agent_step(step["action"])
+            replayed += 1
+            if terminated or truncated:
+                raise ValueError(
+                    f"the trace's step {number} ends the episode: resume from an earlier step (upto < {number + 1})"
+                )
+            recorded = (step.get("observation") or {}).get("feedback")
+            if recorded is not None and recorded != observation["feedback"]:
+                info["divergence"] = {"step": number, "recorded": recorded, "now": observation["feedback"]}
+                break
+        info["replayed"] = replayed
         return observation, info
 
     def _open_episode(self, task: Task) -> None:
@@ -694,6 +742,29 @@ def _ending(ended: Mapping[str, Any]) -> str:
         return f"[episode over] the sandbox failed (not your fault): {ended['infra_error']}"
     budget = {"calls": "tool calls", "wall": "time in tools", "disk": "workspace space"}[ended["truncated_by"]]
     return f"[episode over] the episode's budget of {budget} ran out"
+
+
+def _trace_steps(options: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    """The first ``upto`` steps of ``options["trace"]`` (None without a trace)."""
+    if "trace" not in options:
+        if "upto" in options:
+            raise ValueError("reset option upto needs a trace: options={'trace': episode, 'upto': k}")
+        return None
+    trace = options["trace"]
+    steps = trace.get("steps") if isinstance(trace, Mapping) else trace
+    if not isinstance(steps, Sequence) or not all(isinstance(s, Mapping) and "action" in s for s in steps):
+        raise ValueError("reset option trace is a recorded episode (read_episodes) or its list of steps, "
+                         "each with its 'action'")  # fmt: skip
+    upto = options.get("upto", len(steps))
+    if not isinstance(upto, int) or not 0 <= upto <= len(steps):
+        raise ValueError(f"reset option upto must be a step count from 0 to {len(steps)}, got {upto!r}")
+    return list(steps[:upto])
+
+
+def _trace_task(trace: Any) -> str | None:
+    """The task a recorded episode was of."""
+    task = trace.get("task") if isinstance(trace, Mapping) else None
+    return task.get("id") if isinstance(task, Mapping) else None
 
 
 def render_history(history: Sequence[Mapping[str, str]]) -> str:

@@ -19,8 +19,8 @@ from codegym.executor import Executor
 AGENT_TASK = "codegym-py/001-count-vowel-runs"
 
 
-def make(executor: Executor, **kwargs: Any) -> gym.Env:
-    return gym.make("codegym/PythonFunction-v0", tasks="codegym-py", executor=executor, **kwargs)
+def make(executor: Executor, tasks: str = "codegym-py", **kwargs: Any) -> gym.Env:
+    return gym.make("codegym/PythonFunction-v0", tasks=tasks, executor=executor, **kwargs)
 
 
 def call(name: str, **arguments: object) -> str:
@@ -159,3 +159,37 @@ def test_fidelity_of_random_branches_against_a_fresh_replay(executor: Executor) 
         assert restored == replayed == forked, (prefix, action)
         release(env, taken)
         branch.close()
+
+
+def test_an_agent_episode_resumes_from_a_recorded_prefix_and_reports_a_divergence(
+    executor: Executor, tmp_path: Path
+) -> None:
+    path = tmp_path / "episodes.jsonl"
+    env = RecordEpisodes(make(executor, mode="agent", max_episode_steps=10), path)
+    env.reset(options={"task_id": AGENT_TASK})
+    for command in ("echo one > notes.txt", "echo two >> notes.txt", "cat notes.txt", "date +%N"):
+        env.step(bash(command))
+    env.close()
+    [episode] = read_episodes(path)
+    resumed = make(executor, mode="agent", max_episode_steps=10)
+    observation, info = resumed.reset(options={"trace": episode, "upto": 3})
+    assert info["replayed"] == 3 and "divergence" not in info and info["task_id"] == AGENT_TASK
+    assert observation["feedback"] == episode["steps"][2]["observation"]["feedback"]
+    assert resumed.get_wrapper_attr("_episode").calls == 3  # (resuming at step k cost k tool calls)
+    _, info = resumed.reset(options={"trace": episode})  # (nanoseconds differ: the replay stops there)
+    assert info["divergence"]["step"] == 3 and info["replayed"] == 4
+    observation, *_ = resumed.step(bash("cat notes.txt"))  # (and goes on live)
+    assert "one\ntwo" in observation["feedback"]
+
+
+def test_a_refine_prefix_is_graded_again_unless_the_caller_vouches_for_its_feedback(executor: Executor) -> None:
+    env = make(executor, tasks="humaneval", mode="refine", max_episode_steps=5)
+    wrong = "def truncate_number(number):\n    return 1 / 0\n"
+    history = [{"code": wrong, "feedback": "all tests passed (a lie)"}]
+    observation, info = env.reset(options={"task_id": "HumanEval/2", "history": history})
+    assert info["history"] == "graded" and "a lie" not in observation["feedback"]
+    assert "ZeroDivisionError" in observation["feedback"] and observation["attempt"] == 1
+    observation, info = env.reset(options={"task_id": "HumanEval/2", "history": history, "trust_feedback": True})
+    assert info["history"] == "supplied" and "a lie" in observation["feedback"]
+    with pytest.raises(ValueError, match="upto must be"):
+        env.reset(options={"trace": [{"action": wrong}], "upto": 2})

@@ -6,12 +6,14 @@ branch writes reaches another branch or what it was taken from.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from codegym.executor import Executor, Limits
+from codegym.executor import Executor, Job, Limits, Step
 from codegym.executor.workspace import Changes, Layer, Workspace, WorkspaceLost
+
 from .test_workspace import FAST, LAYER, PRUNED, out, sh
 
 
@@ -149,3 +151,74 @@ def test_limits_still_hold_in_a_fork(workspace: Workspace) -> None:
                                                          memory_bytes=64 << 20))  # fmt: skip
         assert result.steps[0].limit is not None
         assert out(child, "cat README.md", FAST) == "the task\n"
+
+
+def test_a_tree_of_1111_branches_is_isolated_and_leaves_nothing_behind(
+    processes_left_by: Callable[[Executor], list[int]],
+) -> None:
+    """Branching 10, depth 3: each node appends its name to ``marks`` and checks that it sees
+    exactly its ancestors' names (no sibling's, no later write of its parent's), forks its
+    children, then writes once more. Afterwards the worker holds as many mounts as before, no
+    process of the tree is left, and the memory the tree took grew with the bytes written,
+    not with the number of branches times the tree's size."""
+    from codegym.executor.local import LocalExecutor
+
+    big = Layer({**LAYER.files, "data.bin": b"x" * (1 << 20)}, LAYER.executables)  # (1 MiB a copy would cost)
+    with LocalExecutor(workers=1) as ex:
+        with ex.open_workspace(big, disk_bytes=4 << 20) as warm:
+            out(warm, "true")
+        [worker] = ex.worker_pids()
+        out_of(ex)
+        time.sleep(0.5)
+        mounts, shmem = _mounts(worker), _shmem()
+        nodes = 0
+        with ex.open_workspace(big, disk_bytes=4 << 20) as root:
+            frontier = [(root, "r")]
+            for _ in range(3):
+                following = []
+                for node, name in frontier:
+                    snapshot = node.snapshot()
+                    children = [(node.fork(snapshot), f"{name}.{i}") for i in range(10)]
+                    node.release(snapshot)
+                    out(node, "echo later >> marks")  # (the parent's write after the fork)
+                    for child, child_name in children:
+                        seen = out(child, f"echo {child_name} >> marks && cat marks")
+                        parts = child_name.split(".")
+                        assert seen.split() == [".".join(parts[:i]) for i in range(2, len(parts) + 1)], seen
+                        following.append((child, child_name))
+                    if node is not root:
+                        node.close()
+                    nodes += 1
+                frontier = following
+            grown = _shmem() - shmem
+            for leaf, _ in frontier:
+                leaf.close()
+            nodes += len(frontier)
+        assert nodes == 1111
+        assert grown < 300 << 20, f"the tree took {grown >> 20} MiB: copies, not shared layers"
+        deadline = time.monotonic() + 20
+        while _mounts(worker) > mounts and time.monotonic() < deadline:
+            out_of(ex)
+            time.sleep(0.2)
+        assert _mounts(worker) == mounts
+        assert _shmem() - shmem < 32 << 20
+        assert processes_left_by(ex) == []
+
+
+def _mounts(pid: int) -> int:
+    with open(f"/proc/{pid}/mountinfo") as mounts:
+        return sum(1 for _ in mounts)
+
+
+def _shmem() -> int:
+    """Bytes in tmpfs and shared memory, machine-wide (/proc/meminfo's Shmem)."""
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("Shmem:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no Shmem line in /proc/meminfo")
+
+
+def out_of(ex: Executor) -> None:
+    """Give the worker a job and then idle time (it unmounts what was retired while idle)."""
+    ex.run(Job(steps=(Step(argv=("true",)),), limits=FAST))
