@@ -86,9 +86,9 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructo
             "task": {"id": task.id, "family": task.family, "digest": task_digest(task)} if task else None,
             "reset": {
                 "seed": seed,
-                "options": _encoded(options or {}),
-                "observation": _encoded(observation),
-                "info": _encoded(info),
+                "options": encoded(options or {}),
+                "observation": encoded(observation),
+                "info": encoded(info),
                 "seconds": time.perf_counter() - started,
             },
             "steps": [],
@@ -101,18 +101,18 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructo
         observation, reward, terminated, truncated, info = self.env.step(action)
         seconds = time.perf_counter() - started
         if self._episode is not None:
-            step: dict[str, Any] = {"action": _encoded(action)}
+            step: dict[str, Any] = {"action": encoded(action)}
             if "tool_calls" in info:  # (agent mode: the calls as the env parsed them, and its malformed ones)
                 errors = [{"error": error} for error in info.get("format_error_messages", ())]
-                step["tool_calls"] = _encoded(info["tool_calls"]) + errors
+                step["tool_calls"] = encoded(info["tool_calls"]) + errors
             if self._noted:
-                step["generation"] = _encoded(self._noted)
+                step["generation"] = encoded(self._noted)
             step.update(
-                observation=_encoded(observation),
+                observation=encoded(observation),
                 reward=encode(float(reward)),
                 terminated=bool(terminated),
                 truncated=bool(truncated),
-                info=_encoded(info),
+                info=encoded(info),
                 seconds=seconds,
             )
             self._episode["steps"].append(step)
@@ -194,16 +194,16 @@ def _kwargs(env: gym.Env) -> dict[str, Any]:
     return {"env_kwargs": kept, "env_kwargs_not_recorded": left}
 
 
-def _encoded(value: Any) -> Any:
+def encoded(value: Any) -> Any:
     """``value`` in the wire's JSON; a part the wire does not carry (an object of a family's
     own) is written as ``{"__unrecorded__": <its type's name>}``, never failing the step."""
     try:
         return encode(value)
     except TypeError:
         if isinstance(value, Mapping):
-            return {str(key): _encoded(item) for key, item in value.items()}
+            return {str(key): encoded(item) for key, item in value.items()}
         if isinstance(value, list):
-            return [_encoded(item) for item in value]
+            return [encoded(item) for item in value]
         if isinstance(value, tuple):
-            return {"__tuple__": [_encoded(item) for item in value]}
+            return {"__tuple__": [encoded(item) for item in value]}
         return {"__unrecorded__": type(value).__name__}

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from codegym.episodes import RecordEpisodes, fork, read_episodes, release, restore, snapshot
+from codegym.episodes.tree import read_tree, rollout_tree
 from codegym.executor import Executor
 
 AGENT_TASK = "codegym-py/001-count-vowel-runs"
@@ -71,7 +72,9 @@ def test_forks_go_on_independently_and_each_is_graded_on_its_own(executor: Execu
     right, wrong, probe = fork(env, 3)
     right.step(call("str_replace_editor", command="create", path="solution.py", file_text=reference))
     wrong.step(bash("echo 'def count_vowel_runs(s): return 0' > solution.py && echo w >> notes.txt"))
-    observation, *_ = probe.step(bash("cat notes.txt; grep -c return solution.py; cat /proc/*/cwd/notes.txt 2>&1 | sort -u"))
+    observation, *_ = probe.step(
+        bash("cat notes.txt; grep -c return solution.py; cat /proc/*/cwd/notes.txt 2>&1 | sort -u")
+    )
     assert observation["feedback"].count("shared") >= 1 and "\nw\n" not in observation["feedback"]
     graded = {name: branch.step(call("submit")) for name, branch in (("right", right), ("wrong", wrong))}
     assert graded["right"][1] == 1.0 and graded["right"][2]
@@ -193,3 +196,37 @@ def test_a_refine_prefix_is_graded_again_unless_the_caller_vouches_for_its_feedb
     assert info["history"] == "supplied" and "a lie" in observation["feedback"]
     with pytest.raises(ValueError, match="upto must be"):
         env.reset(options={"trace": [{"action": wrong}], "upto": 2})
+
+
+def test_a_tree_rollout_exports_each_node_once_with_its_parent(executor: Executor, tmp_path: Path) -> None:
+    env = make(executor, mode="agent", max_episode_steps=6)
+    reference = env.get_wrapper_attr("tasks").get(AGENT_TASK).reference
+    tries = iter(range(1000))
+
+    def policy(observation: dict[str, Any], info: dict[str, Any], n: int) -> list[Any]:
+        actions = []
+        for _ in range(n):
+            k = next(tries)
+            if k % 3 == 2:
+                actions.append((call("str_replace_editor", command="create", path="solution.py", file_text=reference)
+                                + call("submit"), {"token_ids": [k, k + 1]}))  # fmt: skip
+            else:
+                actions.append((bash(f"echo {k} >> mine.txt && cat mine.txt"), {"token_ids": [k]}))
+        return actions
+
+    tree = rollout_tree(env, policy, branching=3, depth=2, options={"task_id": AGENT_TASK})
+    assert [node.depth for node in tree.nodes].count(1) == 3
+    solved = [node for node in tree.nodes if node.grade is not None]
+    assert solved and all(node.terminated and node.reward == 1.0 for node in solved)
+    assert len(tree.nodes) == 1 + 3 + 2 * 3  # (the solved child ended: no children)
+    for node in tree.nodes[1:]:
+        if "echo" in node.action:
+            lines = node.observation["feedback"].splitlines()[1:]  # (the file holds its own path's lines only)
+            path_numbers = [str(step.generation["token_ids"][0]) for step in tree.path(node)[1:]]
+            assert lines == path_numbers
+    tree.write(tmp_path / "tree.jsonl")
+    again = read_tree(tmp_path / "tree.jsonl")
+    assert [(n.id, n.parent, n.reward) for n in again.nodes] == [(n.id, n.parent, n.reward) for n in tree.nodes]
+    assert again.nodes[solved[0].id].grade == solved[0].grade
+    assert max(tree.value(leaf) for leaf in tree.leaves()) == 1.0
+    env.close()
