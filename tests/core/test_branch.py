@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -203,7 +204,7 @@ def test_a_tree_rollout_exports_each_node_once_with_its_parent(executor: Executo
     reference = env.get_wrapper_attr("tasks").get(AGENT_TASK).reference
     tries = iter(range(1000))
 
-    def policy(observation: dict[str, Any], info: dict[str, Any], n: int) -> list[Any]:
+    def policy(observation: Any, info: Mapping[str, Any], n: int) -> list[Any]:
         actions = []
         for _ in range(n):
             k = next(tries)
