@@ -685,6 +685,16 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         else:
             self._episode.restore(frozen)
 
+    def forked(self, state: Mapping[str, Any], seed: int | None) -> CodeEnv:
+        """A copy of this env going on from ``state`` on its own: its own RNG (with the
+        state's, or seeded with ``seed``) and its own workspace (forked from the state's)."""
+        child = copy.copy(self)
+        child._np_random = np.random.Generator(np.random.PCG64())
+        child.restore_state(state, fork=True)
+        if seed is not None:
+            child._np_random = np.random.default_rng(seed)
+        return child
+
     def release_state(self, state: Mapping[str, Any]) -> None:
         """Free what ``state`` holds (its workspace's snapshot)."""
         if state["agent"] is not None:

@@ -74,6 +74,8 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
         token: The server's token (else ``$CODEGYM_SERVER_TOKEN`` or the URL's password).
         timeout_s: How long one reset or step may take before `RemoteError`.
         connect_timeout_s: How long opening the session may take.
+        adopt: A fork waiting on the server (`forked`, ``codegym.episodes.fork``): the
+            session takes that env, as it stands, instead of making one.
 
     Raises:
         RemoteError: The server cannot be reached, or refuses the session (busy, a bad token,
@@ -91,6 +93,7 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
         token: str | None = None,
         timeout_s: float = 600.0,
         connect_timeout_s: float = 30.0,
+        adopt: str | None = None,
     ) -> None:
         try:
             from websockets.sync.client import connect
@@ -108,7 +111,11 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
             if status in (401, 403):  # (a WebSocket refused before it opens: the token)
                 raise error.RemoteError(_refused(self.server, status, sent=bool(headers))) from e
             raise error.RemoteError(f"cannot open a session at {url}: {e}") from e
-        spaces = self._call("configure", {"env_kwargs": wire_kwargs(env_kwargs or {})}, expect="spaces")
+        self._url, self._token = chosen, token
+        if adopt is None:
+            spaces = self._call("configure", {"env_kwargs": wire_kwargs(env_kwargs or {})}, expect="spaces")
+        else:  # (a fork of another session's env, waiting on the server: `forked`)
+            spaces = self._call("adopt", {"fork_id": adopt}, expect="spaces")
         self.observation_space = space_from_dict(spaces["observation_space"])
         self.action_space = space_from_dict(spaces["action_space"])
         self.session_id: str = spaces.get("session_id", "")
@@ -148,6 +155,24 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Step the server's env with ``action`` (code; in agent mode text or tool calls)."""
         return _step_result(self._call("step", {"action": action}, expect="observation"))
+
+    def snapshot_state(self) -> dict[str, Any]:
+        """A snapshot of the server's env, kept there (`codegym.episodes.snapshot`)."""
+        return {"remote": self._call("snapshot", {}, expect="snapshot")["snapshot_id"]}
+
+    def restore_state(self, state: Mapping[str, Any], *, fork: bool = False) -> None:
+        self._call("restore", {"snapshot_id": state["remote"]}, expect="restored")
+
+    def release_state(self, state: Mapping[str, Any]) -> None:
+        self._call("release", {"snapshot_id": state["remote"]}, expect="released")
+
+    def forked(self, state: Mapping[str, Any], seed: int | None) -> RemoteEnv:
+        """A new session on the same server adopting a fork of this one's env."""
+        data: dict[str, Any] = {"n": 1, "snapshot_id": state["remote"]}
+        if seed is not None:
+            data["seed"] = seed
+        [fork_id] = self._call("fork", data, expect="forks")["fork_ids"]
+        return RemoteEnv(self._url, self.env_id, token=self._token, timeout_s=self.timeout_s, adopt=fork_id)
 
     def close(self) -> None:
         """End the session (the server closes its env)."""

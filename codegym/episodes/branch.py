@@ -30,15 +30,25 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
-import numpy as np
-
-from codegym.core import CodeEnv
 
 # A wrapper's attributes that are the same in every copy of it (never copied, never restored).
 SHARED = frozenset({"env", "_action_space", "_observation_space", "_metadata", "_cached_spec", "_reward_range"})
+
+
+@runtime_checkable
+class Branchable(Protocol):
+    """What an env offers to be snapshot: `CodeEnv` and `codegym.remote.RemoteEnv` do."""
+
+    def snapshot_state(self) -> Mapping[str, Any]: ...
+
+    def restore_state(self, state: Mapping[str, Any], *, fork: bool = False) -> None: ...
+
+    def release_state(self, state: Mapping[str, Any]) -> None: ...
+
+    def forked(self, state: Mapping[str, Any], seed: int | None) -> gym.Env: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,12 +103,8 @@ def release(env: gym.Env, snapshot: EnvSnapshot) -> None:
     core.release_state(snapshot.core)
 
 
-def _fork_one(chain: list[gym.Wrapper], core: CodeEnv, taken: EnvSnapshot, seed: int | None) -> gym.Env:
-    child: gym.Env = copy.copy(core)
-    child._np_random = np.random.Generator(np.random.PCG64())  # (its own generator, then the state)
-    child.restore_state(taken.core, fork=True)
-    if seed is not None:
-        child._np_random = np.random.default_rng(seed)
+def _fork_one(chain: list[gym.Wrapper], core: Branchable, taken: EnvSnapshot, seed: int | None) -> gym.Env:
+    child: gym.Env = core.forked(taken.core, seed)
     for wrapper, state in zip(reversed(chain), reversed(taken.wrappers), strict=True):
         outer = copy.copy(wrapper)
         outer.env = child
@@ -107,13 +113,14 @@ def _fork_one(chain: list[gym.Wrapper], core: CodeEnv, taken: EnvSnapshot, seed:
     return child
 
 
-def _chain(env: gym.Env) -> tuple[list[gym.Wrapper], CodeEnv]:
-    """``env``'s wrappers, outermost first, and the codegym env inside them."""
+def _chain(env: gym.Env) -> tuple[list[gym.Wrapper], Branchable]:
+    """``env``'s wrappers, outermost first, and the codegym env inside them (a `CodeEnv`, or a
+    `codegym.remote.RemoteEnv` whose server keeps the snapshots)."""
     chain: list[gym.Wrapper] = []
     while isinstance(env, gym.Wrapper):
         chain.append(env)
         env = env.env
-    if not isinstance(env, CodeEnv):
+    if not isinstance(env, Branchable):
         raise TypeError(f"snapshots are of codegym envs, got {type(env).__name__} inside the wrappers")
     return chain, env
 

@@ -145,9 +145,14 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructo
             return
         episode["ended"] = ended
         episode["return"] = encode(sum(float(decode(step["reward"])) for step in episode["steps"]))
-        line = json.dumps(episode, separators=(",", ":"), allow_nan=False) + "\n"
-        with open(self.path, "a", encoding="utf-8") as out:  # (one write of a whole line: O_APPEND)
-            out.write(line)
+        line = (json.dumps(episode, separators=(",", ":"), allow_nan=False) + "\n").encode()
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:  # (one write of the whole line, at the end: lines of several recorders never interleave)
+            written = os.write(descriptor, line)
+            while written < len(line):
+                written += os.write(descriptor, line[written:])
+        finally:
+            os.close(descriptor)
 
 
 def read_episodes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:

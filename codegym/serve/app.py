@@ -39,6 +39,7 @@ from codegym.serve.config import ServeConfig
 from codegym.serve.metrics import Metrics
 from codegym.serve.sessions import (
     ApiError,
+    Fork,
     Gate,
     Scorers,
     Sessions,
@@ -62,6 +63,7 @@ class Server:
         self.metrics = Metrics()
         self.gate = Gate(config.max_concurrency)
         self.sessions = Sessions(config.max_sessions)
+        self.forks: dict[str, Fork] = {}  # forks no session adopted yet (see openenv's fork and adopt)
         self.scorers = Scorers(config.scorers)
         self.pool = ThreadPoolExecutor(max_workers=config.max_concurrency + 4, thread_name_prefix="codegym-serve")
         self.isolation: dict[str, Any] = {"tier": None, "detail": "not probed yet"}
@@ -100,6 +102,11 @@ class Server:
                 self.sessions.expired += 1
                 if session.expire is not None:
                     await session.expire()
+            now = time.monotonic()
+            for fork_id, fork in list(self.forks.items()):
+                if now - fork.made > self.config.idle_timeout_s:
+                    del self.forks[fork_id]
+                    await self.offload(fork.env.close)
 
     def probe_isolation(self) -> None:
         """Find the sandbox's isolation tier (as ``codegym doctor`` does) for ``/health``."""
@@ -115,6 +122,9 @@ class Server:
     def close(self) -> None:
         for session in list(self.sessions.live.values()):
             session.close_env()
+        for fork in self.forks.values():
+            fork.env.close()
+        self.forks.clear()
         self.scorers.close()
         self.pool.shutdown(wait=False, cancel_futures=True)
 

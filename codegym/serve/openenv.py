@@ -14,6 +14,13 @@ client sends ``{"type": "reset" | "step" | "state" | "close", "data": {...}}``; 
 - An observation carries the env's observation fields (arrays as `codegym.serve.wire` encodes
   them), plus ``info`` (wire-encoded: ``info["grade"]`` is a `Grade`), ``terminated`` and
   ``truncated``; ``done`` is either.
+- Snapshots and forks (codegym's extension, `codegym.episodes.branch`): ``{"type": "snapshot"}``
+  answers ``{"type": "snapshot", "data": {"snapshot_id", "step_count"}}``; ``restore`` and
+  ``release`` take ``{"snapshot_id"}`` (answers ``restored``, ``released``); ``fork`` takes
+  ``{"n", "snapshot_id"?, "seed"?}`` and answers ``{"type": "forks", "data": {"fork_ids"}}``:
+  each fork waits (within the idle timeout) for a new session of the same env to send
+  ``{"type": "adopt", "data": {"fork_id"}}``, which makes it that session's env and answers
+  as ``configure`` does. A session's snapshots are released when it ends.
 - codegym's own message ``{"type": "configure", "data": {"env_kwargs": ...}}`` makes the env
   now and answers ``{"type": "spaces", "data": {"observation_space", "action_space"}}``
   (`codegym.remote.RemoteEnv` uses it). ``.../stream`` is the same session, and in agent mode
@@ -40,9 +47,9 @@ from gymnasium.envs.registration import load_env_creator
 import codegym
 from codegym.agent import ToolResult
 from codegym.core import CodeEnv
-from codegym.episodes import RecordEpisodes
+from codegym.episodes import RecordEpisodes, branch
 from codegym.error import Error
-from codegym.serve.sessions import ApiError, Session, check_env_id, env_kwargs, kwargs_key, make_env
+from codegym.serve.sessions import ApiError, Fork, Session, busy, check_env_id, env_kwargs, kwargs_key, make_env
 from codegym.serve.wire import encode, space_to_dict
 
 if TYPE_CHECKING:
@@ -188,14 +195,16 @@ async def _handle(server: Server, session: Session, raw: str, stream: WebSocket 
         return _error('a message is a JSON object {"type": ..., "data": {...}}', "VALIDATION_ERROR", "InvalidRequest")
     kind = message.get("type", "")
     server.metrics.count(server.metrics.ws_messages, str(kind))
-    handlers: dict[str, Callable[..., Any]] = {"reset": _ws_reset, "step": _ws_step, "configure": _ws_configure}
+    handlers: dict[str, Callable[..., Any]] = {"reset": _ws_reset, "step": _ws_step, "configure": _ws_configure,
+                                               "snapshot": _ws_snapshot, "restore": _ws_restore, "release": _ws_release,
+                                               "fork": _ws_fork, "adopt": _ws_adopt}  # fmt: skip
     if kind == "close":
         return None
     if kind == "state":
         return {"type": "state", "data": _state(session)}
     if kind not in handlers:
-        return _error(f"Unknown message type: {kind!r}; expected reset, step, state, close or configure",
-                      "UNKNOWN_TYPE", "InvalidRequest")  # fmt: skip
+        return _error(f"Unknown message type: {kind!r}; expected reset, step, state, close, configure, snapshot, "
+                      "restore, release, fork or adopt", "UNKNOWN_TYPE", "InvalidRequest")  # fmt: skip
     try:
         data = _object(message.get("data", {}), f"the {kind} message's data")
         return await handlers[kind](server, session, data, stream)
@@ -258,6 +267,83 @@ async def _ws_step(server: Server, session: Session, data: dict[str, Any], strea
     reply = {"type": "observation", "data": _stepped(result)}
     _count_grade(server, session.env_id, reply["data"])
     return reply
+
+
+async def _ws_snapshot(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    env = _live_env(session, "snapshot")
+    taken = await server.run("snapshot", branch.snapshot, env)
+    snapshot_id = uuid.uuid4().hex
+    session.snapshots[snapshot_id] = (taken, session.step_count, session.done)
+    return {"type": "snapshot", "data": {"snapshot_id": snapshot_id, "step_count": session.step_count}}
+
+
+async def _ws_restore(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    env = _live_env(session, "restore")
+    snapshot_id = _snapshot_id(session, data)
+    taken, session.step_count, session.done = session.snapshots[snapshot_id]
+    await server.run("restore", branch.restore, env, taken)
+    return {"type": "restored", "data": {"snapshot_id": snapshot_id, "step_count": session.step_count}}
+
+
+async def _ws_release(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    env = _live_env(session, "release")
+    snapshot_id = _snapshot_id(session, data)
+    taken, *_ = session.snapshots.pop(snapshot_id)
+    await server.offload(branch.release, env, taken)
+    return {"type": "released", "data": {"snapshot_id": snapshot_id}}
+
+
+async def _ws_fork(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    """``n`` forks of the session's env (from ``snapshot_id``, else as it stands), each kept
+    for a new session to ``adopt`` within the idle timeout."""
+    env = _live_env(session, "fork")
+    n, seed = data.get("n", 1), data.get("seed")
+    if not isinstance(n, int) or n < 1 or (seed is not None and not isinstance(seed, int)):
+        raise ApiError(400, "InvalidRequest", f"fork takes n (a count >= 1) and an optional int seed, got {data}")
+    if len(server.forks) + n > server.sessions.limit:
+        raise busy(server.config, f"{len(server.forks)} forks are waiting to be adopted")
+    step_count, done = session.step_count, session.done
+    taken = None
+    if "snapshot_id" in data:
+        taken, step_count, done = session.snapshots[_snapshot_id(session, data)]
+    forks = await server.run("fork", lambda: branch.fork(env, n, snapshot=taken, seed=seed))
+    ids = []
+    for forked in forks:
+        fork_id = uuid.uuid4().hex
+        server.forks[fork_id] = Fork(forked, session.env_id, session.kwargs_key, step_count, done)
+        ids.append(fork_id)
+    return {"type": "forks", "data": {"fork_ids": ids}}
+
+
+async def _ws_adopt(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    """Make a waiting fork this session's env (and answer its spaces, as ``configure`` does)."""
+    fork = server.forks.pop(str(data.get("fork_id")), None)
+    if fork is None or fork.env_id != session.env_id:
+        raise ApiError(404, "InvalidRequest", f"no fork {data.get('fork_id')!r} of {session.env_id} waits here "
+                                              "(adopted already, expired, or of another env)")  # fmt: skip
+    if session.env is not None:
+        await server.offload(session.close_env)
+    session.env, session.kwargs_key = fork.env, fork.kwargs_key
+    session.step_count, session.done = fork.step_count, fork.done
+    session.episode_id = uuid.uuid4().hex
+    spaces = {
+        "observation_space": space_to_dict(fork.env.observation_space),
+        "action_space": space_to_dict(fork.env.action_space),
+    }
+    return {"type": "spaces", "data": {**spaces, "session_id": session.id, "step_count": fork.step_count}}
+
+
+def _live_env(session: Session, what: str) -> gym.Env[Any, Any]:
+    if session.env is None:
+        raise ApiError(409, "ResetNeeded", f"send a reset message before a {what}")
+    return session.env
+
+
+def _snapshot_id(session: Session, data: Mapping[str, Any]) -> str:
+    snapshot_id = data.get("snapshot_id")
+    if snapshot_id not in session.snapshots:
+        raise ApiError(404, "InvalidRequest", f"no snapshot {snapshot_id!r} in this session (released, or another's)")
+    return str(snapshot_id)
 
 
 async def _pump(queue: asyncio.Queue[Any], step: asyncio.Future[Any], websocket: WebSocket) -> None:

@@ -153,6 +153,7 @@ class Session:
     last_active: float = field(default_factory=time.monotonic)
     busy: bool = False  # an operation of it is running
     expire: Callable[[], Any] | None = None  # closes its WebSocket (an awaitable factory)
+    snapshots: dict[str, Any] = field(default_factory=dict)  # id -> (EnvSnapshot, step_count, done)
 
     def touch(self) -> None:
         self.last_active = time.monotonic()
@@ -160,7 +161,25 @@ class Session:
     def close_env(self) -> None:
         if self.env is not None:
             env, self.env = self.env, None
+            if self.snapshots:
+                from codegym.episodes import release
+
+                for taken, *_ in self.snapshots.values():
+                    release(env, taken)
+                self.snapshots.clear()
             env.close()
+
+
+@dataclass
+class Fork:
+    """A session's fork (``{"type": "fork"}``), waiting for a session to ``adopt`` it."""
+
+    env: gym.Env[Any, Any]
+    env_id: str
+    kwargs_key: str | None
+    step_count: int
+    done: bool
+    made: float = field(default_factory=time.monotonic)
 
 
 class Sessions:

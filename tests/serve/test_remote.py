@@ -144,3 +144,34 @@ def test_a_remote_env_waits_out_a_busy_server() -> None:
         local.close()
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_snapshots_and_forks_of_a_remote_env_stay_on_its_server(server_url: str) -> None:
+    """codegym.episodes' snapshot, restore, fork and release over the protocol's extension:
+    the server keeps the snapshots, and each fork is a new session adopting a forked env."""
+    from codegym.episodes import fork, release, restore, snapshot
+
+    def bash(command: str) -> str:
+        return f"<tool_call>{json.dumps({'name': 'bash', 'arguments': {'command': command}})}</tool_call>"
+
+    env = gym.make(ENV, server=server_url, mode="agent", max_episode_steps=8)
+    env.reset(options={"task_id": "codegym-py/001-count-vowel-runs"})
+    env.step(bash("echo kept > notes.txt"))
+    taken = snapshot(env)
+    env.step(bash("echo lost >> notes.txt"))
+    restore(env, taken)
+    observation, *_ = env.step(bash("cat notes.txt"))
+    assert observation["feedback"].splitlines()[-1] == "kept"
+    [left, right] = fork(env, 2, snapshot=taken)
+    try:
+        assert isinstance(left.unwrapped, RemoteEnv) and isinstance(env.unwrapped, RemoteEnv)
+        assert left.unwrapped.session_id != env.unwrapped.session_id
+        left.step(bash("echo left >> notes.txt"))
+        observation, *_ = right.step(bash("cat notes.txt"))
+        assert observation["feedback"].splitlines()[-1] == "kept"
+        release(env, taken)
+        with pytest.raises(RemoteError, match="no snapshot"):
+            restore(env, taken)
+    finally:
+        for branch in (env, left, right):
+            branch.close()
