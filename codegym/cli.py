@@ -15,6 +15,7 @@ import importlib
 import json
 import os
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -44,6 +45,7 @@ SHOWN_DIAGNOSTICS = 3  # per sample, in the results file
 SHOWN_FAILED = 5  # failing test names per sample, in the results file
 DEFAULT_KS = (1, 10, 100)  # the pass@k printed without -k (those every task has k samples for)
 SHOWN_TRACE = 1000  # characters of a test's trace, in the results file with --details
+RECORDING_ENVS = 8  # envs stepped at once by score --record (each step waits on the sandbox)
 # Families with commands of their own: the command's name, and the family's module with
 # ``add_parser(commands, parents)`` and ``main(args)``.
 FAMILY_COMMANDS = {"repo": "codegym.envs.repo_repair.cli", "terminal": "codegym.envs.terminal.cli"}
@@ -115,6 +117,9 @@ def _parser(families: Mapping[str, Any]) -> argparse.ArgumentParser:
                        "task id); the results file lists the skipped ones with graded: false")  # fmt: skip
     score.add_argument("--executor", choices=EXECUTORS, help=EXECUTOR_HELP)
     score.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE", help=OPTION_HELP)
+    score.add_argument("--record", type=Path, metavar="FILE",
+                       help="grade each sample as a one-step episode of the env and append it to FILE, one JSON line "
+                       "each (RecordEpisodes: for codegym regrade, exports, trace features)")  # fmt: skip
     check = commands.add_parser(
         "validate", parents=[common],
         help="run every task's reference; report valid, invalid (with why) and flaky tasks",
@@ -219,7 +224,8 @@ def _run(args: argparse.Namespace, families: Mapping[str, Any]) -> int:
         _write_demo_samples(args.out)
         return _score(args.out, DEFAULT_ENV, "humaneval", [1, 2], None, force=True)
     return _score(args.samples, args.env, args.tasks, args.k, args.out, args.executor, force=args.force,
-                  skip_bad=args.skip_bad, options=dict(args.option), details=args.details)  # fmt: skip
+                  skip_bad=args.skip_bad, options=dict(args.option), details=args.details,
+                  record=args.record)  # fmt: skip
 
 
 # --- argument types: a bad value is a usage error (argparse prints it, exit status 2) -------------
@@ -449,6 +455,7 @@ def _score(
     skip_bad: bool = False,
     options: Mapping[str, Any] | None = None,
     details: bool = False,
+    record: Path | None = None,
 ) -> int:
     lines = _read_samples(samples)
     out = _results_path(samples, out, force=force)
@@ -468,7 +475,8 @@ def _score(
         if bad and (not skip_bad or not good):
             fix = "fix them, or pass --skip-bad to grade the others (the results file then lists the skipped lines)"
             raise UsageError(_bad_lines(samples, lines, bad, "nothing was graded") + ("\n" + fix) * bool(good))
-        grades = scorer.score([(str(line.task_id), line.code) for line in good], progress=True)
+        pairs = [(str(line.task_id), line.code) for line in good]
+        grades = scorer.score(pairs, progress=True) if record is None else _recorded(env_id, kwargs, pairs, record)
         rewards = [scorer.env.reward(grade) for grade in grades]
         found = [scorer.env.tasks.get(line.task_id) for line in good]
     elapsed = time.perf_counter() - started
@@ -496,7 +504,37 @@ def _score(
         for line in _by_difficulty(wanted, per_task, difficulty):
             print("  " + line)
     print(f"per-sample results: {out}" + (" (replaced the file that was there)" if replaced else ""))
+    if record is not None:
+        print(f"episodes appended to {record} (codegym.episodes.read_episodes reads them)")
     return 0
+
+
+def _recorded(env_id: str, kwargs: Mapping[str, Any], pairs: list[tuple[str, str]], path: Path) -> list[Grade]:
+    """Grade each ``(task_id, answer)`` as a one-step episode of the env, recorded to ``path``
+    (`RecordEpisodes`): a few envs at once, one per thread, on the shared executor."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tqdm import tqdm
+
+    from codegym.episodes import RecordEpisodes
+
+    local = threading.local()
+    made: list[gym.Env] = []
+
+    def grade(pair: tuple[str, str]) -> Grade:
+        if not hasattr(local, "env"):
+            local.env = RecordEpisodes(gym.make(env_id, **kwargs), path)
+            made.append(local.env)
+        local.env.reset(options={"task_id": pair[0]})
+        *_, info = local.env.step(pair[1])
+        return info["grade"]
+
+    try:
+        with ThreadPoolExecutor(RECORDING_ENVS, thread_name_prefix="codegym-record") as pool:
+            return list(tqdm(pool.map(grade, pairs), total=len(pairs), desc="scoring", unit="sample"))
+    finally:
+        for env in made:
+            env.close()
 
 
 def _results_path(samples: Path, out: Path | None, *, force: bool) -> Path:

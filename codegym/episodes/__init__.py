@@ -1,23 +1,58 @@
 """Episodes as data: record every episode as one JSON line (`RecordEpisodes`), read them back
 (`read_episodes`), and grade their final submissions again with the current grader
 (`regrade`, ``codegym regrade``); snapshot, restore and fork a live episode (`snapshot`,
-`restore`, `fork`, `release`)."""
+`restore`, `fork`, `release`); compute a critic's features of recorded episodes
+(`episode_features`, `features_table`); export them in other tools' formats (`to_atif`,
+`to_openai_row`, `to_verifiers`), and import other agents' trajectories to grade their final
+submissions (`read_trajectories`, `map_to_tasks`, `grade_submissions`)."""
 
 from codegym.episodes.branch import EnvSnapshot, fork, release, restore, snapshot
+from codegym.episodes.chat import to_messages
+from codegym.episodes.export import (
+    ATIF_SCHEMA_VERSION,
+    episode_from_atif,
+    episode_from_openai_row,
+    export_episodes,
+    to_atif,
+    to_openai_row,
+    to_verifiers,
+)
+from codegym.episodes.features import EpisodeFeatures, episode_features, features_table
+from codegym.episodes.imports import ImportedRun, read_trajectories
+from codegym.episodes.mapping import Mapped, Submission, Unmapped, grade_submissions, map_to_tasks, replay_script
 from codegym.episodes.record import RECORD_VERSION, RecordEpisodes, read_episodes, task_digest
 from codegym.episodes.regrade import Disagreement, Regraded, regrade
 
 __all__ = [
+    "ATIF_SCHEMA_VERSION",
     "RECORD_VERSION",
     "Disagreement",
     "EnvSnapshot",
+    "EpisodeFeatures",
+    "ImportedRun",
+    "Mapped",
     "RecordEpisodes",
     "Regraded",
+    "Submission",
+    "Unmapped",
+    "episode_features",
+    "episode_from_atif",
+    "episode_from_openai_row",
+    "export_episodes",
+    "features_table",
     "fork",
+    "grade_submissions",
+    "map_to_tasks",
     "read_episodes",
+    "read_trajectories",
     "regrade",
     "release",
+    "replay_script",
     "restore",
     "snapshot",
     "task_digest",
+    "to_atif",
+    "to_messages",
+    "to_openai_row",
+    "to_verifiers",
 ]

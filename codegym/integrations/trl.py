@@ -32,6 +32,7 @@ import inspect
 import itertools
 import json
 import logging
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -40,6 +41,7 @@ import gymnasium as gym
 from codegym.agent import FamilyTool
 from codegym.batch import Scorer
 from codegym.core import CodeEnv
+from codegym.episodes.record import RecordEpisodes
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.grade import Grade, Status
 from codegym.tools.schemas import tool_schemas
@@ -245,6 +247,11 @@ class CodegymAgentEnvironment:
     Args:
         env: An env made with ``mode="agent"`` (its wrappers apply), owned by this object.
         seed: Seeds the env's task draws at the first reset.
+        record: Append every episode to this JSON-lines file, one line each
+            (`codegym.episodes.RecordEpisodes` wraps the env): written when it ends
+            (``submit``, a budget), else at the next reset (``"abandoned"``: the model
+            stopped calling tools) or at ``self.env.close()`` (``"open"``). Several objects
+            (TRL's concurrent rollouts) may share one file.
 
     Attributes:
         env: The wrapped env.
@@ -254,12 +261,12 @@ class CodegymAgentEnvironment:
             ``truncated_by``, ``infra_error``...).
     """
 
-    def __init__(self, env: gym.Env, *, seed: int | None = None) -> None:
+    def __init__(self, env: gym.Env, *, seed: int | None = None, record: str | os.PathLike[str] | None = None) -> None:
         core = env.unwrapped
         if not isinstance(core, CodeEnv) or core.mode != "agent":
             found = f"mode={core.mode!r}" if isinstance(core, CodeEnv) else type(core).__name__
             raise ValueError(f"CodegymAgentEnvironment needs a codegym env made with mode='agent', got {found}")
-        self.env = env
+        self.env: gym.Env = RecordEpisodes(env, record) if record is not None else env
         self._seed = seed
         self.calls = 0
         self.results: list[dict[str, Any]] = []
@@ -407,7 +414,11 @@ def _ending_text(info: dict[str, Any]) -> str:
 
 
 def environment_factory(
-    env: str | Callable[[], gym.Env], *, seed: int | None = None, **env_kwargs: Any
+    env: str | Callable[[], gym.Env],
+    *,
+    seed: int | None = None,
+    record: str | os.PathLike[str] | None = None,
+    **env_kwargs: Any,
 ) -> Callable[[], CodegymAgentEnvironment]:
     """What to pass as ``GRPOTrainer(environment_factory=...)``: each call makes a
     `CodegymAgentEnvironment` around a fresh agent-mode env (TRL makes one per concurrent
@@ -418,6 +429,8 @@ def environment_factory(
             that makes an agent-mode env. Not an env: each rollout needs one of its own.
         seed: Seeds the task draws of the n-th environment made with ``seed + n`` (for rows
             without a ``task_id``).
+        record: Append every rollout's episode to this JSON-lines file (see
+            `CodegymAgentEnvironment`); ``codegym.episodes.read_episodes`` reads it back.
         **env_kwargs: Passed to ``gym.make`` with an id (``tasks``, ``agent`` budgets,
             ``executor``...).
     """
@@ -442,7 +455,8 @@ def environment_factory(
     def factory() -> CodegymAgentEnvironment:
         made = make()
         tools = made.unwrapped.agent_tools() if isinstance(made.unwrapped, CodeEnv) else ()
-        return with_family_tools(tools)(made, seed=None if seed is None else seed + next(numbers))
+        seeded = None if seed is None else seed + next(numbers)
+        return with_family_tools(tools)(made, seed=seeded, record=record)
 
     return factory
 

@@ -148,7 +148,11 @@ AGENT_LOOP = "codegym.integrations.verl_agent.CodegymAgentLoop"
 
 
 def write_agent_loop_config(
-    path: str | Path, *, name: str = "codegym_agent", env_kwargs: Mapping[str, Any] | None = None
+    path: str | Path,
+    *,
+    name: str = "codegym_agent",
+    env_kwargs: Mapping[str, Any] | None = None,
+    record: str | Path | None = None,
 ) -> Path:
     """Write the agent-loop config file verl reads as
     ``actor_rollout_ref.rollout.agent.agent_loop_config_path``.
@@ -161,10 +165,16 @@ def write_agent_loop_config(
         name: The name rows use to pick the loop.
         env_kwargs: Keyword arguments of every rollout's env, of plain JSON types
             (``{"executor": "docker"}``); a row's own ``env_kwargs`` win.
+        record: Append every rollout's episode to this JSON-lines file
+            (`codegym.episodes.RecordEpisodes`; see
+            `codegym.integrations.verl_agent.CodegymAgentLoop`): a path every rollout
+            worker reaches.
     """
     entry: dict[str, Any] = {"name": name, "_target_": AGENT_LOOP}
     if env_kwargs:
         entry["env_kwargs"] = dict(env_kwargs)
+    if record is not None:
+        entry["record"] = str(record)
     path = Path(path)
     # (YAML's flow style is JSON, so each value is written as JSON)
     path.write_text("- " + "\n  ".join(f"{key}: {json.dumps(value)}" for key, value in entry.items()) + "\n")

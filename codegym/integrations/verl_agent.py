@@ -30,6 +30,7 @@ import gymnasium as gym
 
 from codegym.agent import ToolResult
 from codegym.core import CodeEnv
+from codegym.episodes.record import RecordEpisodes
 from codegym.error import DependencyNotInstalled, SandboxError
 
 try:
@@ -76,6 +77,7 @@ class _Rollout:
     ended_by: str = ""
     metrics: dict[str, Any] = field(default_factory=dict)
     server_fields: dict[str, Any] = field(default_factory=dict)
+    generation: dict[str, Any] = field(default_factory=dict)  # the last turn's tokens (and logprobs), for a recorder
 
 
 @register(AGENT_NAME)
@@ -118,15 +120,23 @@ class CodegymAgentLoop(AgentLoopBase):
         *args: What verl passes every agent loop (`AgentLoopBase`).
         env_kwargs: Keyword arguments of every rollout's env (an executor, budgets...); a
             row's own ``env_kwargs`` win, and ``mode`` is always ``"agent"``.
+        record: Append every rollout's episode to this JSON-lines file
+            (`codegym.episodes.RecordEpisodes`), each step with the token ids the server
+            generated for it and their log-probs (when it gives them); an episode verl's
+            limits end is written ``"open"``. verl's rollout workers, one process each,
+            append to the same file: a path they all reach.
         **kwargs: What verl passes every agent loop, and the other keys of the loop's entry
             in the agent-loop config file.
     """
 
-    def __init__(self, *args: Any, env_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, env_kwargs: Mapping[str, Any] | None = None, record: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         if isinstance(env_kwargs, DictConfig):  # (from the agent-loop config file)
             env_kwargs = OmegaConf.to_container(env_kwargs, resolve=True)  # type: ignore[assignment]
         self.env_kwargs: dict[str, Any] = dict(env_kwargs or {})
+        self.record = None if record is None else str(record)
         self.response_length = int(self.rollout_config.response_length)
         multi_turn = self.rollout_config.get("multi_turn") or {}
         self.max_model_turns: int | None = multi_turn.get("max_assistant_turns") or None
@@ -140,7 +150,7 @@ class CodegymAgentLoop(AgentLoopBase):
         if not isinstance(env.unwrapped, CodeEnv):
             env.close()
             raise TypeError(f"{row['data_source']} is not a codegym env")
-        return env
+        return RecordEpisodes(env, self.record) if self.record is not None else env
 
     @rollout_trace_op
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
@@ -182,6 +192,7 @@ class CodegymAgentLoop(AgentLoopBase):
         _keep_server_fields(rollout.server_fields, output.extra_fields)
         tokens = list(output.token_ids)
         logprobs = list(output.log_probs) if output.log_probs else None
+        rollout.generation = {"token_ids": tokens, **({"logprobs": logprobs} if logprobs is not None else {})}
         if logprobs is not None and rollout.logprobs is None:
             rollout.logprobs = [0.0] * len(rollout.mask)
         if logprobs is None and rollout.logprobs is not None:
@@ -198,6 +209,8 @@ class CodegymAgentLoop(AgentLoopBase):
 
     async def _step(self, env: gym.Env, rollout: _Rollout, text: str, task_id: str) -> None:
         """Run the turn's calls; then end the rollout, or append the env's feedback."""
+        if isinstance(env, RecordEpisodes):
+            env.note(**rollout.generation)
         with simple_timer("tool_calls", rollout.metrics):
             _, reward, terminated, truncated, info = await _in_thread(env.step, text)
         rollout.rewards.append(float(reward))

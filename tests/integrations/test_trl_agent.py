@@ -8,6 +8,7 @@ import math
 import os
 import signal
 import threading
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -15,6 +16,7 @@ import pytest
 
 import codegym  # noqa: F401
 from codegym.agent import AgentLimits
+from codegym.episodes import read_episodes
 from codegym.executor import Executor
 from codegym.executor.local import LocalExecutor
 from codegym.integrations.trl import EPISODE_OVER, CodegymAgentEnvironment, agent_dataset, environment_factory
@@ -156,6 +158,26 @@ def test_reset_draws_a_task_without_an_id_and_the_dataset_leaves_the_prompt_to_i
     assert dataset[0]["prompt"] == [{"role": "system", "content": "Use the tools."}, {"role": "user", "content": ""}]
     for environment in (first, second):
         environment.env.close()
+
+
+def test_record_writes_each_rollout_s_episode(executor: Executor, tmp_path: Path) -> None:
+    path = tmp_path / "episodes.jsonl"
+    made = environment_factory("codegym/PythonFunction-v0", record=path, tasks=TINY, executor=executor)
+    agent = made()
+    agent.reset(task_id="tiny/1")
+    agent.bash(command=SOLVE_F1)
+    agent.submit()  # (written when it ends)
+    agent.reset(task_id="tiny/0")
+    agent.bash(command="true")
+    agent.reset(task_id="tiny/0")  # (the model stopped calling tools: written at the next rollout's reset)
+    agent.env.close()
+    solved, abandoned, still_open = read_episodes(path)
+    assert (solved["task"]["id"], solved["ended"], solved["return"], solved["mode"]) == ("tiny/1", "terminated", 1.0,
+                                                                                         "agent")  # fmt: skip
+    assert [step["tool_calls"][0]["name"] for step in solved["steps"]] == ["bash", "submit"]
+    assert solved["steps"][0]["tool_calls"][0]["arguments"] == {"command": SOLVE_F1}
+    assert (abandoned["ended"], len(abandoned["steps"]), still_open["ended"]) == ("abandoned", 1, "open")
+    assert agent.env.unwrapped.mode == "agent"  # type: ignore[attr-defined]
 
 
 def test_misuse_is_refused_with_the_fix(executor: Executor) -> None:

@@ -22,6 +22,7 @@ import gymnasium as gym
 import pytest
 
 import codegym.integrations
+from codegym.episodes import read_episodes
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.executor import Executor
 from codegym.integrations.verl import AGENT_LOOP, rows, write_agent_loop_config, write_parquet
@@ -231,6 +232,25 @@ def test_a_scripted_episode_that_solves_the_task(verl, executor: Executor, tmp_p
     assert len({r["request_id"] for r in server.requests}) == 1
 
 
+def test_record_writes_each_rollout_s_episode_with_its_tokens(verl, executor: Executor, tmp_path) -> None:
+    from .tiny_tool_lm import tiny_tool_model_and_tokenizer
+
+    turns = [call("bash", {"command": "echo hi"}), call("submit")]
+    model, tokenizer = tiny_tool_model_and_tokenizer(turns, max_length=32768)
+    config = trainer_config()
+    item = next(i for i in dataset(tmp_path, tokenizer, config) if i["reward_model"]["ground_truth"] == TASK)
+    server = TinyServer(model, tokenizer, turns)
+    path = tmp_path / "episodes.jsonl"
+    output = rollout(config, server, item, env_kwargs={"executor": executor}, record=str(path))
+    [episode] = read_episodes(path)
+    assert (episode["task"]["id"], episode["mode"], episode["ended"]) == (TASK, "agent", "terminated")
+    assert episode["return"] == output.reward_score == 0.0 and episode["steps"][-1]["info"]["status"] == "WA"
+    assert [step["action"] for step in episode["steps"]] == turns
+    assert [step["generation"]["token_ids"] for step in episode["steps"]] == [o.token_ids for o in server.outputs]
+    assert [step["generation"]["logprobs"] for step in episode["steps"]] == [o.log_probs for o in server.outputs]
+    assert episode["steps"][0]["info"]["tool_results"][0]["content"] == "hi"
+
+
 def test_a_sampled_episode_that_submits_the_stub_gets_zero(verl, executor: Executor, tmp_path) -> None:
     from .tiny_tool_lm import tiny_tool_model_and_tokenizer
 
@@ -360,6 +380,8 @@ def test_the_agent_loop_config_file(tmp_path) -> None:
         f'  _target_: "{AGENT_LOOP}"\n'
         '  env_kwargs: {"executor": "docker", "seed": 1}\n'
     )  # fmt: skip
+    path = write_agent_loop_config(tmp_path / "loops.yaml", record=tmp_path / "episodes.jsonl")
+    assert path.read_text().splitlines()[-1] == f'  record: "{tmp_path / "episodes.jsonl"}"'
 
 
 def test_importing_the_integration_does_not_import_verl() -> None:
