@@ -29,7 +29,7 @@ from typing import Any, Literal
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.executor.base import MiB
-from codegym.executor.workspace import Layer, Snapshot, Workspace
+from codegym.executor.workspace import Changes, Layer, Snapshot, Workspace
 from codegym.tools.calls import ToolCall
 from codegym.tools.schemas import tool_schemas
 
@@ -174,12 +174,21 @@ class AgentEpisode:
     """One episode's workspace and budgets: runs tool calls, reads the submission."""
 
     def __init__(
-        self, executor: Executor, setup: AgentSetup, limits: AgentLimits, tools: Sequence[FamilyTool] = ()
+        self,
+        executor: Executor,
+        setup: AgentSetup,
+        limits: AgentLimits,
+        tools: Sequence[FamilyTool] = (),
+        changes: Changes | None = None,
     ) -> None:
+        """Open the episode's workspace over the setup's files (with ``changes`` applied: a
+        snapshot carried from elsewhere, see `codegym.episodes.branch.load`)."""
         self.setup = setup
         self.limits = limits
         self.family_tools = {tool.name: tool for tool in tools}
         layer = Layer(setup.files, setup.executables)
+        if changes is not None:
+            layer = layer.with_changes(changes)
         self.workspace: Workspace = executor.open_workspace(
             layer, disk_bytes=limits.disk_bytes, idle_timeout_s=limits.idle_timeout_s, preload=TOOL_MODULES
         )

@@ -33,6 +33,7 @@ from codegym.agent import (
 )
 from codegym.error import InvalidAction, InvalidTask, ResetNeeded, SandboxError, UngradableSubmission, UsageError
 from codegym.executor import Executor, Job, Limits, RunResult
+from codegym.executor.workspace import Changes
 from codegym.extract import extract_code
 from codegym.grade import Grade, Status
 from codegym.requirements import Requirements
@@ -684,6 +685,60 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             self._episode = taker.fork(frozen)
         else:
             self._episode.restore(frozen)
+
+    def dump_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """``state`` as JSON (values in the wire's form, `codegym.serve.wire`): the task's id
+        and digest, the episode's values, the RNG's state and, in agent mode, the bytes the
+        workspace's tree changed (`Workspace.changes`) and the budgets spent. An env made
+        the same way elsewhere (another worker, node or server) goes on from it (`load_state`)."""
+        from codegym.episodes.record import task_digest
+        from codegym.serve.wire import encode
+
+        task: Task | None = state["task"]
+        values = {name: state[name] for name in self.episode_state if name != "task"}
+        record: dict[str, Any] = {
+            "task": None if task is None else {"id": task.id, "digest": task_digest(task), "tiers": _tiers_of(task)},
+            "values": encode(values),
+            "rng": state["rng"],
+            "agent": None,
+        }
+        if state["agent"] is not None:
+            taker, frozen = state["agent"]
+            changes = taker.workspace.changes(frozen.workspace)
+            record["agent"] = encode({"files": dict(changes.files), "executables": changes.executables,
+                                      "calls": frozen.calls, "elapsed_s": frozen.elapsed_s})  # fmt: skip
+        return record
+
+    def load_state(self, record: Mapping[str, Any]) -> None:
+        """Go on from a `dump_state` record: its task (which must not have changed since), its
+        values, its RNG state and, in agent mode, a workspace opened over the task's files
+        with the record's changes applied.
+
+        Raises:
+            ValueError: The record's task is not in this env's tasks, or changed since.
+        """
+        from codegym.episodes.record import task_digest
+        from codegym.serve.wire import decode
+
+        task = None
+        if record["task"] is not None:
+            wanted = record["task"]
+            if wanted["id"] not in self.tasks:
+                raise ValueError(f"the snapshot's task {wanted['id']} is not among this env's tasks")
+            task = _restrict_tiers(self.tasks.get(wanted["id"]), wanted["tiers"] or None)
+            if task_digest(task) != wanted["digest"]:
+                raise ValueError(f"the snapshot's task {wanted['id']} changed since it was taken: its content differs")
+        self._close_episode_quietly()
+        self.task = task
+        for name, value in decode(record["values"]).items():
+            setattr(self, name, value)
+        self.np_random.bit_generator.state = copy.deepcopy(record["rng"])
+        if record["agent"] is not None and task is not None:
+            agent = decode(record["agent"])
+            changes = Changes(agent["files"], tuple(agent["executables"]))
+            self._episode = AgentEpisode(self.executor_for(task), self.agent_setup(task), self.agent_limits,
+                                         self.agent_tools(), changes)  # fmt: skip
+            self._episode.calls, self._episode.elapsed_s = agent["calls"], agent["elapsed_s"]
 
     def forked(self, state: Mapping[str, Any], seed: int | None) -> CodeEnv:
         """A copy of this env going on from ``state`` on its own: its own RNG (with the

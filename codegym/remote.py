@@ -166,6 +166,14 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
     def release_state(self, state: Mapping[str, Any]) -> None:
         self._call("release", {"snapshot_id": state["remote"]}, expect="released")
 
+    def dump_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """The server's snapshot as JSON (`codegym.episodes.dump`)."""
+        return self._call("dump", {"snapshot_id": state["remote"]}, expect="dump")["record"]
+
+    def load_state(self, record: Mapping[str, Any]) -> None:
+        """Make the server's env go on from a `dump_state` record (of any server or process)."""
+        self._call("load", {"record": record}, expect="loaded")
+
     def forked(self, state: Mapping[str, Any], seed: int | None) -> RemoteEnv:
         """A new session on the same server adopting a fork of this one's env."""
         data: dict[str, Any] = {"n": 1, "snapshot_id": state["remote"]}

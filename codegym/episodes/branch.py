@@ -4,7 +4,8 @@ Between two steps an episode's state is small and plain: the task, the attempt c
 grade, the RNG, each wrapper's counters and, in ``mode="agent"``, a workspace in which no
 process runs (so its files are its whole state). `snapshot` freezes all of it; `restore` puts
 an env back to a snapshot; `fork` makes ``n`` independent envs going on from one; `release`
-frees a snapshot::
+frees a snapshot; `dump` writes one as JSON and `load` makes another env (on another worker,
+node or server) go on from it::
 
     env = gym.make("codegym/PythonFunction-v0", mode="agent", max_episode_steps=20)
     env.reset(seed=0)
@@ -13,6 +14,8 @@ frees a snapshot::
     env.step(risky_action)
     restore(env, h)                   # as it was before the risky action
     branches = fork(env, 8)           # eight envs, each with its own workspace over the same layer
+    record = dump(env, h)             # JSON: the bytes written, the episode's values
+    load(elsewhere, record)           # an env made the same way goes on from there
     release(env, h)
 
 Workspaces are frozen in the executor's store (`codegym.executor.workspace.Workspace.snapshot`):
@@ -34,6 +37,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 
+from codegym.serve.wire import decode, encode
+
+DUMP_VERSION = 1
 # A wrapper's attributes that are the same in every copy of it (never copied, never restored).
 SHARED = frozenset({"env", "_action_space", "_observation_space", "_metadata", "_cached_spec", "_reward_range"})
 
@@ -49,6 +55,10 @@ class Branchable(Protocol):
     def release_state(self, state: Mapping[str, Any]) -> None: ...
 
     def forked(self, state: Mapping[str, Any], seed: int | None) -> gym.Env: ...
+
+    def dump_state(self, state: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def load_state(self, record: Mapping[str, Any]) -> None: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,6 +111,40 @@ def release(env: gym.Env, snapshot: EnvSnapshot) -> None:
     """Free ``snapshot`` (what was restored or forked from it keeps its files)."""
     _, core = _chain(env)
     core.release_state(snapshot.core)
+
+
+def dump(env: gym.Env, snapshot: EnvSnapshot) -> dict[str, Any]:
+    """``snapshot`` as JSON, to move it elsewhere: the bytes its workspace wrote (not the
+    task's files), its episode's values and each wrapper's state. `load` it into an env made
+    the same way, on any worker, node or server.
+
+    Raises:
+        TypeError: A wrapper whose state is not plain JSON, arrays or grades (give it
+            ``snapshot_state``/``restore_state`` methods that are).
+    """
+    chain, core = _chain(env)
+    _check(chain, snapshot)
+    wrappers = []
+    for wrapper, state in zip(chain, snapshot.wrappers, strict=True):
+        try:
+            wrappers.append({"wrapper": type(wrapper).__name__, "state": encode(state)})
+        except TypeError as e:
+            raise TypeError(f"{type(wrapper).__name__}'s state does not serialise: {e}") from e
+    return {"version": DUMP_VERSION, "core": core.dump_state(snapshot.core), "wrappers": wrappers}
+
+
+def load(env: gym.Env, record: Mapping[str, Any]) -> None:
+    """Make ``env`` go on from a `dump` record (of an env with the same wrappers)."""
+    chain, core = _chain(env)
+    if record.get("version") != DUMP_VERSION:
+        raise ValueError(f"a snapshot record of version {record.get('version')!r}; this codegym reads {DUMP_VERSION}")
+    names = [item["wrapper"] for item in record["wrappers"]]
+    if names != [type(wrapper).__name__ for wrapper in chain]:
+        raise ValueError(f"the record was dumped under the wrappers {names}, the env has "
+                         f"{[type(wrapper).__name__ for wrapper in chain]}")  # fmt: skip
+    core.load_state(record["core"])
+    for wrapper, item in zip(chain, record["wrappers"], strict=True):
+        _restore_wrapper(wrapper, decode(item["state"]), fork=False)
 
 
 def _fork_one(chain: list[gym.Wrapper], core: Branchable, taken: EnvSnapshot, seed: int | None) -> gym.Env:

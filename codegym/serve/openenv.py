@@ -20,7 +20,10 @@ client sends ``{"type": "reset" | "step" | "state" | "close", "data": {...}}``; 
   ``{"n", "snapshot_id"?, "seed"?}`` and answers ``{"type": "forks", "data": {"fork_ids"}}``:
   each fork waits (within the idle timeout) for a new session of the same env to send
   ``{"type": "adopt", "data": {"fork_id"}}``, which makes it that session's env and answers
-  as ``configure`` does. A session's snapshots are released when it ends.
+  as ``configure`` does. ``dump`` takes ``{"snapshot_id"}`` and answers ``{"type": "dump",
+  "data": {"record"}}`` (JSON: `codegym.episodes.dump`); ``load`` takes ``{"record"}`` (of this
+  server or another) and answers ``loaded``: the session's env goes on from it. A session's
+  snapshots are released when it ends.
 - codegym's own message ``{"type": "configure", "data": {"env_kwargs": ...}}`` makes the env
   now and answers ``{"type": "spaces", "data": {"observation_space", "action_space"}}``
   (`codegym.remote.RemoteEnv` uses it). ``.../stream`` is the same session, and in agent mode
@@ -197,14 +200,15 @@ async def _handle(server: Server, session: Session, raw: str, stream: WebSocket 
     server.metrics.count(server.metrics.ws_messages, str(kind))
     handlers: dict[str, Callable[..., Any]] = {"reset": _ws_reset, "step": _ws_step, "configure": _ws_configure,
                                                "snapshot": _ws_snapshot, "restore": _ws_restore, "release": _ws_release,
-                                               "fork": _ws_fork, "adopt": _ws_adopt}  # fmt: skip
+                                               "fork": _ws_fork, "adopt": _ws_adopt, "dump": _ws_dump,
+                                               "load": _ws_load}  # fmt: skip
     if kind == "close":
         return None
     if kind == "state":
         return {"type": "state", "data": _state(session)}
     if kind not in handlers:
         return _error(f"Unknown message type: {kind!r}; expected reset, step, state, close, configure, snapshot, "
-                      "restore, release, fork or adopt", "UNKNOWN_TYPE", "InvalidRequest")  # fmt: skip
+                      "restore, release, fork, adopt, dump or load", "UNKNOWN_TYPE", "InvalidRequest")  # fmt: skip
     try:
         data = _object(message.get("data", {}), f"the {kind} message's data")
         return await handlers[kind](server, session, data, stream)
@@ -331,6 +335,22 @@ async def _ws_adopt(server: Server, session: Session, data: dict[str, Any], stre
         "action_space": space_to_dict(fork.env.action_space),
     }
     return {"type": "spaces", "data": {**spaces, "session_id": session.id, "step_count": fork.step_count}}
+
+
+async def _ws_dump(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    env = _live_env(session, "dump")
+    taken, *_ = session.snapshots[_snapshot_id(session, data)]
+    record = await server.run("dump", branch.dump, env, taken)
+    return {"type": "dump", "data": {"record": record}}
+
+
+async def _ws_load(server: Server, session: Session, data: dict[str, Any], stream: Any) -> dict[str, Any]:
+    """Make the session's env go on from a dumped snapshot (of this server or another)."""
+    env = _live_env(session, "load")
+    record = _object(data.get("record"), "the load message's record")
+    await server.run("load", branch.load, env, record)
+    session.step_count, session.done = 0, bool(getattr(env.unwrapped, "_done", False))
+    return {"type": "loaded", "data": {}}
 
 
 def _live_env(session: Session, what: str) -> gym.Env[Any, Any]:

@@ -231,3 +231,32 @@ def test_a_tree_rollout_exports_each_node_once_with_its_parent(executor: Executo
     assert again.nodes[solved[0].id].grade == solved[0].grade
     assert max(tree.value(leaf) for leaf in tree.leaves()) == 1.0
     env.close()
+
+
+def test_a_dumped_snapshot_moves_to_another_env_as_json(executor: Executor) -> None:
+    from codegym.episodes import dump, load
+    from codegym.executor.local import LocalExecutor
+
+    env = make(executor, mode="agent", max_episode_steps=6)
+    env.reset(seed=3, options={"task_id": AGENT_TASK})
+    env.step(bash("echo moved > notes.txt && rm -f solution.py && mkdir -p d && echo x > d/f"))
+    taken = snapshot(env)
+    record = json.loads(json.dumps(dump(env, taken)))  # (plain JSON: it travels anywhere)
+    assert "solution.py" in json.dumps(record) and len(json.dumps(record)) < 20_000  # (the bytes written, not the tree)
+    with LocalExecutor(workers=1) as elsewhere:  # (another pool: other workers)
+        other = make(elsewhere, mode="agent", max_episode_steps=6)
+        other.reset()
+        load(other, record)
+        here, there = (
+            outcome(env.step(bash("cat notes.txt d/f; ls"))),
+            outcome(other.step(bash("cat notes.txt d/f; ls"))),
+        )
+        assert here == there and "moved" in here[0]["feedback"]
+        assert other.get_wrapper_attr("_episode").calls == 2
+        assert other.get_wrapper_attr("np_random").integers(1 << 30) == env.get_wrapper_attr("np_random").integers(
+            1 << 30
+        )
+        other.close()
+    release(env, taken)
+    with pytest.raises(ValueError, match="wrappers"):
+        load(env.unwrapped, record)

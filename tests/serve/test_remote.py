@@ -175,3 +175,26 @@ def test_snapshots_and_forks_of_a_remote_env_stay_on_its_server(server_url: str)
     finally:
         for branch in (env, left, right):
             branch.close()
+
+
+def test_a_snapshot_moves_between_servers_as_json(servers: list[str]) -> None:
+    from codegym.episodes import dump, load, release, snapshot
+
+    def bash(command: str) -> str:
+        return f"<tool_call>{json.dumps({'name': 'bash', 'arguments': {'command': command}})}</tool_call>"
+
+    here = gym.make(ENV, server=servers[0], mode="agent")
+    there = gym.make(ENV, server=servers[-1], mode="agent")
+    try:
+        here.reset(options={"task_id": "codegym-py/001-count-vowel-runs"})
+        here.step(bash("echo travelled > notes.txt"))
+        taken = snapshot(here)
+        record = dump(here, taken)
+        release(here, taken)
+        there.reset()
+        load(there, json.loads(json.dumps(record)))
+        observation, *_ = there.step(bash("cat notes.txt"))
+        assert observation["feedback"].splitlines()[-1] == "travelled"
+    finally:
+        here.close()
+        there.close()
