@@ -7,14 +7,16 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
+from tqdm import tqdm
 
-from codegym.episodes.record import read_episodes, task_digest
+from codegym.episodes.record import read_records, task_digest
 from codegym.grade import Grade
-from codegym.serve.wire import encode
+from codegym.serve.wire import decode
 
 
 @dataclass(frozen=True)
@@ -58,47 +60,79 @@ class Regraded:
 
 def regrade(path: str | os.PathLike[str], *, executor: str | None = None, progress: bool = False) -> Regraded:
     """Grade each recorded episode's final submission again with the current grader (on an
-    env made as the recording's was, every submission of one env in one batch on its warm
-    workers) and compare status and every test's outcome with the recorded grade: a
-    disagreement is harness drift. ``executor`` overrides the backend."""
-    from codegym.batch import Scorer
+    env made as the recording's was, on its warm workers) and compare status and every
+    test's outcome with the recorded grade: a disagreement is harness drift. ``executor``
+    overrides the backend.
 
-    episodes = list(read_episodes(path))
-    groups: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    The file is read as the workers grade: each submission starts as soon as its line is
+    read, and only the final step's code and grade are decoded."""
+    groups: dict[str, _Group] = {}
+    pending: list[tuple[Mapping[str, Any], Any, Future[Grade]]] = []
     skipped: list[str] = []
-    for episode in episodes:
-        final = next((step for step in reversed(episode["steps"]) if _graded(step["info"])), None)
-        if final is None or episode.get("env_id") is None or episode.get("task") is None:
-            skipped.append(f"{episode['episode']}: no graded submission")
-            continue
-        key = json.dumps([episode["env_id"], encode(episode["env_kwargs"])], sort_keys=True)
-        groups.setdefault(key, []).append((episode, final))
-    disagreements: list[Disagreement] = []
-    graded = 0
-    for key, members in groups.items():
-        env_id, _ = json.loads(key)
-        kwargs = {**members[0][0]["env_kwargs"], "mode": "single"}  # (a submission's grade is the mode's own)
-        if executor is not None:
-            kwargs["executor"] = executor
-        env = gym.make(env_id, **kwargs)
-        with contextlib.closing(env), Scorer(env) as scorer:
-            tasks = scorer.env.tasks
-            wanted = []
-            for episode, final in members:
-                task_id, digest = episode["task"]["id"], episode["task"]["digest"]
-                if task_id not in tasks:
-                    skipped.append(f"{episode['episode']}: task {task_id} is not in {env_id}'s tasks now")
-                elif task_digest(tasks.get(task_id)) != digest:
-                    skipped.append(f"{episode['episode']}: task {task_id} changed since it was recorded")
-                else:
-                    wanted.append((episode, final))
-            grades = scorer.score([(e["task"]["id"], f["info"]["code"]) for e, f in wanted], progress=progress)
-        graded += len(wanted)
-        for (episode, final), now in zip(wanted, grades, strict=True):
-            found = _disagreement(episode, final["info"]["grade"], now)
+    episodes = 0
+    with contextlib.ExitStack() as stack:
+        for record in read_records(path):
+            episodes += 1
+            final = _final_submission(record)
+            if final is None or record.get("env_id") is None or record.get("task") is None:
+                skipped.append(f"{record['episode']}: no graded submission")
+                continue
+            key = json.dumps([record["env_id"], record["env_kwargs"]], sort_keys=True)
+            if key not in groups:
+                groups[key] = _Group.open(stack, record["env_id"], decode(record["env_kwargs"]), executor)
+            why = groups[key].refuses(record["task"])
+            if why is not None:
+                skipped.append(f"{record['episode']}: {why}")
+                continue
+            code, grade = final
+            pending.append((record, grade, groups[key].scorer.submit(record["task"]["id"], code)))
+        disagreements = []
+        for record, grade, future in tqdm(pending, disable=not progress, desc="re-grading", unit="episode"):
+            found = _disagreement(record, decode(grade), future.result())
             if found is not None:
                 disagreements.append(found)
-    return Regraded(len(episodes), graded, graded - len(disagreements), tuple(disagreements), tuple(skipped))
+    graded = len(pending)
+    return Regraded(episodes, graded, graded - len(disagreements), tuple(disagreements), tuple(skipped))
+
+
+@dataclass
+class _Group:
+    """The env (in single mode) and scorer that re-grade one recorded env's episodes."""
+
+    env_id: str
+    scorer: Any
+    digests: dict[str, str]
+
+    @classmethod
+    def open(cls, stack: contextlib.ExitStack, env_id: str, kwargs: Mapping[str, Any], executor: str | None) -> _Group:
+        from codegym.batch import Scorer
+
+        made = {**kwargs, "mode": "single"}  # (a submission's grade is the mode's own)
+        if executor is not None:
+            made["executor"] = executor
+        env = stack.enter_context(contextlib.closing(gym.make(env_id, **made)))
+        return cls(env_id, stack.enter_context(Scorer(env)), {})
+
+    def refuses(self, task: Mapping[str, Any]) -> str | None:
+        """Why the recorded ``task`` cannot be graded again here (None: it can)."""
+        tasks = self.scorer.env.tasks
+        task_id = task["id"]
+        if task_id not in tasks:
+            return f"task {task_id} is not in {self.env_id}'s tasks now"
+        if task_id not in self.digests:
+            self.digests[task_id] = task_digest(tasks.get(task_id))
+        if self.digests[task_id] != task["digest"]:
+            return f"task {task_id} changed since it was recorded"
+        return None
+
+
+def _final_submission(record: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The last graded step's code and (still encoded) grade."""
+    for step in reversed(record["steps"]):
+        info = step.get("info")
+        if isinstance(info, Mapping) and isinstance(info.get("code"), str) and "__grade__" in (info.get("grade") or {}):
+            return info["code"], info["grade"]
+    return None
 
 
 def _disagreement(episode: Mapping[str, Any], recorded: Grade, now: Grade) -> Disagreement | None:
@@ -109,11 +143,6 @@ def _disagreement(episode: Mapping[str, Any], recorded: Grade, now: Grade) -> Di
     if recorded.status == now.status and not changed:
         return None
     return Disagreement(episode["episode"], episode["task"]["id"], recorded.status.value, now.status.value, changed)
-
-
-def _graded(info: Mapping[str, Any]) -> bool:
-    """Whether a step graded a submission (its info holds the grade and the code graded)."""
-    return isinstance(info.get("grade"), Grade) and isinstance(info.get("code"), str)
 
 
 def _outcome(passed: bool | None) -> str:
