@@ -14,7 +14,8 @@ added), then is timed at:
 The baseline, in the same run: ``cp -a`` of the same tree into a fresh folder (what a
 checkpoint by copying costs at the least, before any sandbox). DeltaBox reports 10.83 ms per
 checkpoint and 1.86 ms per rollback. Goals: snapshot and restore at most 2 ms (median), fork(8)
-at most 8 ms.
+at most 8 ms. Then an agent episode resumed from a recorded one at step k
+(``reset(options={"trace": ..., "upto": k})``) must cost at most k tool calls.
 """
 
 from __future__ import annotations
@@ -85,6 +86,36 @@ def fork_n(workspace: Workspace, snapshot: Snapshot, n: int) -> list[Workspace]:
     return [workspace.fork(snapshot) for _ in range(n)]
 
 
+def resume_costs(steps: int = 10) -> list[tuple[int, int, float]]:
+    """Record a ``steps``-step agent episode, then resume fresh episodes from it at k steps
+    (`reset(options={"trace": ..., "upto": k})`): (k, tool calls the resume ran, ms)."""
+    import json
+
+    import gymnasium as gym
+
+    import codegym  # noqa: F401
+    from codegym.episodes import RecordEpisodes, read_episodes
+
+    task = "codegym-py/001-count-vowel-runs"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch, "episode.jsonl")
+        env = RecordEpisodes(gym.make("codegym/PythonFunction-v0", tasks="codegym-py", mode="agent"), path)
+        env.reset(options={"task_id": task})
+        for n in range(steps):
+            command = json.dumps({"name": "bash", "arguments": {"command": f"echo {n} >> log.txt && wc -l log.txt"}})
+            env.step(f"<tool_call>{command}</tool_call>")
+        env.close()
+        [episode] = read_episodes(path)
+    resumed = gym.make("codegym/PythonFunction-v0", tasks="codegym-py", mode="agent")
+    costs = []
+    for k in (1, steps // 2, steps):
+        (_, info), ms = timed(functools.partial(resumed.reset, options={"trace": episode, "upto": k}))
+        assert "divergence" not in info, info["divergence"]
+        costs.append((k, resumed.get_wrapper_attr("_episode").calls, ms))
+    resumed.close()
+    return costs
+
+
 def copy_baseline(files: dict[str, bytes], rounds: int) -> list[float]:
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch, "tree")
@@ -123,6 +154,11 @@ def main() -> None:
         goal_text = f"{goal:8.1f}" if goal is not None else f"{'':8}"
         print(f"{name:10} {median:10.2f} {p90:8.2f} {goal_text}  x{baseline / median:5.1f} faster  {verdict}")
     print("DeltaBox (reported): checkpoint 10.83 ms, rollback 1.86 ms")
+    for k, calls, ms in resume_costs():
+        verdict = "met" if calls <= k else "MISSED"
+        if calls > k:
+            failed.append(f"resume at step {k}")
+        print(f"agent resume at step {k:2}: {calls:2} tool calls (goal <= {k}), {ms:6.1f} ms  {verdict}")
     if failed:
         raise SystemExit(f"missed: {', '.join(failed)}")
 
