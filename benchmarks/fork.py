@@ -1,6 +1,6 @@
 """Snapshot, restore and fork of an agent's workspace, against copying the tree.
 
-    python benchmarks/fork.py [--rounds 200] [--isolation TIER]
+    python benchmarks/fork.py [--rounds 200] [--isolation TIER] [--python PATH]
 
 On a one-worker LocalExecutor, a workspace over a repository of 107 files (sources, tests, a
 README, a setup file) takes, round after round, an edit (one tool call: a file changed, one
@@ -135,9 +135,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--isolation", default="auto")
+    parser.add_argument("--python", help="the workers' interpreter (the container tier needs one other users can read)")
     args = parser.parse_args()
     files = repository()
-    with LocalExecutor(workers=1, isolation=args.isolation) as executor, executor.open_workspace(Layer(files)) as ws:
+    options = {"python": args.python} if args.python else {}
+    executor = LocalExecutor(workers=1, isolation=args.isolation, **options)
+    with executor, executor.open_workspace(Layer(files)) as ws:
         measure(ws, 5)  # (warm-up)
         times = measure(ws, args.rounds)
     baseline = statistics.median(copy_baseline(files, min(args.rounds, 100)))
