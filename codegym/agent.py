@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -29,7 +30,7 @@ from typing import Any, Literal
 from codegym.error import SandboxError
 from codegym.executor import Executor, Job, Limits, RunResult, Step
 from codegym.executor.base import MiB
-from codegym.executor.workspace import Changes, Layer, Snapshot, Workspace
+from codegym.executor.workspace import Changes, Layer, Workspace
 from codegym.tools.calls import ToolCall
 from codegym.tools.schemas import tool_schemas
 
@@ -151,8 +152,20 @@ class ToolResult:
         content: What the model reads: the tool's output, or why it failed.
         exit_code: The command's exit status (0 for a tool that did its job, 1 for one that
             refused: a bad path, an old_str not found), None when it was killed.
-        truncated: Whether output was elided (the full output is in the workspace).
+        truncated: Whether output was cut, as the runner or the sandbox says (bytes elided
+            around the bash tool's elision line, whose full output is in the workspace; a
+            machine's output cap; a sandbox's output limit), never read from the text.
         elapsed_s: Wall-clock seconds the call took.
+        timed_out: Whether it was stopped for running past its time: the bash tool's timeout
+            (the runner's, or a machine's), or its sandbox's wall-clock or CPU limit. A
+            command's own ``timeout(1)`` exiting 124 is not one.
+        background_killed: Processes the call left running when it returned, killed then:
+            by the bash tool's runner in a workspace (everything the command started, but
+            its process group on a time-out, which the time-out killed); by a machine that
+            kills what a command leaves (``background="kill"``; 0 with ``"keep"``, whose
+            processes live on); 0 for the editor and search, which start none. None where
+            it is not known: a family's own tool, a call its sandbox killed before the
+            runner could count, a record made before the field existed.
     """
 
     tool_call_id: str
@@ -161,6 +174,8 @@ class ToolResult:
     exit_code: int | None
     truncated: bool
     elapsed_s: float
+    timed_out: bool = False
+    background_killed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,13 +232,16 @@ class AgentEpisode:
             self.elapsed_s += elapsed
             return ToolResult(call.id, call.name, content.strip("\n"), exit_code, False, round(elapsed, 6))
         limits = self.limits.command
+        nonce = None
         if call.name == "bash":
             timeout = min(float(arguments.get("timeout_s") or self.limits.timeout_s), self.limits.max_timeout_s)
             timeout = min(timeout, self.limits.wall_s - self.elapsed_s)
+            nonce = secrets.token_hex(8)
             arguments = {
                 "command": arguments["command"],
                 "timeout_s": timeout,
                 "output_bytes": self.limits.output_bytes,
+                "report": nonce,  # (the runner's report line: see codegym.tools.shell)
             }
             limits = replace(limits, wall_s=timeout + MARGIN_S, cpu_s=max(limits.cpu_s, timeout + MARGIN_S))
         setup = self.setup
@@ -242,7 +260,7 @@ class AgentEpisode:
         result = self.workspace.run(Job(steps=(step,), limits=limits, preload=TOOL_MODULES))
         elapsed = time.monotonic() - started
         self.elapsed_s += elapsed
-        return _tool_result(call, result, elapsed)
+        return _tool_result(call, result, elapsed, nonce)
 
     def read_submission(self) -> str:
         """The submission file's text ("" when it is missing, a link, or not a file)."""
@@ -288,25 +306,50 @@ class EpisodeSnapshot:
     files and its budgets are its whole state.
 
     Attributes:
-        workspace: The tree's snapshot.
+        workspace: The tree's snapshot (a `Snapshot`), or a machine episode's
+            (`codegym.machine_episode.MachineSnapshot`: its box's files and its own values).
         calls: Tool calls made.
         elapsed_s: Wall-clock seconds its calls took.
     """
 
-    workspace: Snapshot
+    workspace: Any  # (Snapshot | MachineSnapshot: Any, so that the workspace episodes' readers need no narrowing)
     calls: int
     elapsed_s: float
 
 
-def _tool_result(call: ToolCall, result: RunResult, elapsed: float) -> ToolResult:
+def _tool_result(call: ToolCall, result: RunResult, elapsed: float, nonce: str | None) -> ToolResult:
+    """The result of a workspace's tool program: its output, and what its runner (``nonce``: the
+    bash tool's, whose report line ends its stderr) and the sandbox say happened."""
     step = result.steps[0]
+    report, stderr = _split_report(step.stderr, nonce) if nonce is not None else ({}, step.stderr)
     content = step.stdout.decode(errors="replace")
-    if step.stderr:  # (the tool program itself failed: its traceback)
-        content += step.stderr.decode(errors="replace")
+    if stderr:  # (the tool program itself failed: its traceback)
+        content += stderr.decode(errors="replace")
     if step.limit is not None:
         content += f"\n[the call was killed: it exceeded its {_LIMIT_WORDS.get(step.limit, step.limit)} limit]"
-    truncated = "bytes elided; the full output is in" in content
-    return ToolResult(call.id, call.name, content.strip("\n"), step.exit_code, truncated, round(elapsed, 6))
+    elided = report.get("elided_bytes")
+    truncated = step.limit == "output" or (isinstance(elided, int) and elided > 0)
+    timed_out = step.limit in ("wall", "cpu") or report.get("timed_out") is True
+    left = report.get("background_killed")
+    if nonce is None:  # (the editor and search start no process)
+        left = 0
+    return ToolResult(call.id, call.name, content.strip("\n"), step.exit_code, truncated, round(elapsed, 6),
+                      timed_out, left if isinstance(left, int) else None)  # fmt: skip
+
+
+def _split_report(stderr: bytes, nonce: str) -> tuple[dict[str, Any], bytes]:
+    """The bash tool's report (the last line of ``stderr``, after ``nonce`` and a space: see
+    `codegym.tools.shell`) and the rest of ``stderr``; an empty report where it has none (the
+    runner was killed, or failed)."""
+    head, _, line = stderr.rstrip(b"\n").rpartition(b"\n")
+    marker = nonce.encode() + b" "
+    if not line.startswith(marker):
+        return {}, stderr
+    try:
+        report = json.loads(line[len(marker) :])
+    except ValueError:
+        return {}, stderr
+    return (report, head) if isinstance(report, dict) else ({}, stderr)
 
 
 _LIMIT_WORDS = {"cpu": "CPU time", "wall": "time", "memory": "memory", "output": "output", "processes": "process"}

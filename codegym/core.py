@@ -326,7 +326,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start an episode.
+        """Start an episode. In ``mode="agent"``, ``info["tools"]`` holds the tools' schemas
+        and ``info["workdir"]`` the folder the tools start in, as they see it (the workspace's
+        path in its sandbox; a terminal task's or a project's work dir).
 
         Options:
             task_id: The task to pose (else one is drawn with ``np_random``).
@@ -363,6 +365,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         if self.mode == "agent":
             self._open_episode(self.task)
             info["tools"] = self.tools
+            info["workdir"] = _workdir(self._episode)
             if trace is not None:
                 return self._replay(trace, info)
         history: list[Mapping[str, Any]] = list(options.get("history") or ())
@@ -800,6 +803,16 @@ def _run_calls(
             listener(results[-1])
     exhausted = episode.exhausted()
     return results, False, {"truncated_by": exhausted} if exhausted else {}
+
+
+def _workdir(episode: AgentEpisode | None) -> str:
+    """The folder ``episode``'s tools start in, as they see it: a machine's (its `Place`'s
+    ``cwd``: a terminal task's or a project's work dir), else its workspace's path in the
+    sandbox (``/sandbox``, or the worker's own folder in the `container` tier)."""
+    from codegym.machine_episode import MachineEpisode  # (here: it brings the root boxes)
+
+    assert episode is not None
+    return episode.place().cwd if isinstance(episode, MachineEpisode) else episode.workspace.workdir
 
 
 def _ending(ended: Mapping[str, Any]) -> str:

@@ -9,12 +9,14 @@ an `EpisodeFeatures`; `features_table` does it for every episode of a file, one 
     frame = pandas.DataFrame(rows)                  # one row per episode
     frame.groupby("untested_final_edit")["solved"].mean()
 
-Where a feature reads what the env recorded (an exit status, ``ToolResult.truncated``, the
-grade), it is exact. Where it reads what a shell command *says* (the files it writes or
-removes, whether it runs tests, whether it starts a background job), it parses the command
-(words, quotes, redirections, ``&&``/``;``/``|``/``&``, ``cd``, heredocs) and recognises a
-documented list of programs: a program that writes files by itself (``python -c
-"open(...)"``) is not seen. Paths with a variable or ``~`` in them are not judged.
+Where a feature reads what the env recorded (an exit status, `codegym.agent.ToolResult`'s
+``truncated``, ``timed_out`` and ``background_killed``, the reset's ``workdir``, the grade), it
+is exact. Where it reads what a shell command *says* (the files it writes or removes, whether
+it runs tests), it parses the command (words, quotes, redirections, ``&&``/``;``/``|``/``&``,
+``cd``, heredocs) and recognises a documented list of programs: a program that writes files by
+itself (``python -c "open(...)"``) is not seen. Paths with a variable or ``~`` in them are not
+judged. A record made before the env recorded a field (an older file) gets the text's reading
+instead, as each feature says.
 
 Every episode kind is read (``single``, ``refine`` and ``agent`` modes); the tool features are
 0 for those without tools.
@@ -93,17 +95,22 @@ class EpisodeFeatures:
             is not counted) and that are a stub: ``pass`` or ``...`` alone, ``raise
             NotImplementedError``, Rust's ``todo!()``/``unimplemented!()``, or a line with
             the word TODO or FIXME.
-        timeouts: Calls killed for their time: bash calls with the runner's time-out status
-            124 (`codegym.tools.shell`; a command's own ``timeout(1)`` exits 124 too), and
-            calls whose ``exit_code`` is None (killed by a sandbox limit).
-        truncated_outputs: Calls whose output was cut to its head and tail
-            (``ToolResult.truncated``).
+        timeouts: Calls stopped for running past their time (``ToolResult.timed_out``: the
+            bash tool's timeout, a sandbox's wall-clock or CPU limit; a command's own
+            ``timeout(1)`` is not one). A call recorded without the field counts when its
+            bash status is the runner's time-out status 124 (`codegym.tools.shell`, which a
+            command's own ``timeout(1)`` exits with too) or its ``exit_code`` is None
+            (killed by any sandbox limit).
+        truncated_outputs: Calls whose output was cut (``ToolResult.truncated``).
         background_launches: Jobs bash commands start in the background: each ``&``
             control operator (``cmd &``, ``nohup cmd &``) and ``setsid -f``.
-        background_killed: Those of ``background_launches`` made where the env kills what a
-            call leaves running: every workspace-backed episode, and a machine whose env
-            was made with ``background="kill"``; whether the job was still running when the
-            call returned is not recorded.
+        background_killed: Processes the env killed because a call left them running when
+            it returned (``ToolResult.background_killed``: a workspace's bash runner kills
+            them all; a machine whose env was made with ``background="kill"`` too, and one
+            with ``"keep"`` none). A bash call recorded without the count (an older file,
+            or a call its sandbox killed before the runner counted) adds its
+            ``background_launches`` instead where the env kills what a call leaves: every
+            workspace-backed episode, and a ``background="kill"`` machine.
         submitted: A submission was graded (a ``submit``, or a step of a mode without
             tools).
         solved: The last grade's family verdict (`codegym.grade.Grade.solved`).
@@ -150,9 +157,10 @@ def episode_features(episode: Mapping[str, Any], *, workdir: str | None = None) 
         episode: One episode, as `codegym.episodes.read_episodes` yields it.
         workdir: The absolute folder the agent's calls start in and may write (relative
             paths are resolved from it). Default: the recorded reset's ``info["workdir"]``
-            where the env gave one, else the workspace's root (``/sandbox``) for every
-            workspace-backed family; for a machine family (Terminal), whose folder is the
-            task's, absolute paths are not judged outside unless it is given.
+            (every agent env records it); for an older record without it, the workspace's
+            usual root (``/sandbox``) for every workspace-backed family, and for a machine
+            family (Terminal), whose folder is the task's, none: absolute paths are then not
+            judged outside.
 
     Raises:
         ValueError: ``episode`` is not an episode record (no ``steps`` list).
@@ -191,7 +199,7 @@ def episode_features(episode: Mapping[str, Any], *, workdir: str | None = None) 
         timeouts=trace.timeouts,
         truncated_outputs=trace.truncated_outputs,
         background_launches=trace.background,
-        background_killed=trace.background if trace.kills_background else 0,
+        background_killed=trace.background_killed,
         submitted=bool(grades),
         solved=bool(getattr(grades[-1], "solved", False)) if grades else False,
         truncated=episode.get("ended") == "truncated",
@@ -233,7 +241,7 @@ class _Trace:
         self.kills_background = kills_background
         self.calls = self.format_errors = self.tool_errors = self.failed = self.repeats = 0
         self.edits = self.test_runs = self.test_edits = self.outside = 0
-        self.timeouts = self.truncated_outputs = self.background = 0
+        self.timeouts = self.truncated_outputs = self.background = self.background_killed = 0
         self.edited_since_test = False
         self.failing: set[str] = set()  # failing commands since the last edit
         self.created: set[str] = set()
@@ -254,9 +262,17 @@ class _Trace:
             return
         status = result.get("exit_code")
         self.truncated_outputs += bool(result.get("truncated"))
-        self.timeouts += status is None or (name == "bash" and status == TIMEOUT_STATUS)
+        timed_out = result.get("timed_out")
+        if isinstance(timed_out, bool):
+            self.timeouts += timed_out
+        else:  # (recorded before the env said: the status's reading)
+            self.timeouts += status is None or (name == "bash" and status == TIMEOUT_STATUS)
+        killed = _count(result.get("background_killed"))
+        self.background_killed += killed or 0
         if name == "bash":
-            self.bash(str(arguments.get("command", "")), status)
+            launched = self.bash(str(arguments.get("command", "")), status)
+            if killed is None and self.kills_background:  # (not counted: the command's reading)
+                self.background_killed += launched
         elif name == "str_replace_editor":
             self.tool_errors += status != 0
             self.editor(arguments, status)
@@ -275,7 +291,8 @@ class _Trace:
                 self.created.add(place.path)
                 self.deleted.discard(place.path)
 
-    def bash(self, command: str, status: Any) -> None:
+    def bash(self, command: str, status: Any) -> int:
+        """Count what the command does; return how many jobs it starts in the background."""
         shell = read_shell(command, self.workdir)
         self.background += shell.background
         if shell.tests:
@@ -298,11 +315,17 @@ class _Trace:
             self.edit()
             if shell.tests:  # (edited and tested in one command: the run is after the edit only if it comes last)
                 self.edited_since_test = not shell.tests_last
+        return shell.background
 
     def edit(self) -> None:
         self.edits += 1
         self.edited_since_test = True
         self.failing.clear()
+
+
+def _count(value: Any) -> int | None:
+    """A count the env recorded (an int), or None where it recorded none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # --- the final submission ----------------------------------------------------------------------

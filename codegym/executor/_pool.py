@@ -253,7 +253,8 @@ class WorkerPool(Executor, Generic[W]):
                 worker.stop()
                 raise SandboxError(f"cannot start {self.name} worker {worker.index} for a workspace: {e}") from e
             workspace = _PinnedWorkspace(self, worker, sid, disk_bytes, layer, idle_timeout_s)
-            workspace.request("open", layer.key, files, layer.executables, disk_bytes, idle_timeout_s)
+            opened = workspace.request("open", layer.key, files, layer.executables, disk_bytes, idle_timeout_s)
+            workspace.workdir = str(opened[0])
             worker.sessions.add(sid)
         return workspace
 
@@ -339,6 +340,7 @@ class _PinnedWorkspace(Workspace):
         try:
             child = _PinnedWorkspace(self.pool, self.worker, secrets.token_hex(8), taken.disk_bytes, taken.layer,
                                      self.idle_timeout_s)  # fmt: skip
+            child.workdir = self.workdir  # (its worker's)
             with self.worker.lock:
                 child.request("fork", self._here(taken), taken.disk_bytes, self.idle_timeout_s)
                 self.worker.sessions.add(child.id)

@@ -410,7 +410,9 @@ class Init:
         status, timed_out = self.wait(pid, reader, started + body["timeout_s"])
         if timed_out:
             _kill_group(pid)
+        left = 0
         if body.get("background") == "kill":
+            left = self.stop_all(spared=pid if timed_out else None)
             self.kill_all()
         reader.drain()
         reader.close()
@@ -424,6 +426,7 @@ class Init:
             "exit": None if exit_code is None or exit_code < 0 else exit_code,
             "signal": -exit_code if exit_code is not None and exit_code < 0 else None,
             "timed_out": timed_out,
+            "background_killed": left,
             "elapsed_s": time.monotonic() - started,
             "channel": bytes(reader.channel),
             "channel_overflow": reader.channel_overflow,
@@ -463,6 +466,14 @@ class Init:
         if status is None:  # (not yet: a child exits before its pidfd says so only in theory)
             _, status = os.waitpid(pid, 0)
         return status
+
+    def stop_all(self, spared: int | None) -> int:
+        """SIGSTOP every process of the box but us (so that none forks meanwhile), and count
+        those still running: not zombies, nor of the process group ``spared`` (a command's
+        that its time-out killed)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGSTOP)
+        return sum(1 for pid in _processes() if _running(pid, spared))
 
     def kill_all(self) -> None:
         """SIGKILL every process of the box but us (as pid 1, kill(-1) spares only us), and reap."""
@@ -705,6 +716,16 @@ def _kill_group(pgid: int) -> None:
 
 def _processes() -> set[int]:
     return {int(name) for name in os.listdir("/proc") if name.isdigit()} - {os.getpid()}
+
+
+def _running(pid: int, spared: int | None) -> bool:
+    """Whether process ``pid`` is there and not a zombie, nor of the process group ``spared``."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state, _, group = f.read().rsplit(b")", 1)[1].split()[:3]
+    except (OSError, ValueError):
+        return False
+    return state not in (b"Z", b"X") and int(group) != spared
 
 
 def serve(sock: socket.socket, config: dict[str, Any]) -> None:

@@ -195,8 +195,10 @@ class Supervisor:
         """Open, run a command in, reset, snapshot, restore, fork or close a workspace, or
         release or read a snapshot (see ``_workspace.py``)."""
         try:
-            if kind == "open":
+            if kind == "open":  # (the reply says where its commands will find the tree)
                 self.store.open(*body)
+                write_frame(res, ("done", nonce, self.work))
+                return
             elif kind == "run":
                 self.store.check(body[0])
                 self._perform(Job.from_wire(body[1]), functools.partial(_send_result, res, nonce), workspace=body[0])

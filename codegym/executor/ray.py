@@ -106,7 +106,7 @@ class Node:
         except SandboxError as e:
             return "error", str(e)
         self.workspaces[workspace.id] = workspace
-        return "ok", workspace.id
+        return "ok", (workspace.id, workspace.workdir)
 
     def workspace(self, sid: str, method: str, *args: Any) -> tuple[str, Any]:
         """Call ``method`` of workspace ``sid``: ("ok", value), or ("lost" | "error", why).
@@ -385,7 +385,10 @@ class RayExecutor(Executor):
         if kind != "ok":
             self._workspaces[index] -= 1
             raise SandboxError(f"cannot open a workspace on ray actor {index}: {value}")
-        return _ActorWorkspace(self, index, value, disk_bytes, layer)
+        sid, workdir = value
+        workspace = _ActorWorkspace(self, index, sid, disk_bytes, layer)
+        workspace.workdir = workdir
+        return workspace
 
     def close(self) -> None:
         with self._lock:
@@ -457,7 +460,9 @@ class _ActorWorkspace(Workspace):
                 self.release(taken)
         with self.executor._lock:
             self.executor._workspaces[self.index] += 1
-        return _ActorWorkspace(self.executor, self.index, sid, self.disk_bytes, taken.layer)
+        child = _ActorWorkspace(self.executor, self.index, sid, self.disk_bytes, taken.layer)
+        child.workdir = self.workdir  # (forked on the same worker of the same actor)
+        return child
 
     def release(self, snapshot: Snapshot) -> None:
         with contextlib.suppress(SandboxError):

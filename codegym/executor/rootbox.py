@@ -111,6 +111,9 @@ class CommandResult:
         exit_code: Its exit status (None when it was killed or timed out).
         signal: The signal that killed it, if one did.
         timed_out: Whether it ran past its timeout (and was killed, with its process group).
+        background_killed: Processes the box killed when it returned (``background="kill"``):
+            every one still running then (but those of its process group, on a time-out: the
+            time-out's); 0 with ``"keep"``, which kills none.
         elided_bytes: Bytes of output left out of ``output``.
         elapsed_s: Wall-clock seconds it took.
         channel: What it wrote on its verdict channel (descriptor 3), when it had one.
@@ -129,6 +132,7 @@ class CommandResult:
     channel: bytes = b""
     channel_overflow: bool = False
     collected: bytes | None = None
+    background_killed: int = 0
 
 
 Isolation = Literal["full", "userns"]
@@ -345,12 +349,15 @@ class RootBox:
             return False
         return as_owner(_workspace._size, self.upper) > self.spec.disk_bytes
 
-    def snapshot(self, dest: str) -> None:
+    def snapshot(self, dest: str, *, below: Sequence[str] = ()) -> None:
         """Copy the episode's upper layer to ``dest`` (made; ownership, modes, links,
-        whiteouts and their extended attributes kept). Stop (`stopped`) or kill the box's
-        processes first: one still running could change files meanwhile, or remove one the
-        copy is reading (which fails it)."""
-        failure = as_owner(copy_tree, self.upper, dest)
+        whiteouts and their extended attributes kept). ``below``: the layers at the top of
+        ``spec.layers`` that hold earlier changes of the same machine (the copies a box made
+        from a snapshot stands on, top first), merged under it into ``dest``: then ``dest``
+        holds every change over the layers below them, as one upper layer (see
+        `flatten_layers`). Stop (`stopped`) or kill the box's processes first: one still
+        running could change files meanwhile, or remove one the copy is reading (which fails it)."""
+        failure = as_owner(flatten_layers, (self.upper, *below), dest)
         if failure:
             raise SandboxError(f"cannot copy the box's files: {failure}")
 
@@ -445,6 +452,7 @@ class RootBox:
             channel=reply["channel"],
             channel_overflow=reply["channel_overflow"],
             collected=reply.get("collected"),
+            background_killed=reply["background_killed"],
         )
 
     def _rlimits(self) -> list[tuple[int, int]]:
@@ -615,6 +623,13 @@ def _start_ahead(spec: BoxSpec) -> None:
 def _close_started(future: Future[RootBox]) -> None:
     if future.exception() is None:
         future.result().close()
+
+
+def after_teardowns(job: Callable[[], None]) -> None:
+    """Run ``job`` in the background once the boxes this process has closed so far are torn
+    down (their processes gone, their overlays unmounted): removing a folder that one of them
+    stacked on as a lower layer is safe only then. Errors of ``job`` are ignored."""
+    _reaper().put(job)
 
 
 def _teardown(pidfds: list[int], cgroup: _BoxCgroup, folder: str) -> None:
@@ -873,6 +888,53 @@ def copy_tree(source: str, dest: str) -> str:
         ["cp", "-a", "--no-preserve=context", f"{source}/.", dest], capture_output=True, text=True, check=False
     )
     return (result.stderr.strip() or f"cp exited with {result.returncode}") if result.returncode else ""
+
+
+def flatten_layers(layers: Sequence[str], dest: str) -> str:
+    """Copy upper layers (``layers``, top first: each one's changes over those below it) into
+    the folder ``dest`` as one upper layer that shows what they show together over the layers
+    below them: an entry hides the same path's entries below it (a whiteout deletes them, an
+    opaque folder replaces the folder below whole) and other folders merge, taking the upper
+    one's owner and mode. What went wrong, or "" (run it through `as_owner`)."""
+    *above, bottom = layers
+    failure = copy_tree(bottom, dest)
+    for layer in reversed(above):
+        failure = failure or _put_over(layer, dest)
+    return failure
+
+
+def _put_over(layer: str, dest: str) -> str:
+    """Put the upper layer ``layer`` over ``dest`` (an upper layer too; see `flatten_layers`)."""
+    for folder, names, files in os.walk(layer):
+        target = os.path.normpath(os.path.join(dest, os.path.relpath(folder, layer)))
+        info = os.lstat(folder)
+        os.chown(target, info.st_uid, info.st_gid, follow_symlinks=False)
+        os.chmod(target, stat.S_IMODE(info.st_mode))
+        merged, replaced = [], []
+        for name in names + files:
+            source, there = os.path.join(folder, name), os.path.join(target, name)
+            if _real_folder(source) and not is_opaque(source) and _real_folder(there):
+                merged.append(name)
+                continue
+            if _real_folder(there):
+                shutil.rmtree(there)
+            elif os.path.lexists(there):
+                os.unlink(there)
+            replaced.append(source)
+        names[:] = merged  # (os.walk goes down only into folders merged; the others were copied whole)
+        if replaced:
+            result = subprocess.run(["cp", "-a", "--no-preserve=context", "-t", target, *replaced],
+                                    capture_output=True, text=True, check=False)  # fmt: skip
+            if result.returncode:
+                return result.stderr.strip() or f"cp exited with {result.returncode}"
+    return ""
+
+
+def _real_folder(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def as_owner(function: Callable[..., T], *args: Any) -> T:

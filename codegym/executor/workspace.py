@@ -37,6 +37,7 @@ from codegym.executor.base import Job, MiB, RunResult
 
 DISK_BYTES = 256 * MiB
 IDLE_TIMEOUT_S = 1800.0
+WORKDIR = "/sandbox"  # a tree's path as its commands see it, in a worker's view (`_forkserver.WORK`)
 
 
 class WorkspaceLost(SandboxError):
@@ -129,11 +130,14 @@ class Workspace(abc.ABC):
         id: Its name on its worker.
         disk_bytes: Its quota: the bytes its commands may add above its layer.
         used_bytes: Bytes its tree held after the last command.
+        workdir: The tree's path as its commands see it (their current directory), as its
+            worker says: ``/sandbox``, or the worker's own folder in the `container` tier.
     """
 
     id: str
     disk_bytes: int
     used_bytes: int = 0
+    workdir: str = WORKDIR
 
     @property
     def over_quota(self) -> bool:

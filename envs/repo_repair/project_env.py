@@ -42,6 +42,7 @@ from codegym.executor import Limits
 from codegym.executor.base import MiB
 from codegym.executor.layers import LayerStore
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
+from codegym.machine_episode import refuse_to_dump
 from codegym.task import Quarantine, Task, TaskSet, TestCase
 
 FAMILY = "repo_repair"
@@ -314,6 +315,11 @@ class ProjectRepairEnv(CodeEnv):
             in the project's machine; ``submit`` grades its source changes).
         store: The layer store (`codegym.executor.layers.LayerStore`'s default when None).
         limits, on_infra_error, render_mode, agent, on_task_error, quarantine: See `CodeEnv`.
+
+    An agent episode can be snapshot, restored and forked (`codegym.episodes`): the machine's
+    changes are copied, a restore or a fork starts a machine over the copy, and ``submit``
+    grades the changes of the whole chain; processes are not carried (see
+    `codegym.machine_episode`).
     """
 
     family = FAMILY
@@ -449,3 +455,9 @@ class ProjectRepairEnv(CodeEnv):
 
         assert isinstance(episode, ProjectEpisode)
         return episode.diff()
+
+    def dump_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """See `CodeEnv.dump_state`; an agent episode's snapshot is a machine's files on this
+        host, not data: it cannot be dumped (`NotImplementedError`)."""
+        refuse_to_dump(state, "project")
+        return super().dump_state(state)

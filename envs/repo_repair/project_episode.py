@@ -4,7 +4,9 @@ The machine is the project's built layers under a layer of the task's own: the f
 bug, and whiteouts over the test files that hold the failing tests (never in the agent's
 view). The tree is made a git repository of one commit when the episode starts (``git diff``
 shows the agent its changes). At ``submit`` the machine's processes are stopped and its
-changes to the tree are read from its upper layer, as a diff against the tree it started from.
+changes to the tree are read from its upper layer (merged with the copies below it where the
+machine was restored or forked from a snapshot: `codegym.machine_episode`), as a diff against
+the tree it started from. An episode can be snapshot, restored and forked (`codegym.episodes`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from codegym.envs.repo_repair.source import unified
 
 from codegym.error import InvalidTask
 from codegym.executor.rootbox import BoxSpec, RootBox, as_owner, is_opaque, is_whiteout, remove_tree, run_root
-from codegym.machine_episode import MachineEpisode, Place
+from codegym.machine_episode import MachineEpisode, Place, copy_changes, earlier_changes
 from codegym.task import Task
 
 if TYPE_CHECKING:
@@ -57,8 +59,7 @@ class ProjectEpisode(MachineEpisode):
     def diff(self) -> str:
         """The agent's changes to the tree, as a unified diff against the tree it started from
         (text files it changed, and new files where sources go; its other files are not read)."""
-        with self.box.stopped():
-            files, opaque = as_owner(changed_files, os.path.join(self.box.upper, self.project.root.lstrip("/")))
+        files, opaque = self.changes()
         changed: dict[str, bytes | None] = dict(files)
         for folder in opaque:  # (a folder the agent made again: what it held before and lacks now is gone)
             prefix = "" if folder == "." else folder + "/"
@@ -75,6 +76,23 @@ class ProjectEpisode(MachineEpisode):
                 continue
             parts.append(_diff(path, before, after))
         return "".join(parts)
+
+    def changes(self) -> tuple[dict[str, bytes | None], list[str]]:
+        """What the episode changed in the tree (see `changed_files`), its machine's processes
+        stopped meanwhile: read from the box's upper layer, or, where the box was made from a
+        snapshot, from a copy of its changes merged with those of the copies it stands on
+        (`codegym.machine_episode.copy_changes`)."""
+        top = self.project.root.lstrip("/")
+        if not earlier_changes(self.box):  # (its changes are all in its upper layer: read them there)
+            with self.box.stopped():
+                return as_owner(changed_files, os.path.join(self.box.upper, top))
+        os.makedirs(run_root(), mode=0o700, exist_ok=True)
+        scratch = tempfile.mkdtemp(prefix=f"diff-{os.getpid()}-", dir=run_root())
+        try:
+            copy_changes(self.box, scratch)
+            return as_owner(changed_files, os.path.join(scratch, top))
+        finally:
+            remove_tree(scratch)
 
     def read_submission(self) -> str:
         return self.diff()

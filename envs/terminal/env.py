@@ -43,6 +43,7 @@ from codegym.executor.rootbox import (
     run_root,
 )  # fmt: skip
 from codegym.grade import Diagnostic, Grade
+from codegym.machine_episode import copy_changes, refuse_to_dump
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task
 
@@ -118,6 +119,10 @@ class TerminalEnv(CodeEnv):
     is a metric. **Termination:** agent: at ``submit`` (a budget running out truncates, and
     the machine is judged as it stands);
     single: after the script; refine: when solved. **Registered:** ``codegym/Terminal-v0``.
+
+    An agent episode can be snapshot, restored and forked (`codegym.episodes`): the machine's
+    changes are copied, and a restore or a fork starts a machine over the copy; processes are
+    not carried (see `codegym.machine_episode`).
     """
 
     family = "terminal"
@@ -257,6 +262,30 @@ class TerminalEnv(CodeEnv):
             self._spares = None
         super().close()
 
+    def forked(self, state: Mapping[str, Any], seed: int | None) -> TerminalEnv:
+        """A copy going on from ``state`` (see `CodeEnv.forked`) whose episode's machine is
+        made from the snapshot, never the spare one: the spare stays the parent's, for its next
+        reset, and the copy makes its own (sharing it, two resets would take one machine, and
+        the copy's close would shut the parent's spare maker down). The caches of environments,
+        expected tests and verifiers stay shared, under the same lock."""
+        child = super().forked(state, seed)
+        assert isinstance(child, TerminalEnv)
+        child._spare, child._spares = None, None
+        return child
+
+    def restore_state(self, state: Mapping[str, Any], *, fork: bool = False) -> None:
+        """See `CodeEnv.restore_state`; the episode's machine (restored or forked from the
+        snapshot's copy, see `MachineEpisode.restore`) then answers to this env."""
+        super().restore_state(state, fork=fork)
+        if isinstance(self._episode, TerminalEpisode):
+            self._episode.env = self
+
+    def dump_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """See `CodeEnv.dump_state`; an agent episode's snapshot is a machine's files on this
+        host, not data: it cannot be dumped (`NotImplementedError`)."""
+        refuse_to_dump(state, "terminal")
+        return super().dump_state(state)
+
     def expected(self, task: Task, stage: int = 0) -> grader.Expected:
         """The tests the pristine test files of ``task``'s ``stage`` define (collected by a
         run over the untouched environment, once; see `grader.Expected`)."""
@@ -328,8 +357,7 @@ class TerminalEnv(CodeEnv):
         try:
             snapshot = os.path.join(scratch, "snapshot")
             os.mkdir(snapshot)
-            with box.stopped():  # (the files at submit, whatever the agent left running does)
-                box.snapshot(snapshot)
+            copy_changes(box, snapshot)  # (the files at submit, whatever the agent left running does)
             run = self._verify(task, stage, snapshot=snapshot, net_of=box)
         finally:
             remove_tree(scratch)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from codegym.envs.terminal.machine import agent_user, shell, workdir
 from codegym.envs.terminal.steps import stages
@@ -45,6 +46,15 @@ class TerminalEpisode(MachineEpisode):
     def place(self) -> Place:
         return Place(user=agent_user(self.terminal, self.built), cwd=workdir(self.terminal, self.built),
                      env=dict(self.built.env), shell=shell(self.built), background=self.background)  # fmt: skip
+
+    def own_state(self) -> dict[str, Any]:
+        """The task (its steps), the current step, the steps judged and the reward given so far."""
+        return {"terminal": self.terminal, "built": self.built, "stage": self.stage, "judged": tuple(self.judged),
+                "rewarded": self.rewarded}  # fmt: skip
+
+    def restore_own_state(self, state: Mapping[str, Any]) -> None:
+        self.terminal, self.built, self.stage = state["terminal"], state["built"], state["stage"]
+        self.judged, self.rewarded = list(state["judged"]), state["rewarded"]
 
     def read_submission(self) -> str:
         return ""

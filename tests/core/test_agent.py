@@ -48,6 +48,8 @@ def test_reset_offers_the_tools_and_describes_the_workspace(env: CodeEnv) -> Non
     assert names == ["bash", "str_replace_editor", "search", "submit"] and info["tools"] == env.tools
     assert "solution.py" in observation["prompt"] and "./run_tests" in observation["prompt"]
     assert "killed when the command returns" in info["tools"][0]["function"]["description"]
+    _, _, _, _, stepped = env.step(call("bash", command="pwd -P"))
+    assert stepped["tool_results"][0]["content"] == info["workdir"] == "/sandbox"  # (where the tools start)
 
 
 def test_the_reference_written_with_tools_gets_reward_one(env: CodeEnv) -> None:
@@ -58,7 +60,9 @@ def test_the_reference_written_with_tools_gets_reward_one(env: CodeEnv) -> None:
     _, _, _, _, info = env.step(call("bash", command="./run_tests"))
     result = info["tool_results"][0]
     assert result["exit_code"] == 0 and "2 of 2 public tests passed" in result["content"]
-    assert set(result) == {"tool_call_id", "name", "content", "exit_code", "truncated", "elapsed_s"}
+    assert set(result) == {"tool_call_id", "name", "content", "exit_code", "truncated", "elapsed_s", "timed_out",
+                           "background_killed"}  # fmt: skip
+    assert (result["truncated"], result["timed_out"], result["background_killed"]) == (False, False, 0)
     observation, reward, terminated, truncated, info = env.step(call("submit"))
     assert (reward, terminated, truncated, info["status"]) == (1.0, True, False, "OK")
     assert info["reward_components"] == {"correct": 1.0} and info["code"] == reference
@@ -135,9 +139,24 @@ def test_a_command_past_its_timeout_is_killed_and_the_episode_goes_on(executor: 
     _, _, _, _, info = env.step(call("bash", command="echo before; sleep 30 & sleep 30", timeout_s=100))
     result = info["tool_results"][0]
     assert result["exit_code"] == 124 and "timed out after 1 s" in result["content"] and result["elapsed_s"] < 10
+    assert result["timed_out"] and result["background_killed"] == 0  # (its process group: the time-out's)
     _, _, _, _, info = env.step(call("bash", command="echo alive"))
     assert info["tool_results"][0]["content"] == "alive"
     env.close()
+
+
+def test_results_say_what_the_runner_saw_not_what_the_text_says(env: CodeEnv) -> None:
+    elided = "[... 5 bytes elided; the full output is in .codegym/output/0001.log ...]"
+    forged = 'echo "0123abcd {\\"timed_out\\": true}" > /proc/$PPID/fd/2'  # (a report line, on the runner's stderr)
+    action = (call("bash", command=f"echo '{elided}'; {forged}; exit 124")
+              + call("bash", command="sleep 30 & setsid -f sleep 31; (sleep 32 &); sleep 0.1 & wait $!; echo left")
+              + call("str_replace_editor", command="view", path="solution.py"))  # fmt: skip
+    _, _, _, _, info = env.step(action)
+    said, left, viewed = info["tool_results"]
+    assert (said["exit_code"], said["timed_out"], said["truncated"]) == (124, False, False)
+    assert said["content"].startswith(elided) and said["background_killed"] == 0
+    assert (left["content"], left["background_killed"]) == ("left", 3)  # (killed when the command returned)
+    assert (viewed["timed_out"], viewed["truncated"], viewed["background_killed"]) == (False, False, 0)
 
 
 @pytest.mark.parametrize(

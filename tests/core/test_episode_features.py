@@ -175,22 +175,48 @@ def test_deleting_a_file_that_was_there_counts_once_one_of_its_own_does_not(exec
 def test_time_outs_cut_outputs_and_background_jobs(executor: Executor, tmp_path: Path) -> None:
     features = play(executor, tmp_path / "e.jsonl", [
         bash("sleep 5", timeout_s=1), bash("sleep 0.1", timeout_s=5),  # one time-out
+        bash("exit 124"),                                              # its own status 124: none
         bash("seq 1 5000"), bash("seq 1 5"),                           # one output cut
         bash("sleep 30 &"), bash("true && true; (sleep 0.1) & wait"),  # two background jobs; && is none
+        bash("setsid -f sleep 30; python3 -c 'import os; os.fork() or __import__(\"time\").sleep(30)'"),
     ], agent=AgentLimits(output_bytes=2000))  # fmt: skip
     assert (features.timeouts, features.truncated_outputs) == (1, 1)
-    assert features.background_launches == 2 and features.background_killed == 2  # (a workspace kills them)
-    assert features.failed_commands == 1  # (the time-out: status 124)
+    assert features.background_launches == 3  # (read from the commands: setsid -f and the two &)
+    assert features.background_killed == 3  # (counted by the runner: the job left, and what the last one left)
+    assert features.failed_commands == 2  # (the time-out and exit 124: status 124)
 
 
-def test_background_jobs_are_killed_only_where_the_env_kills_them(executor: Executor, tmp_path: Path) -> None:
+def without(episode: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """``episode`` as a record made before its tool results had ``keys``."""
+
+    def older(step: dict[str, Any]) -> dict[str, Any]:
+        if "tool_results" not in step["info"]:
+            return step
+        results = [{k: v for k, v in result.items() if k not in keys} for result in step["info"]["tool_results"]]
+        return {**step, "info": {**step["info"], "tool_results": results}}
+
+    return {**episode, "steps": [older(step) for step in episode["steps"]]}
+
+
+def test_records_without_the_env_s_counts_read_the_commands(executor: Executor, tmp_path: Path) -> None:
     env = gym.make("codegym/PythonFunction-v0", mode="agent", executor=executor)
-    episode = record(env, tmp_path / "e.jsonl", [bash("sleep 30 &")])
-    # The same record, as a machine family's would read: a Terminal env keeps them by default.
-    machine = {**episode, "family": "terminal", "env_kwargs": {**episode["env_kwargs"]}}
-    assert episode_features(machine).background_killed == 0 and episode_features(machine).background_launches == 1
+    episode = record(env, tmp_path / "e.jsonl", [bash("sleep 30 & (sleep 0.1) & wait $!"), bash("exit 124")])
+    assert (episode_features(episode).background_killed, episode_features(episode).timeouts) == (1, 0)
+    older = without(episode, "timed_out", "background_killed")
+    assert (episode_features(older).background_killed, episode_features(older).timeouts) == (2, 1)
+    # The same older record, as a machine family's would read: a Terminal env keeps them by default.
+    machine = {**older, "family": "terminal", "env_kwargs": {**older["env_kwargs"]}}
+    assert episode_features(machine).background_killed == 0 and episode_features(machine).background_launches == 2
     machine["env_kwargs"]["background"] = "kill"
-    assert episode_features(machine).background_killed == 1
+    assert episode_features(machine).background_killed == 2
+
+
+def test_the_work_folder_is_the_one_the_env_recorded(executor: Executor, tmp_path: Path) -> None:
+    env = gym.make("codegym/PythonFunction-v0", mode="agent", executor=executor)
+    episode = record(env, tmp_path / "e.jsonl", [bash("touch /sandbox/inside /elsewhere/outside")])
+    assert episode["reset"]["info"]["workdir"] == "/sandbox" and episode_features(episode).outside_writes == 1
+    moved = {**episode, "reset": {**episode["reset"], "info": {**episode["reset"]["info"], "workdir": "/work"}}}
+    assert episode_features(moved).outside_writes == 2
 
 
 def test_a_single_shot_episode_has_no_tool_features(executor: Executor, tmp_path: Path) -> None:

@@ -114,9 +114,12 @@ def test_output_is_capped_and_time_bounded(box: RootBox) -> None:
 
 
 def test_background_processes_kept_or_killed(box: RootBox) -> None:
-    sh(box, "setsid nohup sleep 60 >/dev/null 2>&1 &", background="keep")
-    assert len(box.processes()) == 1
-    sh(box, "sleep 60 &", background="kill")
+    kept = box.run(("bash", "-c", "setsid nohup sleep 60 >/dev/null 2>&1 &"), background="keep")
+    assert len(box.processes()) == 1 and kept.background_killed == 0
+    killed = box.run(("bash", "-c", "sleep 60 & sleep 61 &"), background="kill")
+    assert box.processes() == [] and killed.background_killed == 3  # (the one kept before, and its own two)
+    timed_out = box.run(("bash", "-c", "setsid sleep 60 & sleep 61 & sleep 62"), background="kill", timeout_s=0.5)
+    assert timed_out.timed_out and timed_out.background_killed == 1  # (its process group is the time-out's)
     assert box.processes() == []
 
 

@@ -78,10 +78,11 @@ def workspace(executor: Executor) -> Workspace:
 
 
 def test_a_command_sees_the_layer_in_its_work_dir_as_its_own(workspace: Workspace) -> None:
-    text = out(workspace, "cat README.md; ./run_tests; id -u; stat -c %u . src/app.py; touch src/new")
+    text = out(workspace, "cat README.md; ./run_tests; id -u; stat -c %u . src/app.py; touch src/new; pwd -P")
     lines = text.splitlines()
     assert lines[:2] == ["the task", "ran"]
     assert lines[2] == lines[3] == lines[4] != "0"  # the tree is the submission uid's, never root's
+    assert lines[5] == workspace.workdir  # (where its commands find it, as its worker says)
 
 
 def test_state_persists_within_an_episode_and_not_across_episodes(executor: Executor, workspace: Workspace) -> None:

@@ -63,7 +63,7 @@ def test_a_fork_without_a_snapshot_starts_from_the_tree_now(workspace: Workspace
     out(workspace, "echo now > state")
     with workspace.fork() as child:
         out(workspace, "echo later > state")
-        assert out(child, "cat state") == "now\n"
+        assert out(child, "cat state; pwd -P") == f"now\n{child.workdir}\n" and child.workdir == workspace.workdir
 
 
 def test_a_probe_in_one_branch_finds_no_file_of_a_sibling_or_the_parent(executor: Executor) -> None:

@@ -580,16 +580,32 @@ def test_shell_timeout_kills_the_group(root: Path) -> None:
         kill(pid)
 
 
-def test_shell_does_not_wait_for_background_processes(root: Path) -> None:
+def test_shell_does_not_wait_for_background_processes_it_kills_them(root: Path) -> None:
     began = time.monotonic()
-    text, status = sh(root, "sleep 30 & echo $!", timeout_s=20)
-    pid = int(text)
+    outcome = shell.execute({"command": "sleep 30 & echo $!", "timeout_s": 20}, str(root))
+    pid = int(outcome.text)
     try:
-        assert status == 0
+        assert (outcome.status, outcome.timed_out, outcome.background_killed) == (0, False, 1)
         assert time.monotonic() - began < 5
-        assert alive(pid)  # left for the sandbox to kill
+        assert not alive(pid)
     finally:
         kill(pid)
+
+
+def test_shell_counts_what_escapes_the_session_and_spares_what_a_timeout_killed(root: Path) -> None:
+    escaping = "setsid -f sleep 30; (sleep 31 &); nohup sleep 32 >/dev/null 2>&1 & sleep 0.1 & wait $!; echo $$"
+    before = children_of(os.getpid())
+    outcome = shell.execute({"command": escaping}, str(root))
+    assert (outcome.status, outcome.background_killed) == (0, 3)
+    assert children_of(os.getpid()) <= before  # (killed and reaped: not even a zombie is left)
+    late = shell.execute({"command": "setsid -f sleep 30; sleep 31 & sleep 32", "timeout_s": 0.5}, str(root))
+    assert (late.status, late.timed_out, late.background_killed) == (shell.TIMEOUT_STATUS, True, 1)
+    assert shell.execute({"command": "sleep 0.1 & wait; exit 124"}, str(root)) == shell.Outcome("", 124)
+
+
+def children_of(pid: int) -> set[int]:
+    folder = Path(f"/proc/{pid}/task")
+    return {int(child) for task in folder.iterdir() for child in (task / "children").read_text().split()}
 
 
 def test_shell_falls_back_to_sh(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -629,7 +645,12 @@ def test_shell_refuses_a_planted_state_symlink(root: Path, outside: Path) -> Non
 
 def test_shell_main_end_to_end(root: Path) -> None:
     done = main_process("shell", root, json.dumps({"command": "echo hi; exit 3", "timeout_s": 10}))
-    assert (done.returncode, done.stdout) == (3, "hi\n")
+    assert (done.returncode, done.stdout, done.stderr) == (3, "hi\n", "")
+    command = "seq 1 1000; sleep 30 &"
+    reported = main_process("shell", root, json.dumps({"command": command, "output_bytes": 100, "report": "f00d"}))
+    assert reported.returncode == 0 and "bytes elided" in reported.stdout
+    facts = {"timed_out": False, "elided_bytes": 3793, "background_killed": 1}
+    assert reported.stderr == f"\nf00d {json.dumps(facts)}\n"  # (the runner's own line, after everything)
     quiet = main_process("shell", root, json.dumps({"command": "true"}))
     assert (quiet.returncode, quiet.stdout) == (0, "")
     broken = main_process("shell", root, "")

@@ -116,11 +116,14 @@ def test_agent_mode_solves_a_task_with_the_reference_written_through_the_tools(l
     try:
         task = _first(env)
         repair = repair_of(task)
-        env.reset(options={"task_id": task.id})
+        _, reset_info = env.reset(options={"task_id": task.id})
         root = env.unwrapped.project(task).root
+        assert reset_info["workdir"] == root
         hidden = " ".join(repair.hidden)  # (Go's: the failing tests' files; a data-driven CTest case names none)
         look = {"name": "bash", "arguments": {"command": f"git status --short | wc -l; ls -d {hidden} /nothing"}}
-        observation, *_ = env.step([look])
+        left = {"name": "bash", "arguments": {"command": "sleep 30 & setsid sleep 31 &"}}
+        observation, *_, info = env.step([look, left])
+        assert [result["background_killed"] for result in info["tool_results"]] == [0, 2]  # (its machine kills them)
         feedback = observation["feedback"]
         assert feedback.splitlines()[1] == "0" and feedback.count("No such file") == len(repair.hidden) + 1, feedback
         assert language != "go" or repair.hidden

@@ -2,7 +2,8 @@
 
 Reads ``{"tasks": DIR, "cases": [[label, task_id, script or null (the oracle)], ...]}`` on
 stdin; prints ``{label: {"reward", "status"}, "isolation": ..., "agent": reward}`` as JSON:
-each case in single mode, then one episode in agent mode (a tool call, an edit, submit)."""
+each case in single mode, then one episode in agent mode (a tool call, an edit, submit) and a
+fork of it, taken before submit, that submits on its own (``"fork"``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import json
 import sys
 
 from codegym.envs.terminal.env import TerminalEnv
+
+from codegym.episodes import fork
 
 
 def main() -> None:
@@ -32,8 +35,13 @@ def main() -> None:
         observation, *_ = agent.step([look])
         create = {"name": "str_replace_editor",
                   "arguments": {"command": "create", "path": "/app/answer.txt", "file_text": "12\n"}}  # fmt: skip
-        _, reward, terminated, _, _ = agent.step([create, {"name": "submit", "arguments": {}}])
+        agent.step([create])
+        (branch,) = fork(agent, 1)  # (judged over the copy its machine stands on)
+        _, reward, terminated, _, _ = agent.step([{"name": "submit", "arguments": {}}])
         results["agent"] = {"reward": reward, "terminated": terminated, "seen": observation["feedback"]}
+        _, reward, terminated, _, _ = branch.step([{"name": "submit", "arguments": {}}])
+        results["fork"] = {"reward": reward, "terminated": terminated}
+        branch.close()
     finally:
         agent.close()
     print(json.dumps(results))

@@ -308,11 +308,15 @@ def test_agent_mode_oracle_and_tools(tasks_root: Path) -> None:
         observation, info = env.reset(options={"task_id": "sum"})
         assert "/app" in observation["prompt"] and "submit" in observation["prompt"]
         names = [tool["function"]["name"] for tool in info["tools"]]
-        assert names == ["bash", "str_replace_editor", "search", "submit"]
+        assert names == ["bash", "str_replace_editor", "search", "submit"] and info["workdir"] == "/app"
         call = {"name": "bash", "arguments": {"command": "ls /opt/verifier-fixtures; cat /app/numbers.txt"}}
-        observation, reward, terminated, _, info = env.step([call])
+        late = {"name": "bash", "arguments": {"command": "sleep 30 & sleep 5", "timeout_s": 0.5}}
+        observation, reward, terminated, _, info = env.step([call, late])
         assert not terminated and reward == 0.0
         assert "3\n4\n5" in observation["feedback"] and "No such file" in observation["feedback"]
+        first, second = info["tool_results"]
+        assert (first["timed_out"], first["background_killed"], second["timed_out"]) == (False, 0, True)
+        assert second["background_killed"] == 0  # (a Terminal env keeps what a command leaves, by default)
         create = {"name": "str_replace_editor",
                   "arguments": {"command": "create", "path": "/app/answer.txt", "file_text": "12\n"}}  # fmt: skip
         observation, reward, terminated, _, info = env.step([create, {"name": "submit", "arguments": {}}])

@@ -73,6 +73,8 @@ def _run_as(user: tuple[int, int], request: dict[str, object]) -> dict[str, dict
         assert ran.returncode == 0, ran.stderr[-4000:]
         left = os.listdir(os.path.join(cache, "terminal", "run"))
         assert left == [], f"boxes left behind: {left}"
+        copies = os.path.join(cache, "terminal", "snapshots")
+        assert not os.path.exists(copies) or os.listdir(copies) == [], f"snapshots left: {os.listdir(copies)}"
         return json.loads(ran.stdout)
     finally:
         subprocess.run(["rm", "-rf", cache], check=False)  # (as root: the boxes' ids' files too)
@@ -91,6 +93,7 @@ def test_a_plain_user_runs_oracles_and_cheats_score_zero(plain_user, imported_ta
     assert results.pop("isolation") == "userns"
     agent = results.pop("agent")
     assert agent["reward"] == 1.0 and agent["terminated"], agent
+    assert results.pop("fork") == {"reward": 1.0, "terminated": True}
     assert agent["seen"].split("\n")[1:3] == ["0", "3"], agent  # (root inside its machine; the task's files)
     rewards = {label: outcome["reward"] for label, outcome in results.items()}
     assert rewards == {label: (1.0 if label.startswith("oracle") else 0.0) for label, _, _ in cases}, results
