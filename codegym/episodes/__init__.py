@@ -4,8 +4,9 @@
 `restore`, `fork`, `release`, and `dump` / `load` to move one elsewhere); expand one into a
 tree (`rollout_tree`, `read_tree`); compute a critic's features of recorded episodes
 (`episode_features`, `features_table`); export them in other tools' formats (`to_atif`,
-`to_openai_row`, `to_verifiers`), and import other agents' trajectories to grade their final
-submissions (`read_trajectories`, `map_to_tasks`, `grade_submissions`)."""
+`to_openai_row`, `to_verifiers_trace`, and the legacy `to_verifiers`), and import other
+agents' trajectories to grade their final submissions (`read_trajectories`, `map_to_tasks`,
+`grade_submissions`)."""
 
 from codegym.episodes.branch import EnvSnapshot, dump, fork, load, release, restore, snapshot
 from codegym.episodes.chat import to_messages
@@ -24,10 +25,12 @@ from codegym.episodes.mapping import Mapped, Submission, Unmapped, grade_submiss
 from codegym.episodes.record import RECORD_VERSION, RecordEpisodes, read_episodes, task_digest
 from codegym.episodes.regrade import Disagreement, Regraded, regrade
 from codegym.episodes.tree import Node, Tree, read_tree, rollout_tree
+from codegym.episodes.verifiers_trace import TRACE_VERSION, episode_from_verifiers_trace, to_verifiers_trace
 
 __all__ = [
     "ATIF_SCHEMA_VERSION",
     "RECORD_VERSION",
+    "TRACE_VERSION",
     "Disagreement",
     "EnvSnapshot",
     "EpisodeFeatures",
@@ -43,6 +46,7 @@ __all__ = [
     "episode_features",
     "episode_from_atif",
     "episode_from_openai_row",
+    "episode_from_verifiers_trace",
     "export_episodes",
     "features_table",
     "fork",
@@ -63,4 +67,5 @@ __all__ = [
     "to_messages",
     "to_openai_row",
     "to_verifiers",
+    "to_verifiers_trace",
 ]

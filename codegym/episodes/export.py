@@ -14,14 +14,17 @@ Each export is a pure function of one episode as `read_episodes` yields it:
   function schemas offered), ``model_patch`` (the final submission: a diff for RepoRepair,
   the code otherwise), ``resolved``, ``reward``, ``exit_status`` and ``metadata``.
   `episode_from_openai_row` reads it back.
-- `to_verifiers`: a rollout as the ``verifiers`` library saves one (``prompt``, ``completion``,
-  ``answer``, ``info``, ``reward``, ``metrics`` and each metric as a column, ``is_completed``,
-  ``is_truncated``, ``stop_condition``, ``timing``, ``tool_defs``), with the final grade and
-  submission as state columns.
+- `codegym.episodes.verifiers_trace.to_verifiers_trace`: a trace of ``verifiers.v1`` (the
+  current ``verifiers`` API, 0.4), its ``Trace`` model: see that module.
+- `to_verifiers`: the legacy rollout row of older ``verifiers`` releases (their
+  ``RolloutOutput``: ``prompt``, ``completion``, ``answer``, ``info``, ``reward``, ``metrics``
+  and each metric as a column, ``is_completed``, ``is_truncated``, ``stop_condition``,
+  ``timing``, ``tool_defs``), with the final grade and submission as state columns.
 
 An assistant message's ``content`` is the model's text as it was given (calls written in it as
 text included); its ``tool_calls`` are the calls the env parsed from it. Exports of an episode
-read back with `episode_from_atif` or `episode_from_openai_row` are the same again.
+read back with `episode_from_atif`, `episode_from_openai_row` or
+`codegym.episodes.verifiers_trace.episode_from_verifiers_trace` are the same again.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from codegym.serve.wire import decode, encode, grade_to_dict
 
 ATIF_SCHEMA_VERSION = "ATIF-v1.5"  # (the first with the tools offered: agent.tool_definitions)
 AGENT_NAME = "codegym"
-Format = Literal["atif", "openai", "verifiers"]
+Format = Literal["atif", "openai", "verifiers", "verifiers-trace"]
 # Info keys an ATIF step carries elsewhere than in its ``extra["info"]``.
 _CARRIED = ("grade", "code", "tool_results", "tool_calls", "format_error_messages")
 
@@ -82,7 +85,7 @@ def to_atif(episode: Mapping[str, Any], *, model_name: str | None = None) -> dic
         "agent": agent,
         "steps": steps,
         "final_metrics": {"total_steps": len(steps), "extra": summary},
-        "extra": {"codegym": _about(episode)},
+        "extra": {"codegym": episode_about(episode)},
     }
 
 
@@ -113,7 +116,8 @@ def to_openai_row(episode: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def to_verifiers(episode: Mapping[str, Any], *, example_id: int = 0, answer: str = "") -> dict[str, Any]:
-    """The episode as a ``verifiers`` rollout output row.
+    """The episode as a rollout output row of older ``verifiers`` releases (their
+    ``RolloutOutput``; ``verifiers.v1`` saves traces instead: `to_verifiers_trace`).
 
     ``prompt`` is the first user message, ``completion`` the rest; their ``tool_calls`` are JSON
     strings, one per call, as ``verifiers`` saves them. ``answer`` is the dataset's reference
@@ -145,10 +149,10 @@ def to_verifiers(episode: Mapping[str, Any], *, example_id: int = 0, answer: str
         "is_truncated": episode.get("ended") == "truncated",
         "stop_condition": episode.get("ended"),
         "timing": _timing(episode),
-        "tool_defs": [_tool_def(tool) for tool in episode["reset"]["info"].get("tools") or []],
+        "tool_defs": [tool_def(tool) for tool in episode["reset"]["info"].get("tools") or []],
         "error": None,
         **metrics,
-        "grade": _plain_grade(final["info"]["grade"]) if final else None,
+        "grade": plain_grade(final["info"]["grade"]) if final else None,
         "submission": final["info"]["code"] if final else None,
     }
     if answer:
@@ -165,8 +169,11 @@ def export_episodes(
         records: The JSON-lines file `RecordEpisodes` wrote.
         out: ``format="atif"``: a folder, which gets one ``<episode>.json`` per episode;
             otherwise the JSON-lines file to write (replaced).
-        format: ``"atif"``, ``"openai"`` or ``"verifiers"``.
-        model_name: The policy's model, for ATIF's ``agent.model_name``.
+        format: ``"atif"`` (`to_atif`), ``"openai"`` (`to_openai_row`), ``"verifiers-trace"``
+            (`to_verifiers_trace`: ``verifiers.v1`` traces, one a line, as its
+            ``traces.jsonl``) or ``"verifiers"`` (`to_verifiers`: the legacy rollout rows).
+        model_name: The policy's model, for ATIF's ``agent.model_name`` and a trace's
+            ``agent.config.model``.
 
     Returns:
         The files written.
@@ -186,8 +193,14 @@ def export_episodes(
         rows = (to_openai_row(episode) for episode in episodes)
     elif format == "verifiers":
         rows = (to_verifiers(episode, example_id=index) for index, episode in enumerate(episodes))
+    elif format == "verifiers-trace":
+        from codegym.episodes.verifiers_trace import to_verifiers_trace  # (here: it imports this module)
+
+        rows = (to_verifiers_trace(episode, model_name=model_name) for episode in episodes)
     else:
-        raise ValueError(f"unknown export format {format!r}; expected 'atif', 'openai' or 'verifiers'")
+        raise ValueError(
+            f"unknown export format {format!r}; expected 'atif', 'openai', 'verifiers-trace' or 'verifiers'"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as lines:
         for row in rows:
@@ -210,14 +223,39 @@ def episode_from_atif(trajectory: Mapping[str, Any]) -> dict[str, Any]:
             "read another agent's trajectory with codegym.episodes.read_trajectories(path)"
         )
     first, *agent_steps = trajectory["steps"]
-    tools = (trajectory.get("agent") or {}).get("tool_definitions")
+    episode = episode_of(
+        about,
+        episode_id=trajectory["session_id"],
+        version=trajectory["agent"].get("version"),
+        prompt=first["message"],
+        tools=(trajectory.get("agent") or {}).get("tool_definitions"),
+        steps=[_step_from_atif(step) for step in agent_steps],
+        returned=decode(trajectory.get("final_metrics", {}).get("extra", {}).get("return", 0.0)),
+    )
+    if "timestamp" in first:
+        episode["started"] = first["timestamp"]
+    return episode
+
+
+def episode_of(
+    about: Mapping[str, Any],
+    *,
+    episode_id: Any,
+    version: Any,
+    prompt: str,
+    tools: list[Any] | None,
+    steps: list[dict[str, Any]],
+    returned: Any,
+) -> dict[str, Any]:
+    """A recorded episode from what an export keeps of it: `episode_about`'s record of the env
+    and the episode, the prompt, the tools offered and the steps (`recorded_step`)."""
     reset_info = decode(about.get("reset_info") or {})
     if tools:
         reset_info["tools"] = tools
     episode = {
         "version": about.get("record_version"),
-        "episode": trajectory["session_id"],
-        "codegym": trajectory["agent"].get("version"),
+        "episode": episode_id,
+        "codegym": version,
         **{
             key: decode(about.get(key)) for key in ("env_id", "env_kwargs", "env_kwargs_not_recorded", "family", "mode")
         },
@@ -225,15 +263,13 @@ def episode_from_atif(trajectory: Mapping[str, Any]) -> dict[str, Any]:
         "reset": {
             "seed": about.get("seed"),
             "options": decode(about.get("options") or {}),
-            "observation": {"prompt": first["message"], "feedback": ""},
+            "observation": {"prompt": prompt, "feedback": ""},
             "info": reset_info,
         },
-        "steps": [_step_from_atif(step) for step in agent_steps],
+        "steps": steps,
         "ended": about.get("ended"),
-        "return": decode(trajectory.get("final_metrics", {}).get("extra", {}).get("return", 0.0)),
+        "return": returned,
     }
-    if "timestamp" in first:
-        episode["started"] = first["timestamp"]
     if about.get("forked_from"):
         episode["forked_from"] = about["forked_from"]
     return episode
@@ -281,7 +317,9 @@ def _verifiers_message(message: Mapping[str, Any]) -> dict[str, Any]:
     return {**message, "tool_calls": [json.dumps(call) for call in message["tool_calls"]]}
 
 
-def _tool_def(tool: Mapping[str, Any]) -> dict[str, Any]:
+def tool_def(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI tool (``{"type": "function", "function": {...}}``) as its function's
+    ``name``, ``description`` and ``parameters``."""
     function = tool.get("function", tool)
     return {
         "name": function["name"],
@@ -307,7 +345,7 @@ def _atif_step(step_id: int, turn: Turn) -> dict[str, Any]:
     metrics = _metrics(turn.step.get("generation"))
     if metrics:
         step["metrics"] = metrics
-    step["extra"] = _step_extra(turn)
+    step["extra"] = step_extra(turn)
     return step
 
 
@@ -323,7 +361,7 @@ def _metrics(generation: Any) -> dict[str, Any]:
         ("prompt_token_ids", "prompt_token_ids", int),
         ("logprobs", "logprobs", float),
     ):
-        values = _numbers(rest.get(ours), kind)
+        values = number_list(rest.get(ours), kind)
         if values is not None:
             metrics[theirs] = values
             del rest[ours]
@@ -332,7 +370,8 @@ def _metrics(generation: Any) -> dict[str, Any]:
     return metrics
 
 
-def _numbers(value: Any, kind: type) -> list[Any] | None:
+def number_list(value: Any, kind: type) -> list[Any] | None:
+    """``value`` (a list or an array of numbers) as a list of ``kind``; None when it is not one."""
     if hasattr(value, "tolist"):
         value = value.tolist()
     if isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
@@ -340,8 +379,9 @@ def _numbers(value: Any, kind: type) -> list[Any] | None:
     return None
 
 
-def _step_extra(turn: Turn) -> dict[str, Any]:
-    """What an ATIF step keeps of a codegym step beyond the message, calls and observation."""
+def step_extra(turn: Turn) -> dict[str, Any]:
+    """What an export keeps of a codegym step beyond the message, the calls, their results'
+    contents and what the env said (ATIF: a step's ``extra``): `recorded_step` reads it back."""
     step, info = turn.step, turn.step["info"]
     extra: dict[str, Any] = {
         "reward": encode(step["reward"]),
@@ -364,7 +404,6 @@ def _step_extra(turn: Turn) -> dict[str, Any]:
 
 
 def _step_from_atif(step: Mapping[str, Any]) -> dict[str, Any]:
-    extra = step.get("extra") or {}
     calls = [
         {"id": call["tool_call_id"], "name": call["function_name"], "arguments": decode(call["arguments"])}
         for call in step.get("tool_calls") or ()
@@ -372,6 +411,28 @@ def _step_from_atif(step: Mapping[str, Any]) -> dict[str, Any]:
     results_said = (step.get("observation") or {}).get("results") or []
     contents = {r["source_call_id"]: r.get("content", "") for r in results_said if r.get("source_call_id")}
     said = "".join(r.get("content") or "" for r in results_said if not r.get("source_call_id"))
+    generation = _generation(step.get("metrics"))
+    return recorded_step(step["message"], calls, contents, said, step.get("extra") or {}, generation)
+
+
+def recorded_step(
+    text: str,
+    calls: list[dict[str, Any]],
+    contents: Mapping[str, str],
+    said: str,
+    extra: Mapping[str, Any],
+    generation: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A recorded step from what an export keeps of it (`step_extra` is the way there).
+
+    Args:
+        text: The model's message.
+        calls: Its well-formed calls, ``{"id", "name", "arguments"}``.
+        contents: Their results' contents, by call id.
+        said: What the env said besides the results.
+        extra: `step_extra` of the step.
+        generation: What the trainer noted (`RecordEpisodes.note`).
+    """
     info = decode(extra.get("info") or {})
     errors = list(extra.get("format_errors") or [])
     results = [
@@ -381,12 +442,11 @@ def _step_from_atif(step: Mapping[str, Any]) -> dict[str, Any]:
         info.update(tool_results=results, tool_calls=calls, format_error_messages=errors)
     if "grade" in extra:
         info.update(grade=decode(extra["grade"]), code=extra["code"])
-    recorded: dict[str, Any] = {"action": decode(extra["action"]) if "action" in extra else step["message"]}
+    recorded: dict[str, Any] = {"action": decode(extra["action"]) if "action" in extra else text}
     if calls or errors:
         recorded["tool_calls"] = calls + [{"error": error} for error in errors]
-    generation = _generation(step.get("metrics"))
     if generation:
-        recorded["generation"] = generation
+        recorded["generation"] = dict(generation)
     recorded.update(
         observation={"feedback": feedback_for(info, said)},
         reward=decode(extra.get("reward", 0.0)),
@@ -412,8 +472,9 @@ def _generation(metrics: Any) -> dict[str, Any]:
     return generation
 
 
-def _about(episode: Mapping[str, Any]) -> dict[str, Any]:
-    """What made the env and the episode, for ATIF's root ``extra``."""
+def episode_about(episode: Mapping[str, Any]) -> dict[str, Any]:
+    """What made the env and the episode (ATIF: the root's ``extra["codegym"]``): `episode_of`
+    reads it back."""
     reset_info = {key: value for key, value in episode["reset"]["info"].items() if key != "tools"}
     return {
         "record_version": episode.get("version"),
@@ -433,7 +494,7 @@ def _about(episode: Mapping[str, Any]) -> dict[str, Any]:
 
 def _timing(episode: Mapping[str, Any]) -> dict[str, Any]:
     """``verifiers``' rollout timing (seconds since the epoch) from the recorded wall times."""
-    start = _epoch(episode.get("started"))
+    start = epoch_of(episode.get("started"))
     setup = float(episode["reset"].get("seconds") or 0.0)
     spans, at = [], start + setup
     for step in episode["steps"]:
@@ -452,14 +513,15 @@ def _timing(episode: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _epoch(started: Any) -> float:
+def epoch_of(started: Any) -> float:
+    """A recorded ``started`` time (ISO 8601) in seconds since the epoch; 0.0 when it is none."""
     try:
         return datetime.datetime.fromisoformat(str(started)).timestamp()
     except ValueError:
         return 0.0
 
 
-def _plain_grade(grade: Grade) -> dict[str, Any]:
+def plain_grade(grade: Grade) -> dict[str, Any]:
     """A grade as plain JSON, without its artifacts (pictures a feedback tool made)."""
     plain = grade_to_dict(grade)
     del plain["artifacts"]

@@ -16,8 +16,12 @@
   the files its edits left (each ``edit`` observation's ``new_content``) stand for it;
 - ATIF trajectories (a Harbor trial's ``agent/trajectory.json``, whose task the trial's
   ``result.json`` names; codegym's own, from `codegym.episodes.to_atif`, carry their episode);
+- ``verifiers.v1`` traces (a run's ``traces.jsonl``, one a line): the last branch's messages,
+  the last reply as the submission, the task named in ``task.data.info`` (as
+  `codegym.integrations.verifiers_env` writes it) or ``task.data.id``; codegym's own, from
+  `codegym.episodes.to_verifiers_trace`, carry their episode;
 - chat-trajectory rows (``messages`` or ``trajectory``, ``instance_id``, ``model_patch``,
-  ``patch`` or ``generated_patch``, ``resolved`` or ``target``), ``verifiers`` rollouts,
+  ``patch`` or ``generated_patch``, ``resolved`` or ``target``), older ``verifiers``' rollouts,
   SWE-bench predictions (``preds.json``, ``all_preds.jsonl``) and codegym's episode records.
 
 Each becomes an `ImportedRun`; `codegym.episodes.mapping` maps runs to codegym's tasks.
@@ -36,6 +40,7 @@ from typing import Any
 from codegym.episodes.chat import final_step, solved_by, to_messages
 from codegym.episodes.export import episode_from_atif
 from codegym.episodes.record import RECORD_VERSION
+from codegym.episodes.verifiers_trace import episode_from_verifiers_trace, last_branch
 from codegym.serve.wire import decode
 
 BASH_TOOLS = frozenset({"bash", "execute_bash", "run_shell_command", "shell", "terminal"})
@@ -48,7 +53,8 @@ class ImportedRun:
     Attributes:
         source: The file it came from (``path#n`` for the n-th row or item of one).
         format: ``"mini-swe-agent"``, ``"swe-agent"``, ``"openhands"``, ``"atif"``,
-            ``"openai"``, ``"predictions"`` or ``"codegym"``.
+            ``"verifiers"`` (a ``verifiers.v1`` trace), ``"openai"``, ``"predictions"`` or
+            ``"codegym"``.
         instance_id: The task the file names (None when it names none).
         submission: The final patch or code (None when the run left none).
         exit_status: How the run ended, in its own words.
@@ -159,6 +165,8 @@ def _document(data: Mapping[str, Any], path: Path, instance_id: str | None) -> I
 def _row(row: Mapping[str, Any], source: str, instance_id: str | None) -> ImportedRun:
     if row.get("version") == RECORD_VERSION and "steps" in row and "reset" in row:
         return _codegym(decode(row), source)
+    if isinstance(row.get("nodes"), list) and isinstance(row.get("task"), Mapping) and "agent" in row:
+        return _verifiers_trace(row, source, instance_id)
     if isinstance(row.get("history"), list) and ("test_result" in row or "instance_id" in row):
         patch = (row.get("test_result") or {}).get("git_patch")
         return _openhands(_flat_history(row["history"]), source, row.get("instance_id") or instance_id, patch)
@@ -168,8 +176,8 @@ def _row(row: Mapping[str, Any], source: str, instance_id: str | None) -> Import
         return _predictions(row, source, row.get("instance_id") or instance_id)
     raise ValueError(
         f"{source}: keys {sorted(map(str, row))[:12]}; expected a mini-swe-agent .traj.json, a SWE-agent .traj, "
-        "OpenHands events, an ATIF trajectory, chat-trajectory rows (messages, instance_id, model_patch), SWE-bench "
-        "predictions or codegym episode records"
+        "OpenHands events, an ATIF trajectory, verifiers traces, chat-trajectory rows (messages, instance_id, "
+        "model_patch), SWE-bench predictions or codegym episode records"
     )
 
 
@@ -405,6 +413,33 @@ def _atif(data: Mapping[str, Any], source: str, instance_id: str | None) -> Impo
     )
 
 
+def _verifiers_trace(trace: Mapping[str, Any], source: str, instance_id: str | None) -> ImportedRun:
+    """A ``verifiers.v1`` trace: codegym's own export carries its episode; another's final reply
+    is the submission (what `codegym.integrations.verifiers_env` grades)."""
+    info = trace["info"] if isinstance(trace.get("info"), Mapping) else {}
+    if isinstance(info.get("record"), Mapping):
+        return _codegym(episode_from_verifiers_trace(trace), source, "verifiers")
+    messages = [_chat(node["message"]) for node in last_branch(trace) if isinstance(node.get("message"), Mapping)]
+    data = trace["task"].get("data") or {}
+    about = data["info"] if isinstance(data.get("info"), Mapping) else {}
+    named = about.get("task_id") or data.get("id") or instance_id
+    replies = [m["content"] for m in messages if m["role"] == "assistant" and m["content"]]
+    verdict = info["codegym"] if isinstance(info.get("codegym"), Mapping) else {}
+    commands = [c for m in messages if m.get("role") == "assistant" for c in _bash_calls(m.get("tool_calls") or ())]
+    return ImportedRun(
+        source=source,
+        format="verifiers",
+        instance_id=str(named) if named else None,
+        submission=replies[-1] if replies else None,
+        exit_status=trace.get("stop_condition"),
+        messages=tuple(messages),
+        commands=tuple(commands),
+        env_id=about.get("env_id"),
+        resolved=bool(verdict["correct"]) if verdict.get("correct") is not None else None,
+        model=((trace.get("agent") or {}).get("config") or {}).get("model"),
+    )
+
+
 def _harbor_task(path: Path) -> str | None:
     """The task of a Harbor trial's ``agent/trajectory.json`` (its ``result.json`` names it)."""
     trial = path.parent.parent
@@ -492,9 +527,10 @@ def _chat(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _normalized_call(call: Any) -> dict[str, Any]:
-    if isinstance(call, str):  # (verifiers saves each call as a JSON string)
+    if isinstance(call, str):  # (older verifiers saved each call as a JSON string)
         call = json.loads(call)
-    function = call.get("function") or {}
+    flat = {"name": call.get("name"), "arguments": call.get("arguments", "{}")}  # (verifiers.v1's shape)
+    function = call.get("function") or flat
     arguments = function.get("arguments", "{}")
     return {
         "id": call.get("id"),

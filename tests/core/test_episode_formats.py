@@ -1,22 +1,24 @@
-"""Exports of recorded episodes (ATIF, OpenAI chat rows, verifiers rollouts) and imports of other
-agents' trajectories (mini-swe-agent, SWE-agent, OpenHands, ATIF, dataset rows), mapped to
-codegym's tasks and graded again.
+"""Exports of recorded episodes (ATIF, OpenAI chat rows, verifiers traces and legacy rollouts) and
+imports of other agents' trajectories (mini-swe-agent, SWE-agent, OpenHands, ATIF, verifiers
+traces, dataset rows), mapped to codegym's tasks and graded again.
 
 The episodes are recorded with `RecordEpisodes` on real envs. The foreign files are written here
 in each tool's own layout (the fields its code writes, with the odd corners real files have:
 a terminal's CRLF line ends, ``replay_config`` as a JSON string, demonstrations in the history,
 OpenHands evaluation rows of ``[action, observation]`` pairs, a v2 mini-swe-agent ``exit``
-message); the ATIF schema itself is checked against Harbor's own model in
+message). Each export is checked against its library's own model: a row's messages and tools
+against openai's types, a trace against verifiers.v1's ``Trace`` here, ATIF against Harbor's in
 tests/envs/terminal/test_harbor_trajectories.py.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from codegym.episodes import (
     RecordEpisodes,
     episode_from_atif,
     episode_from_openai_row,
+    episode_from_verifiers_trace,
     export_episodes,
     grade_submissions,
     map_to_tasks,
@@ -42,9 +45,10 @@ from codegym.episodes import (
     to_atif,
     to_openai_row,
     to_verifiers,
+    to_verifiers_trace,
 )
 from codegym.executor import Executor
-from codegym.grade import Grade, Status
+from codegym.grade import STATUSES, Grade, Status
 
 AGENT_TASK = "codegym-py/001-count-vowel-runs"
 REFINE_TASK = "HumanEval/2"
@@ -199,6 +203,39 @@ def test_openai_rows_have_the_swe_dataset_columns(recorded: dict[str, Any]) -> N
     assert "ZeroDivisionError" in refine["messages"][2]["content"] and refine["tools"] == []
 
 
+def plain(value: Any) -> Any:
+    """A validated value as plain data: pydantic validates an ``Iterable`` field (an OpenAI
+    message's ``tool_calls``) lazily, as it is iterated, so every iterator is run to the end."""
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, Iterator)):
+        return [plain(item) for item in value]
+    return value
+
+
+def test_openai_rows_validate_with_openai_s_own_types(recorded: dict[str, Any]) -> None:
+    pytest.importorskip("openai")
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
+    from pydantic import TypeAdapter, ValidationError
+
+    messages, tools = TypeAdapter(ChatCompletionMessageParam), TypeAdapter(ChatCompletionToolParam)
+    for episode in episodes(recorded):
+        row = json.loads(json.dumps(to_openai_row(episode)))
+        for message in row["messages"]:  # (a key openai's types do not know would be dropped: the == catches it)
+            assert plain(messages.validate_python(message)) == message
+        for tool in row["tools"]:
+            assert plain(tools.validate_python(tool)) == tool
+    assert [tool["function"]["name"] for tool in to_openai_row(recorded["solved"])["tools"]] == [
+        "bash",
+        "str_replace_editor",
+        "search",
+        "submit",
+    ]
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": {"command": "ls"}}}
+    with pytest.raises(ValidationError, match=r"function\.arguments\n  Input should be a valid string"):
+        plain(messages.validate_python({"role": "assistant", "content": "", "tool_calls": [call]}))  # (not JSON text)
+
+
 def test_verifiers_rollouts_have_its_shape(recorded: dict[str, Any]) -> None:
     rollout = json.loads(json.dumps(to_verifiers(recorded["solved"], example_id=4)))
     assert rollout["example_id"] == 4 and [m["role"] for m in rollout["prompt"]] == ["user"]
@@ -214,6 +251,168 @@ def test_verifiers_rollouts_have_its_shape(recorded: dict[str, Any]) -> None:
     assert len(env_spans) == 3 and all(span["end"] >= span["start"] for span in env_spans)
 
 
+def test_verifiers_traces_validate_with_verifiers_own_model(recorded: dict[str, Any]) -> None:
+    pytest.importorskip("verifiers.v1")
+    from verifiers.v1.trace import Trace, WireTrace
+
+    from codegym.integrations.verifiers_env import CodegymData
+
+    for episode in episodes(recorded):
+        record = json.loads(json.dumps(to_verifiers_trace(episode, model_name="policy-7b"), allow_nan=False))
+        trace = Trace[CodegymData].model_validate(record)  # (the task as codegym's verifiers taskset poses it)
+        grade: Grade = episode["steps"][-1]["info"]["grade"]
+        solved = float(bool(grade.solved))
+        assert trace.id == episode["episode"] and trace.reward == episode["return"] == solved
+        assert [m.role for m in trace.messages] == [m["role"] for m in to_openai_row(episode)["messages"]]
+        assert [n.parent for n in trace.nodes] == [None, *range(len(trace.nodes) - 1)] and trace.num_branches == 1
+        assert trace.num_turns == len(episode["steps"]) and [c.node for c in trace.calls] == [
+            i for i, n in enumerate(trace.nodes) if n.sampled
+        ]
+        assert trace.task.data.info == {"env_id": episode["env_id"], "task_id": episode["task"]["id"]}
+        assert (
+            trace.task.key == f"{episode['env_id']}:{episode['task']['id']}" and trace.agent.config.model == "policy-7b"
+        )
+        assert (trace.is_completed, trace.ok, trace.stop_condition, trace.is_truncated) == (
+            True,
+            True,
+            "terminated",
+            False,
+        )
+        assert trace.metrics == {
+            "pass_rate": grade.pass_rate,
+            "correct": solved,
+            "tests_passed": float(sum(test.passed for test in grade.tests)),
+            "tests_total": float(len(grade.tests)),
+            "status": float(STATUSES.index(grade.status)),
+            "steps": float(len(episode["steps"])),
+        }
+        assert trace.info["grade"]["status"] == grade.status.value and trace.info["codegym"]["correct"] == solved
+        assert trace.info["submission"] == episode["steps"][-1]["info"]["code"]
+        assert WireTrace.model_validate(record).task.data.model_extra == {"info": trace.task.data.info}
+    trace = Trace.model_validate(to_verifiers_trace(recorded["solved"]))
+    assert [t.name for t in trace.tools] == ["bash", "str_replace_editor", "search", "submit"]
+    prompt, edit, result, said = (node.message.model_dump() for node in trace.nodes[:4])
+    assert trace.branches[0].tools == trace.tools and prompt["content"].startswith("def count_vowel_runs")
+    node = trace.nodes[1]
+    assert (node.sampled, node.token_ids, node.mask, node.logprobs) == (
+        True,
+        [5, 7, 9],
+        [True] * 3,
+        [-0.5, -0.25, -1.0],
+    )
+    assert trace.calls[0].sampling is not None and trace.calls[0].sampling.temperature == 0.7
+    assert trace.branches[0].logprobs == [-0.5, -0.25, -1.0]  # (the other turns' tokens were not noted)
+    (call,) = edit["tool_calls"]
+    assert call["name"] == "str_replace_editor" and json.loads(call["arguments"])["file_text"] == recorded["reference"]
+    assert (result["tool_call_id"], result["name"]) == (call["id"], "str_replace_editor")
+    assert said["role"] == "user" and said["content"].startswith("[format error]")
+    assert trace.timing.agent.end >= trace.timing.agent.start >= trace.timing.setup.start > 0
+
+
+def test_verifiers_traces_round_trip_exactly(recorded: dict[str, Any]) -> None:
+    for episode in episodes(recorded):
+        trace = json.loads(json.dumps(to_verifiers_trace(episode, model_name="m")))
+        back = episode_from_verifiers_trace(trace)
+        assert to_verifiers_trace(back, model_name="m") == trace
+        assert json.loads(json.dumps(to_atif(back))) == json.loads(json.dumps(to_atif(episode)))  # (all ATIF keeps)
+        assert [s["info"].get("grade") for s in back["steps"]] == [s["info"].get("grade") for s in episode["steps"]]
+        assert [s["observation"] for s in back["steps"]] == [
+            {"feedback": s["observation"]["feedback"]} for s in episode["steps"]
+        ]
+    assert list(
+        episode_from_verifiers_trace(to_verifiers_trace(recorded["solved"]))["steps"][0]["generation"]["token_ids"]
+    ) == [5, 7, 9]
+    with pytest.raises(ValueError, match="codegym's export did not write it; read a verifiers run's traces with"):
+        episode_from_verifiers_trace({"id": "t", "task": {}, "agent": {}, "nodes": [], "info": {}})
+    cut = to_verifiers_trace(recorded["refine"])
+    cut["nodes"] = cut["nodes"][:2]
+    with pytest.raises(ValueError, match=r"has 2 nodes, 1 of them the model's, but info\['record'\] records 2 steps"):
+        episode_from_verifiers_trace(cut)
+
+
+def ended_as(episode: dict[str, Any], ended: str, **last_info: Any) -> dict[str, Any]:
+    """``episode`` as if it had ended otherwise."""
+    changed = copy.deepcopy(episode)
+    changed["ended"] = ended
+    changed["steps"][-1]["info"].update(last_info)
+    return changed
+
+
+def test_a_trace_says_how_the_episode_ended(recorded: dict[str, Any]) -> None:
+    pytest.importorskip("verifiers.v1")
+    from verifiers.v1.trace import Trace
+
+    refine = recorded["refine"]
+    cases = {
+        "max_turns": ended_as(refine, "truncated"),
+        "calls_budget": ended_as(refine, "truncated", truncated_by="calls"),
+        "sandbox_error": ended_as(refine, "truncated", infra_error="the worker died"),
+        "abandoned": ended_as(refine, "abandoned"),
+    }
+    traces = {stop: Trace.model_validate(to_verifiers_trace(episode)) for stop, episode in cases.items()}
+    assert {stop: t.stop_condition for stop, t in traces.items()} == {stop: stop for stop in cases}
+    assert [(t.is_completed, t.ok, t.is_truncated) for t in traces.values()] == [
+        (True, True, True),
+        (True, True, False),
+        (True, False, False),
+        (False, False, False),
+    ]
+    assert traces["sandbox_error"].errors[0].message == "the worker died" and not traces["max_turns"].errors
+    for stop, episode in cases.items():
+        assert episode_from_verifiers_trace(to_verifiers_trace(episode))["ended"] == episode["ended"], stop
+    ungraded = copy.deepcopy(refine)
+    ungraded["steps"] = []
+    ungraded["return"] = float("nan")
+    trace = Trace.model_validate(to_verifiers_trace(ungraded))
+    assert trace.rewards == {"codegym_reward": None} and trace.metrics["status"] is None and trace.info["grade"] is None
+
+
+def test_a_verifiers_run_s_traces_import_and_grade(executor: Executor, tmp_path: Path) -> None:
+    """A trace as codegym's verifiers taskset leaves one (refine mode: a reply, its feedback,
+    the reply graded), written as verifiers' ``Trace.to_record`` writes it."""
+    reply = "Fixed:\n```python\n" + RIGHT + "```"
+    nodes = [
+        {"parent": None, "message": {"role": "user", "content": [{"type": "text", "text": "Write it."}]}},
+        {"parent": 0, "message": {"role": "assistant", "content": "```python\n" + WRONG + "```"}, "sampled": True},
+        {"parent": 1, "message": {"role": "user", "content": "Status: WA"}},
+        {"parent": 2, "message": {"role": "assistant", "content": reply}, "sampled": True},
+    ]
+    trace = {
+        "version": 1,
+        "id": "0f3a",
+        "task": {
+            "type": "CodegymTask",
+            "data": {
+                "id": REFINE_TASK,
+                "prompt": "Write it.",
+                "info": {"env_id": "codegym/PythonFunction-v0", "task_id": REFINE_TASK},
+            },
+            "key": f"codegym/PythonFunction-v0:{REFINE_TASK}",
+        },
+        "agent": {"config": {"model": "qwen3-8b"}, "name": "agent"},
+        "nodes": nodes,
+        "rewards": {"codegym_reward": {"score": 1.0, "weight": 1.0}},
+        "info": {"codegym": {"status": "OK", "correct": 1.0}},
+        "is_completed": True,
+        "ok": True,
+        "stop_condition": "agent_completed",
+    }
+    (tmp_path / "traces.jsonl").write_text(json.dumps(trace) + "\n")
+    (run,) = read_trajectories(tmp_path)
+    assert (run.format, run.instance_id, run.env_id, run.model, run.resolved, run.exit_status) == (
+        "verifiers",
+        REFINE_TASK,
+        "codegym/PythonFunction-v0",
+        "qwen3-8b",
+        True,
+        "agent_completed",
+    )
+    assert run.submission == reply and [m["role"] for m in run.messages] == ["user", "assistant", "user", "assistant"]
+    assert run.messages[0]["content"] == "Write it."  # (content given as parts)
+    mapped = map_to_tasks([run], [("codegym/PythonFunction-v0", {"tasks": "humaneval", "executor": executor})])
+    assert [g.status for g in grade_submissions(mapped.submissions)] == [Status.OK]
+
+
 def test_export_episodes_writes_each_format(recorded: dict[str, Any], tmp_path: Path) -> None:
     written = export_episodes(recorded["path"], tmp_path / "atif", format="atif")
     assert sorted(p.name for p in written) == sorted(f"{e['episode']}.json" for e in episodes(recorded))
@@ -225,7 +424,14 @@ def test_export_episodes_writes_each_format(recorded: dict[str, Any], tmp_path: 
     ]
     (rollouts,) = export_episodes(recorded["path"], tmp_path / "rollouts.jsonl", format="verifiers")
     assert [json.loads(line)["example_id"] for line in rollouts.read_text().splitlines()] == [0, 1, 2]
-    with pytest.raises(ValueError, match="unknown export format 'sharegpt'; expected 'atif', 'openai' or"):
+    (traces,) = export_episodes(recorded["path"], tmp_path / "traces.jsonl", format="verifiers-trace", model_name="m")
+    assert [json.loads(line)["id"] for line in traces.read_text().splitlines()] == [
+        e["episode"] for e in episodes(recorded)
+    ]
+    assert json.loads(traces.read_text().splitlines()[0])["agent"] == {"config": {"model": "m"}}
+    with pytest.raises(
+        ValueError, match="unknown export format 'sharegpt'; expected 'atif', 'openai', 'verifiers-trace'"
+    ):
         export_episodes(recorded["path"], tmp_path / "x.jsonl", format="sharegpt")  # type: ignore[arg-type]
 
 
@@ -235,15 +441,16 @@ def test_codegym_s_own_exports_import_and_grade_as_recorded(
     export_episodes(recorded["path"], tmp_path / "atif", format="atif")
     export_episodes(recorded["path"], tmp_path / "rows.jsonl", format="openai")
     export_episodes(recorded["path"], tmp_path / "rollouts.jsonl", format="verifiers")
+    export_episodes(recorded["path"], tmp_path / "traces.jsonl", format="verifiers-trace")
     shutil.copy(recorded["path"], tmp_path / "episodes.jsonl")
     runs = read_trajectories(tmp_path)
-    assert sorted(run.format for run in runs) == ["atif"] * 3 + ["codegym"] * 3 + ["openai"] * 6
+    assert sorted(run.format for run in runs) == ["atif"] * 3 + ["codegym"] * 3 + ["openai"] * 6 + ["verifiers"] * 3
     envs = [
         ("codegym/PythonFunction-v0", {"executor": executor}),
         ("codegym/PythonFunction-v0", {"tasks": "humaneval", "executor": executor}),
     ]
     mapped = map_to_tasks(runs, envs)
-    assert mapped.unmapped == () and len(mapped.submissions) == 12
+    assert mapped.unmapped == () and len(mapped.submissions) == 15
     grades = grade_submissions(mapped.submissions)
     expected = {
         AGENT_TASK: {WRONG_VOWELS: Status.WA, recorded["reference"]: Status.OK},
