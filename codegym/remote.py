@@ -111,7 +111,7 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
             if status in (401, 403):  # (a WebSocket refused before it opens: the token)
                 raise error.RemoteError(_refused(self.server, status, sent=bool(headers))) from e
             raise error.RemoteError(f"cannot open a session at {url}: {e}") from e
-        self._url, self._token = chosen, token
+        self._login = _Hidden((chosen, token))  # (for forks: a new session at the same server)
         if adopt is None:
             spaces = self._call("configure", {"env_kwargs": wire_kwargs(env_kwargs or {})}, expect="spaces")
         else:  # (a fork of another session's env, waiting on the server: `forked`)
@@ -180,7 +180,8 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
         if seed is not None:
             data["seed"] = seed
         [fork_id] = self._call("fork", data, expect="forks")["fork_ids"]
-        return RemoteEnv(self._url, self.env_id, token=self._token, timeout_s=self.timeout_s, adopt=fork_id)
+        url, token = self._login.value
+        return RemoteEnv(url, self.env_id, token=token, timeout_s=self.timeout_s, adopt=fork_id)
 
     def close(self) -> None:
         """End the session (the server closes its env)."""
@@ -227,6 +228,18 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
                 raise
             raise error.RemoteError(f"the session at {self.server} ended during a {kind}: {e}") from e
         return reply
+
+
+class _Hidden:
+    """A value kept out of every repr (a server's URL with its password, a token)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<hidden>"
 
 
 def _step_result(payload: Mapping[str, Any]) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
