@@ -53,6 +53,7 @@ def test_a_container_without_seccomp_and_proc_masks_runs_episodes(bare_image: st
     results = json.loads(ran.stdout)
     assert results.pop("isolation") == "userns"
     assert results.pop("agent")["reward"] == 1.0
+    assert results.pop("fork") == {"reward": 1.0, "terminated": True}  # (a snapshot's fork, graded on its own)
     rewards = {label: outcome["reward"] for label, outcome in results.items()}
     assert rewards == {label: (1.0 if label.startswith("oracle") else 0.0) for label, _, _ in cases}, results
 
