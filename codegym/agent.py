@@ -262,6 +262,11 @@ class AgentEpisode:
         self.elapsed_s += elapsed
         return _tool_result(call, result, elapsed, nonce)
 
+    def workdir(self) -> str:
+        """The folder the tools start in, as they see it: the workspace's path in the sandbox
+        (``/sandbox``, or the worker's own folder in the `container` tier)."""
+        return self.workspace.workdir
+
     def read_submission(self) -> str:
         """The submission file's text ("" when it is missing, a link, or not a file)."""
         content = self.read_files((self.setup.submission,)).get(self.setup.submission, b"")

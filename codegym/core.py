@@ -365,7 +365,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         if self.mode == "agent":
             self._open_episode(self.task)
             info["tools"] = self.tools
-            info["workdir"] = _workdir(self._episode)
+            assert self._episode is not None
+            info["workdir"] = self._episode.workdir()
             if trace is not None:
                 return self._replay(trace, info)
         history: list[Mapping[str, Any]] = list(options.get("history") or ())
@@ -803,16 +804,6 @@ def _run_calls(
             listener(results[-1])
     exhausted = episode.exhausted()
     return results, False, {"truncated_by": exhausted} if exhausted else {}
-
-
-def _workdir(episode: AgentEpisode | None) -> str:
-    """The folder ``episode``'s tools start in, as they see it: a machine's (its `Place`'s
-    ``cwd``: a terminal task's or a project's work dir), else its workspace's path in the
-    sandbox (``/sandbox``, or the worker's own folder in the `container` tier)."""
-    from codegym.machine_episode import MachineEpisode  # (here: it brings the root boxes)
-
-    assert episode is not None
-    return episode.place().cwd if isinstance(episode, MachineEpisode) else episode.workspace.workdir
 
 
 def _ending(ended: Mapping[str, Any]) -> str:

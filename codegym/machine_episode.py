@@ -106,6 +106,10 @@ class MachineEpisode(AgentEpisode):
         """Where this episode's calls run now (a multi-step task may move them)."""
         return Place()
 
+    def workdir(self) -> str:
+        """The machine's folder the calls start in now (a terminal task's or a project's)."""
+        return self.place().cwd
+
     def exhausted(self) -> str | None:
         if self.calls >= self.limits.max_calls:
             return "calls"

@@ -10,7 +10,7 @@ import base64
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,39 +23,15 @@ from codegym.executor.rootbox import available, run_root
 from codegym.machine_episode import copies_root, earlier_changes
 from codegym.task import TaskSet
 
+from ..machine_snapshots import SUBMIT, bash, machine_of, output, wait_until  # noqa: TID252
+
 # (the module's first test builds cJSON's machine, from nothing on a clean machine: minutes)
 pytestmark = [pytest.mark.skipif(available() is not None, reason=str(available())), pytest.mark.timeout(1800)]
-
-SUBMIT = {"name": "submit", "arguments": {}}
-
-
-def bash(command: str) -> list[dict[str, Any]]:
-    return [{"name": "bash", "arguments": {"command": command}}]
-
-
-def output(env: Any, command: str) -> str:
-    """What ``command`` prints in ``env``'s machine (the tool's header line left out)."""
-    observation, *_ = env.step(bash(command))
-    return observation["feedback"].split("\n", 1)[1]
-
-
-def machine_of(handle: Any) -> Any:
-    return handle.core["agent"][1].workspace
 
 
 def diff_of(env: Any) -> str:
     """What ``submit`` would grade: the episode's changes to the tree, as a diff."""
     return env.unwrapped._episode.diff()
-
-
-def wait_until(condition: Callable[[], bool], timeout_s: float = 30.0) -> bool:
-    """Whether ``condition`` holds within ``timeout_s`` (copies go after boxes' teardowns, in the background)."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def ours() -> set[str]:

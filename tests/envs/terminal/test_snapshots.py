@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,35 +16,12 @@ from codegym.episodes import fork, release, restore, snapshot
 from codegym.executor.rootbox import available, is_opaque, is_whiteout, remove_tree, run_root
 from codegym.machine_episode import copy_changes, earlier_changes
 
+from ..machine_snapshots import SUBMIT, bash, machine_of, output, wait_until  # noqa: TID252
+
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
 
 TASK = Path(__file__).resolve().parents[3] / "envs" / "terminal" / "data" / "tasks" / "awk-busiest-hour"
 RIGHT = (TASK / "tests" / "expected.txt").read_text()
-SUBMIT = {"name": "submit", "arguments": {}}
-
-
-def bash(command: str) -> list[dict[str, Any]]:
-    return [{"name": "bash", "arguments": {"command": command}}]
-
-
-def output(env: Any, command: str) -> str:
-    """What ``command`` prints in ``env``'s machine (the tool's header line left out)."""
-    observation, *_ = env.step(bash(command))
-    return observation["feedback"].split("\n", 1)[1]
-
-
-def machine_of(handle: Any) -> Any:
-    return handle.core["agent"][1].workspace
-
-
-def wait_until(condition: Callable[[], bool], timeout_s: float = 30.0) -> bool:
-    """Whether ``condition`` holds within ``timeout_s`` (copies go after boxes' teardowns, in the background)."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.fixture
