@@ -489,6 +489,65 @@ class RootBox:
         """The pids (in the box) of its processes other than its init."""
         return list(self._request(("processes", None), REPLY_MARGIN_S)["pids"])
 
+    def listen(self, port: int = 0, *, backlog: int = 64) -> socket.socket:
+        """A TCP socket listening on the box's loopback (``127.0.0.1:port``; 0: a free port),
+        held by this process: what the box's programs connect to there reaches us, and nothing
+        else of the box's network is ours. (A child made for the purpose joins the box's
+        network namespace, through its user namespace where the box has one of its own, makes
+        the socket and hands it back.)"""
+        from codegym.executor import _linux as linux
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        launcher = _pid_of(self.pidfd)
+        pid = os.fork()
+        if pid == 0:  # (the child: no Python-level cleanup, whatever happens)
+            code = 1
+            try:
+                ours.close()
+                if self.isolation == "userns" and os.geteuid() != 0:
+                    with open(f"/proc/{launcher}/ns/user") as user:
+                        linux.setns(user.fileno(), linux.CLONE_NEWUSER)
+                with open(f"/proc/{launcher}/ns/net") as net:
+                    linux.setns(net.fileno(), linux.CLONE_NEWNET)
+                server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind(("127.0.0.1", port))
+                server.listen(backlog)
+                socket.send_fds(theirs, [b"ok"], [server.fileno()])
+                code = 0
+            except BaseException as e:
+                with contextlib.suppress(OSError):
+                    theirs.sendall(f"error: {e}".encode())
+            finally:
+                os._exit(code)
+        theirs.close()
+        try:
+            message, fds, _, _ = socket.recv_fds(ours, 4096, 1)
+        finally:
+            ours.close()
+            os.waitpid(pid, 0)
+        if message != b"ok" or not fds:
+            raise SandboxError(f"cannot listen on the box's loopback: {message.decode(errors='replace')}")
+        return socket.socket(fileno=fds[0])
+
+    def interrupt(self) -> int:
+        """SIGKILL the init's children from here, without asking the init (which may be busy
+        running the command they belong to: it then sees it end and replies as for any
+        command). Returns how many were signalled. With ``background="kill"`` the init then
+        kills what else the command left."""
+        if self.closed:
+            return 0
+        signalled = 0
+        for pid in _children_of(self.init_pid):
+            with contextlib.suppress(OSError):
+                pidfd = os.pidfd_open(pid)
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                    signalled += 1
+                finally:
+                    os.close(pidfd)
+        return signalled
+
     def _request(self, request: tuple[str, Any], timeout_s: float) -> Any:
         if self.closed:
             raise BoxLost("the box is closed")
@@ -794,6 +853,16 @@ def _shut_down(pid: int) -> None:
 
 
 _open_boxes: weakref.WeakSet[RootBox] = weakref.WeakSet()
+
+
+def _children_of(pid: int) -> list[int]:
+    """The children of host process ``pid`` (of every one of its threads)."""
+    children: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as handle:
+                children += [int(child) for child in handle.read().split()]
+    return children
 
 
 def _pid_of(pidfd: int) -> int:
