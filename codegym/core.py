@@ -2,8 +2,9 @@
 
 A family fills three hooks: `build_job` (task + code -> `Job`), `grade` (a pure function of
 the task and the `RunResult`) and optionally `render_prompt`; and `agent_setup` (the task's
-workspace) for ``mode="agent"`` (see `codegym.agent`). ``reset`` and ``step`` are written
-once, here.
+workspace) for ``mode="agent"`` (see `codegym.agent`), which ``mode="harness"`` also uses
+(a real agent program drives the episode: see `codegym.harness`). ``reset`` and ``step`` are
+written once, here.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ logger = logging.getLogger(__name__)
 UNBOUNDED_REFINE_ATTEMPTS = 50
 _warned_unbounded: set[str] = set()  # the env ids warned of, in this process
 
-Mode = Literal["single", "refine", "agent"]
+Mode = Literal["single", "refine", "agent", "harness"]
 InfraPolicy = Literal["raise", "flag"]
 TaskPolicy = Literal["flag", "raise"]
 
@@ -112,6 +113,10 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
     # Whether an agent episode whose budget runs out is graded as it stands (truncated, with
     # the grade's reward), as a terminal task's machine is when the agent's time is up.
     grades_at_budget_end: ClassVar[bool] = False
+    # Whether the family's agent episodes are machines of their own (`MachineEpisode`: a terminal
+    # task's, a project's), which open with `box_binds` mounted; else ``mode="harness"`` puts the
+    # agent files in a machine of its own (`codegym.harness.mode.FilesEpisode`).
+    machine_episodes: ClassVar[bool] = False
     # Called with each tool call's result as it completes, in ``mode="agent"`` (a server streams them).
     tool_listener: Callable[[ToolResult], None] | None = None
     # What an episode carries from one step to the next (a snapshot copies it); a family that
@@ -149,9 +154,13 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         agent: AgentLimits | None = None,
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
+        harness: Any = None,
+        model: str | None = None,
     ) -> None:
-        if mode not in ("single", "refine", "agent"):
-            raise ValueError(f"mode must be 'single', 'refine' or 'agent', got {mode!r}")
+        if mode not in ("single", "refine", "agent", "harness"):
+            raise ValueError(f"mode must be 'single', 'refine', 'agent' or 'harness', got {mode!r}")
+        if mode != "harness" and (harness is not None or model is not None):
+            raise ValueError("harness= and model= go with mode='harness' (a real agent program drives the episode)")
         if on_infra_error not in ("raise", "flag"):
             raise ValueError(f"on_infra_error must be 'raise' or 'flag', got {on_infra_error!r}")
         if on_task_error not in ("flag", "raise"):
@@ -181,6 +190,14 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         # The tools an agent calls: OpenAI function schemas (also in reset's info["tools"]).
         self.tools: list[dict[str, Any]] = tools_for(self.agent_limits, self.agent_tools()) if mode == "agent" else []
         self._episode: AgentEpisode | None = None
+        self.harness = None
+        self.box_binds: tuple[tuple[str, str, bool], ...] = ()  # (what a machine episode's box mounts)
+        self._run: Any = None  # (a harness episode's `ProgramRun`, and its request waiting for the action)
+        self._harness_event: Any = None
+        if mode == "harness":
+            from codegym.harness.mode import harness_spec
+
+            self.harness = harness_spec(harness, model)
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -362,6 +379,10 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self._done = False
         info: dict[str, Any] = {"task_id": self.task.id, "difficulty": self.task.difficulty}
         info["tiers"] = _tiers_of(self.task)
+        if self.mode == "harness":
+            if options.get("history") or trace is not None:
+                raise ValueError("a harness episode cannot resume from history or a trace: its program starts afresh")
+            return self._harness_reset(self.task, info)
         if self.mode == "agent":
             self._open_episode(self.task)
             info["tools"] = self.tools
@@ -414,6 +435,9 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         )
 
     def _close_episode(self) -> None:
+        if self._run is not None:
+            run, self._run = self._run, None
+            run.stop()
         if self._episode is not None:
             self._episode.close()
             self._episode = None
@@ -432,6 +456,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         """
         if self._done or self.task is None:
             raise ResetNeeded("call reset() before step(), and again after the episode terminated")
+        if self.mode == "harness":
+            return self._harness_step(action)
         if self.mode == "agent":
             return self._agent_step(action)
         if not isinstance(action, str):
@@ -518,6 +544,87 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
             self._close_episode_quietly()
         observation = self._observation(grade)
         observation["feedback"] = "\n\n".join(text for text in texts if text)
+        return observation, reward, terminated, truncated, info
+
+    def _harness_reset(self, task: Task, info: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Open the episode's machine and start the program in it (see `codegym.harness.mode`):
+        the observation is its first model request (pass-through: the task, the program
+        running on its own)."""
+        from codegym.harness.mode import FilesEpisode, instruction_of
+        from codegym.harness.proxy import Forwarder
+        from codegym.harness.run import ProgramRun
+
+        spec = self.harness
+        assert spec is not None
+        self._close_episode()
+        self.box_binds = spec.binds()
+        if self.machine_episodes:
+            self._open_episode(task)
+        else:
+            self._episode = FilesEpisode(self, task, self.box_binds)
+        episode = self._episode
+        assert isinstance(episode, FilesEpisode) or hasattr(episode, "box")
+        place = episode.place()  # type: ignore[attr-defined]
+        answer = Forwarder(spec.model) if spec.model else None
+        try:
+            self._run = ProgramRun(episode.box, spec.recipe, instruction=instruction_of(self, task, episode),  # type: ignore[attr-defined]
+                                   workdir=place.cwd, user=place.user, env=place.env, limits=spec.limits,
+                                   answer=answer)  # fmt: skip
+        except BaseException:
+            self._close_episode_quietly()
+            raise
+        info.update(workdir=place.cwd, harness=spec.recipe.name, api=spec.recipe.api)
+        self._harness_event = None if answer is not None else self._run.next()
+        observation = self._observation(None)
+        observation["feedback"] = self._harness_feedback(info)
+        return observation, info
+
+    def _harness_feedback(self, info: dict[str, Any]) -> str:
+        """The current request's news for ``feedback``, and the request itself in ``info``."""
+        from codegym.harness.mode import request_feedback, request_record
+        from codegym.harness.wire import ModelRequest
+
+        event = self._harness_event
+        if isinstance(event, ModelRequest):
+            info["request"] = request_record(event)
+            return request_feedback(event)
+        return ""
+
+    def _harness_step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Answer the program's request with ``action`` (pass-through: ignored, the program runs
+        to its end); the next request, or the grade once the program has ended."""
+        from codegym.harness.mode import calls_record, end_info, to_reply
+        from codegym.harness.wire import ModelRequest
+
+        assert self.task is not None and self._episode is not None and self._run is not None
+        run, event = self._run, self._harness_event
+        info: dict[str, Any] = {"task_id": self.task.id}
+        if isinstance(event, ModelRequest):
+            try:
+                reply, errors = to_reply(action, event)
+            except TypeError as e:
+                raise InvalidAction(str(e)) from e
+            info.update(format_errors=len(errors), format_error_messages=errors)
+            run.reply(reply)
+        self.attempt += 1
+        self._harness_event = event = run.next()
+        info["attempt"] = self.attempt
+        if isinstance(event, ModelRequest):
+            observation = self._observation(None)
+            observation["feedback"] = self._harness_feedback(info)
+            return observation, 0.0, False, False, info
+        info.update(end_info(event), model_calls=calls_record(run.calls))
+        grade, reward = None, 0.0
+        if event.status == "lost":
+            info["infra_error"] = event.detail
+        else:
+            grade, reward = self._grade_submission(self.task, self._episode, info)
+        terminated = grade is not None and event.status in ("exited", "crashed", "no_model_call")
+        truncated = not terminated
+        self._done = True
+        self._close_episode_quietly()
+        observation = self._observation(grade)
+        observation["feedback"] = grade.feedback() if grade is not None else f"[{event.status}] {event.detail}"
         return observation, reward, terminated, truncated, info
 
     def _grade_submission(self, task: Task, episode: AgentEpisode, info: dict[str, Any]) -> tuple[Grade | None, float]:

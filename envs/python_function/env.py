@@ -6,7 +6,7 @@ import ast
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from codegym.envs.python_function import grader, suite_checks
 from codegym.envs.python_function.bigcodebench import public_suite
@@ -21,13 +21,15 @@ from codegym.grade import Grade, Status
 from codegym.requirements import HUMANEVAL_TASKS, Requirements
 from codegym.task import Quarantine, Task, TaskSet
 
+if TYPE_CHECKING:
+    from codegym.harness.mode import HarnessSpec
+
 HARNESS = "codegym.envs.python_function.harness"
 SUITE = "codegym.envs.python_function.suite"
 DEFAULT_LIMITS = Limits(cpu_s=5.0, wall_s=8.0, memory_bytes=512 << 20, processes=16)
 # Which of a task's libraries the sandbox's Python can import (asked once per env, for all).
 PROBE = """\
 import importlib.util
-
 
 def installed(names):
     found = []
@@ -111,6 +113,8 @@ class PythonFunctionEnv(CodeEnv):
         agent: AgentLimits | None = None,
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
+        harness: HarnessSpec | str | None = None,
+        model: str | None = None,
         validate: bool | int = False,
     ) -> None:
         loaded = load_tasks(tasks, public=public_tests, mbpp_challenge=mbpp_challenge,
@@ -126,6 +130,8 @@ class PythonFunctionEnv(CodeEnv):
             agent=agent,
             on_task_error=on_task_error,
             quarantine=quarantine,
+            harness=harness,
+            model=model,
         )
         self._last_harness: tuple[Task, Limits, Harness] | None = None
         self._outputs: dict[str, dict[str, Any]] = {}  # task id -> its reference's output per test

@@ -18,7 +18,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from codegym.envs.repo_repair import grader, integrity, patch, sandbox
 from codegym.envs.repo_repair.source import unified
@@ -33,6 +33,9 @@ from codegym.executor.base import MiB
 from codegym.grade import Diagnostic, Grade, Status
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
+
+if TYPE_CHECKING:
+    from codegym.harness.mode import HarnessSpec
 
 Context = Literal["listing", "file", "source"]
 LIMITS = Limits(cpu_s=120.0, wall_s=180.0, memory_bytes=2048 * MiB, processes=64, output_bytes=1 * MiB,
@@ -111,6 +114,8 @@ class RepoRepairEnv(CodeEnv):
         agent: AgentLimits | None = None,
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
+        harness: HarnessSpec | str | None = None,
+        model: str | None = None,
         validate: bool | int = False,
     ) -> None:
         if context not in ("listing", "file", "source"):
@@ -126,6 +131,8 @@ class RepoRepairEnv(CodeEnv):
             agent=agent,
             on_task_error=on_task_error,
             quarantine=quarantine,
+            harness=harness,
+            model=model,
         )
         self.context: Context = context
         self.traces_of_hidden = traces_of_hidden

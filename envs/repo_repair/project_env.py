@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from codegym.envs.repo_repair import patch, project_tasks, syntax_mutations
 from codegym.envs.repo_repair import projects as projects_module
@@ -44,6 +44,9 @@ from codegym.executor.layers import LayerStore
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome, pass_metrics
 from codegym.machine_episode import refuse_to_dump
 from codegym.task import Quarantine, Task, TaskSet, TestCase
+
+if TYPE_CHECKING:
+    from codegym.harness.mode import HarnessSpec
 
 FAMILY = "repo_repair"
 LIMITS = Limits(cpu_s=600.0, wall_s=900.0, memory_bytes=4096 * MiB, processes=256, disk_bytes=1024 * MiB)
@@ -323,6 +326,7 @@ class ProjectRepairEnv(CodeEnv):
     """
 
     family = FAMILY
+    machine_episodes = True
 
     def __init__(
         self,
@@ -338,6 +342,8 @@ class ProjectRepairEnv(CodeEnv):
         agent: AgentLimits | None = None,
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
+        harness: HarnessSpec | str | None = None,
+        model: str | None = None,
     ) -> None:
         self.language = language
         self.store = LayerStore(store)
@@ -354,7 +360,8 @@ class ProjectRepairEnv(CodeEnv):
             raise TaskFormatError(f"tasks is 'bundled' or a TaskSet, got {tasks!r}")
         super().__init__(task_set, limits=limits, mode="single" if mode == "patch" else mode,
                          on_infra_error=on_infra_error, render_mode=render_mode, agent=agent or AGENT_LIMITS,
-                         on_task_error=on_task_error, quarantine=quarantine)  # fmt: skip
+                         on_task_error=on_task_error, quarantine=quarantine, harness=harness,
+                         model=model)  # fmt: skip
 
     # --- the project's machine and tree ---------------------------------------------------------------
 

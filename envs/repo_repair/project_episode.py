@@ -46,7 +46,8 @@ class ProjectEpisode(MachineEpisode):
         self.repair = repair_of(task)
         self.tree = env.visible_tree(task)
         layer = task_layer(self.project.root, self.repair)
-        self.box = RootBox(BoxSpec(layers=(layer, *env.layers(task)), memory_bytes=env.limits.memory_bytes))
+        self.box = RootBox(BoxSpec(layers=(layer, *env.layers(task)), memory_bytes=env.limits.memory_bytes,
+                                   binds=env.box_binds))  # fmt: skip
         self.env_vars = dict(self.project.toolchain.env)
         started = self.box.run(("/bin/sh", "-c", GIT_INIT), cwd=self.project.root, env=self.env_vars, timeout_s=120)
         if started.exit_code != 0:

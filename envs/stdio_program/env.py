@@ -7,7 +7,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from codegym.envs.stdio_program import grader
 from codegym.envs.stdio_program.languages import Language
@@ -22,6 +22,9 @@ from codegym.executor import Executor, Job, Limits, RunResult, Step, StepResult
 from codegym.grade import Grade
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task, TaskSet
+
+if TYPE_CHECKING:
+    from codegym.harness.mode import HarnessSpec
 
 # The programs each language's compile and run commands start (languages.yaml), and their Debian packages.
 LANGUAGE_TOOLS = (
@@ -163,6 +166,8 @@ class StdioProgramEnv(CodeEnv):
         agent: AgentLimits | None = None,
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
+        harness: HarnessSpec | str | None = None,
+        model: str | None = None,
         validate: bool | int = False,
     ) -> None:
         super().__init__(
@@ -176,6 +181,8 @@ class StdioProgramEnv(CodeEnv):
             agent=agent,
             on_task_error=on_task_error,
             quarantine=quarantine,
+            harness=harness,
+            model=model,
         )
         self.language: Language = language_named(language)
         self.problem_limits = problem_limits

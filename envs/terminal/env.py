@@ -18,7 +18,7 @@ import threading
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from codegym.envs.terminal import grader, machine, offline, steps, verifier
 from codegym.envs.terminal.build import Environment, build_environment
@@ -46,6 +46,9 @@ from codegym.grade import Diagnostic, Grade
 from codegym.machine_episode import copy_changes, refuse_to_dump
 from codegym.requirements import Requirements, Tool
 from codegym.task import Quarantine, Task
+
+if TYPE_CHECKING:
+    from codegym.harness.mode import HarnessSpec
 
 Background = Literal["keep", "kill"]
 # What a step's `Limits` mean here: the box's memory and processes (time comes from the task).
@@ -126,6 +129,7 @@ class TerminalEnv(CodeEnv):
     """
 
     family = "terminal"
+    machine_episodes = True
     grades_at_budget_end = True  # (the agent's time up: its machine is judged as it stands, as Harbor does)
     requires = Requirements(tools=(Tool("debootstrap", "debootstrap"),))
     max_tests = 256
@@ -144,6 +148,8 @@ class TerminalEnv(CodeEnv):
         on_infra_error: InfraPolicy = "raise",
         on_task_error: TaskPolicy = "flag",
         quarantine: Quarantine | None = None,
+        harness: HarnessSpec | str | None = None,
+        model: str | None = None,
         render_mode: str | None = None,
         validate: bool | int = False,
     ) -> None:
@@ -151,7 +157,7 @@ class TerminalEnv(CodeEnv):
             raise ValueError(f"background must be 'keep' or 'kill', got {background!r}")
         super().__init__(load(tasks), limits=LIMITS, mode=mode, on_infra_error=on_infra_error,
                          on_task_error=on_task_error, quarantine=quarantine, render_mode=render_mode,
-                         agent=agent or AGENT_LIMITS)  # fmt: skip
+                         agent=agent or AGENT_LIMITS, harness=harness, model=model)  # fmt: skip
         self.background: Background = background
         self.hide_fixtures = hide_fixtures
         self.store = LayerStore(store)
@@ -215,7 +221,7 @@ class TerminalEnv(CodeEnv):
         then made in the background (a spare), so that a reset to the same task (a group of
         rollouts of one prompt) only takes it."""
         terminal = terminal_of(task)
-        binds: tuple[tuple[str, str, bool], ...] = ()
+        binds = self.box_binds  # (a harness episode's tool folder)
         if solution and terminal.solution:
             binds = ((machine.solution_folder(terminal), "/solution", True),)
         spec = BoxSpec(layers=self.agent_layers(task), binds=binds,
@@ -224,7 +230,7 @@ class TerminalEnv(CodeEnv):
         box = self._take_spare(spec)
         if box is None:
             box = RootBox(spec, isolation=self.isolation, launcher=self.launcher)
-        if not binds:
+        if not solution:
             self._make_spare(spec)
         return box
 

@@ -1,0 +1,242 @@
+"""``mode="harness"`` end to end with a small agent program of the tests' own (`programs/tiny_agent.py`):
+the env's observations are its model requests, its actions the replies; the program's faults (a hang,
+a flood, no model call, malformed requests, network attempts, a daemon left behind) each end with a
+clear status and a graded machine, and the next episode starts clean."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import codegym  # noqa: F401  (registers the envs)
+from codegym.executor.rootbox import available
+from codegym.harness.mode import HarnessSpec
+from codegym.harness.recipe import Recipe
+from codegym.harness.rollout import rollout
+from codegym.harness.run import HarnessLimits
+from codegym.harness.wire import ModelReply, ReplyToolCall
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=f"no boxes here: {available()}")
+
+PROGRAM = Path(__file__).parent / "programs" / "tiny_agent.py"
+TASK = "codegym-py/004-digital-root"
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tool folder holding the tiny agent (readable by the box's users)."""
+    folder = tmp_path_factory.mktemp("tiny-tools")
+    shutil.copy(PROGRAM, folder / "tiny_agent.py")
+    os.chmod(folder, 0o755)
+    os.chmod(folder / "tiny_agent.py", 0o644)
+    return str(folder)
+
+
+def tiny(behaviour: str) -> Recipe:
+    return Recipe(name=f"tiny-{behaviour}", api="chat", package="pypi:none",
+                  argv=("python3", "{tools}/tiny_agent.py", behaviour, "{instruction_file}"),
+                  env=(("AGENT_BASE_URL", "{base_url}"), ("AGENT_MODEL", "{model}")))  # fmt: skip
+
+
+def make(tools: str, behaviour: str, **limits: float) -> gym.Env:
+    spec = HarnessSpec(tiny(behaviour), tools=tools, limits=HarnessLimits(**limits))  # type: ignore[arg-type]
+    return gym.make("codegym/PythonFunction-v0", mode="harness", harness=spec)
+
+
+@pytest.fixture
+def env_of(tools: str) -> Iterator:
+    made: list[gym.Env] = []
+
+    def factory(behaviour: str, **limits: float) -> gym.Env:
+        made.append(make(tools, behaviour, **limits))
+        return made[-1]
+
+    yield factory
+    for env in made:
+        env.close()
+
+
+def write_call(path: str, content: str) -> ModelReply:
+    command = f"cat > {path} <<'EOF'\n{content}EOF"
+    return ModelReply(
+        content="I will write it.", tool_calls=(ReplyToolCall("call_1", "bash", json.dumps({"command": command})),)
+    )
+
+
+def reference(env: gym.Env) -> str:
+    task = env.unwrapped.tasks.get(TASK)  # type: ignore[attr-defined]
+    assert task.reference
+    return task.reference
+
+
+def test_a_scripted_policy_solves_the_task_through_the_program(env_of) -> None:
+    env = env_of("agent")
+    observation, info = env.reset(options={"task_id": TASK})
+    assert info["harness"] == "tiny-agent" and info["api"] == "chat"
+    request = info["request"]
+    assert [m["role"] for m in request["messages"]] == ["system", "user"]
+    assert "solution.py" in request["messages"][1]["content"]
+    assert [t["function"]["name"] for t in request["tools"]] == ["bash"]
+    observation, reward, terminated, truncated, info = env.step(write_call("solution.py", reference(env)))
+    assert not terminated and reward == 0.0
+    assert info["request"]["messages"][-1]["role"] == "tool"  # the program ran the call and sent its output
+    observation, reward, terminated, truncated, info = env.step("Done: the function is written.")
+    assert terminated and not truncated
+    assert info["harness_status"] == "exited" and info["status"] == "OK" and reward == 1.0
+    calls = info["model_calls"]
+    assert len(calls) == 2 and all(call["status"] == 200 for call in calls)
+    assert calls[0]["reply"]["tool_calls"][0]["name"] == "bash"
+    assert calls[1]["body"]["messages"][-1]["role"] == "tool"
+
+
+def test_a_wrong_answer_scores_zero_and_text_actions_carry_tool_calls(env_of) -> None:
+    env = env_of("agent")
+    env.reset(options={"task_id": TASK})
+    wrong = "def digital_root(n):\n    return -1\n"
+    call = json.dumps({"name": "bash", "arguments": {"command": f"cat > solution.py <<'EOF'\n{wrong}EOF"}})
+    _, _, terminated, _, info = env.step(f"Writing it.\n<tool_call>{call}</tool_call>")
+    assert not terminated and info["format_errors"] == 0
+    _, reward, terminated, _, info = env.step("done")
+    assert terminated and info["status"] == "WA" and reward == 0.0
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "status", "limits"),
+    [
+        ("hang", "hung", {"turn_s": 2.0}),
+        ("hang-later", "hung", {"turn_s": 2.0}),
+        ("flood", "hung", {"turn_s": 3.0}),
+        ("nocall", "no_model_call", {}),
+        ("malformed", "no_model_call", {}),
+    ],
+)
+def test_a_faulty_program_ends_with_a_clear_status(env_of, behaviour: str, status: str, limits: dict) -> None:
+    env = env_of(behaviour, **limits)
+    _, info = env.reset(options={"task_id": TASK})
+    if "request" in info:  # (hang-later asks once, then hangs)
+        _, reward, terminated, truncated, info = env.step("carry on")
+    else:
+        _, reward, terminated, truncated, info = env.step("ignored: no request is waiting")
+    assert info["harness_status"] == status, info["harness_detail"]
+    assert "grade" in info and reward == 0.0  # (the stub as it stands: graded, wrong)
+    assert terminated != truncated
+    if behaviour == "flood":
+        assert info["harness_output_elided"] > 1 << 20
+    if behaviour == "malformed":
+        assert "refused: 400" in info["harness_output"]
+
+
+def test_network_other_than_the_proxy_is_refused(env_of) -> None:
+    env = env_of("network")
+    _, info = env.reset(options={"task_id": TASK})
+    _, reward, terminated, _, info = env.step(write_call("solution.py", reference(env)))
+    _, reward, terminated, _, info = env.step("done")
+    assert reward == 1.0 and "reached" not in info["harness_output"]
+    assert info["harness_output"].count("refused") == 3
+
+
+def sleepers() -> list[int]:
+    """Host processes running the daemon's command."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if handle.read() == b"sleep\x0010000\x00":
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_daemon_the_program_leaves_is_killed_and_the_next_episode_is_clean(env_of) -> None:
+    env = env_of("daemon")
+    env.reset(options={"task_id": TASK})
+    assert len(sleepers()) == 1  # (it started, and waits for the reply)
+    _, _, terminated, _, info = env.step("done")
+    assert terminated and info["harness_status"] == "exited"
+    deadline = time.monotonic() + 10
+    while sleepers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sleepers() == []
+    _, info = env.reset(options={"task_id": TASK})
+    assert "request" in info and len(sleepers()) == 1  # the new episode's own, nothing of the last one's
+    env.step("done")
+
+
+class StubServer:
+    """A vLLM-shaped OpenAI server on the host: the first request of a conversation gets a
+    bash call that writes ``answer`` to solution.py, the next a final text; every reply
+    carries token ids and log-probs."""
+
+    def __init__(self, answer: str) -> None:
+        stub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.bodies.append(body)
+                answered = any(m["role"] == "assistant" for m in body["messages"])
+                message: dict = {"role": "assistant", "content": "Done." if answered else "Writing it."}
+                if not answered:
+                    command = f"cat > solution.py <<'EOF'\n{answer}EOF"
+                    message["tool_calls"] = [{"id": "call_w", "type": "function",
+                                              "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]  # fmt: skip
+                reply = {"id": "cmpl-1", "object": "chat.completion", "model": body["model"], "prompt_token_ids": [7, 8, 9],
+                         "choices": [{"index": 0, "message": message, "token_ids": [11, 12, 13],
+                                      "logprobs": {"content": [{"token": "a", "logprob": -0.5}, {"token": "b", "logprob": -0.25},
+                                                               {"token": "c", "logprob": -0.125}]},
+                                      "finish_reason": "tool_calls" if not answered else "stop"}],
+                         "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}}  # fmt: skip
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.bodies: list[dict] = []
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_pass_through_records_the_servers_token_ids(tools: str) -> None:
+    spec = HarnessSpec(tiny("agent"), tools=tools)
+    answer = gym.make("codegym/PythonFunction-v0").unwrapped.tasks.get(TASK).reference  # type: ignore[attr-defined]
+    stub = StubServer(answer)
+    try:
+        results = rollout("codegym/PythonFunction-v0", harness=spec, model=stub.url, tasks=[TASK, TASK], concurrency=2)
+    finally:
+        stub.close()
+    assert [(r.reward, r.status, r.harness_status, r.error) for r in results] == [(1.0, "OK", "exited", None)] * 2
+    calls = results[0].model_calls
+    assert len(calls) == 2 and calls[0]["reply"]["token_ids"] == [11, 12, 13]
+    assert calls[0]["reply"]["prompt_token_ids"] == [7, 8, 9] and calls[0]["reply"]["logprobs"] == [-0.5, -0.25, -0.125]
+    assert calls[1]["body"]["messages"][-1]["role"] == "tool"  # the program ran the server's call
+    assert all(body.get("logprobs") and body.get("return_token_ids") for body in stub.bodies)
+
+
+def test_pass_through_with_a_wrong_answer_scores_zero(tools: str) -> None:
+    stub = StubServer("def digital_root(n):\n    return 5\n")
+    try:
+        (result,) = rollout("codegym/PythonFunction-v0", harness=HarnessSpec(tiny("agent"), tools=tools),
+                            model=stub.url, tasks=[TASK])  # fmt: skip
+    finally:
+        stub.close()
+    assert (result.reward, result.status, result.harness_status) == (0.0, "WA", "exited")
