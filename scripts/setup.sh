@@ -59,3 +59,8 @@ if [ "$(id -u)" = 0 ]; then
     .venv/bin/codegym terminal import envs/terminal/data/tasks/awk-busiest-hour \
         envs/terminal/data/tasks/nginx-static-rewrite >/dev/null
 fi
+
+# Harness mode's agent programs (mini-swe-agent, OpenCode, Codex CLI, Claude Code), pinned in
+# codegym/harness/programs.py, each installed once into a tool folder that boxes mount read-only
+# (codegym.harness.install; a folder built already is kept).
+.venv/bin/python -m codegym.harness.install >/dev/null

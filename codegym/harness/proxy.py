@@ -71,6 +71,11 @@ _ID_PREFIX: dict[Api, str] = {"chat": "chatcmpl-", "responses": "resp_", "messag
 _DRAIN_S = 0.5  # how long a refused upload is read (and dropped) so its client sees the answer
 
 
+class Withdrawn(Exception):
+    """Raised by an ``answer`` that has no reply to give any more (its episode ended while the
+    call waited): the program gets a 503, and nothing is logged."""
+
+
 class UpstreamError(Error):
     """The model server behind a `Forwarder` refused a call, failed on it or did not answer."""
 
@@ -514,6 +519,9 @@ class ModelProxy:
             sent, error = b"".join(chunks), None
         except WireError as e:
             status, error = 400, str(e)
+            sent = error_body(api, status, error)
+        except Withdrawn as e:
+            status, error = 503, f"no reply: {e}"
             sent = error_body(api, status, error)
         except Exception as e:
             status, error, exception = 500, f"the policy failed to answer: {type(e).__name__}: {e}", e

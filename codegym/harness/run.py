@@ -34,7 +34,7 @@ from typing import Literal
 from codegym.error import SandboxError
 from codegym.executor.rootbox import CommandResult, RootBox
 from codegym.harness.install import MOUNT
-from codegym.harness.proxy import Exchange, ModelProxy
+from codegym.harness.proxy import Exchange, ModelProxy, Withdrawn
 from codegym.harness.recipe import Recipe
 from codegym.harness.wire import ModelReply, ModelRequest
 
@@ -190,7 +190,7 @@ class ProgramRun:
             self.turns += 1
             if self.turns > self.limits.max_turns:
                 self._stop_soon("turns", f"it made more than {self.limits.max_turns} model requests")
-                raise RuntimeError("the episode's model-request budget is spent")
+                raise Withdrawn("the episode's model-request budget is spent")
         if self._answer is not None:
             try:
                 return self._answer(request)
@@ -265,7 +265,7 @@ class ProgramRun:
 
     def _refuse(self, pending: _Pending | None) -> None:
         if pending is not None and not pending.answer.done():
-            pending.answer.set_exception(RuntimeError("the episode is over"))
+            pending.answer.set_exception(Withdrawn("the episode is over"))
         self._pending = None
 
     def _finish(self, event: CommandResult | BaseException) -> ProgramEnd:

@@ -5,14 +5,13 @@ clear status and a graded machine, and the next episode starts clean."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import shutil
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -24,6 +23,7 @@ from codegym.harness.recipe import Recipe
 from codegym.harness.rollout import rollout
 from codegym.harness.run import HarnessLimits
 from codegym.harness.wire import ModelReply, ReplyToolCall
+from tests.harness.stub_server import StubServer
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no boxes here: {available()}")
 
@@ -172,54 +172,21 @@ def test_a_daemon_the_program_leaves_is_killed_and_the_next_episode_is_clean(env
     env.step("done")
 
 
-class StubServer:
-    """A vLLM-shaped OpenAI server on the host: the first request of a conversation gets a
-    bash call that writes ``answer`` to solution.py, the next a final text; every reply
-    carries token ids and log-probs."""
+def answer_with(code: str) -> Callable[[Mapping[str, Any]], ModelReply]:
+    """The tiny agent's scripted model: a bash call that writes ``code``, then a final text."""
 
-    def __init__(self, answer: str) -> None:
-        stub = self
+    def script(body: Mapping[str, Any]) -> ModelReply:
+        if any(message["role"] == "assistant" for message in body["messages"]):
+            return ModelReply("Done.")
+        return write_call("solution.py", code)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.bodies.append(body)
-                answered = any(m["role"] == "assistant" for m in body["messages"])
-                message: dict = {"role": "assistant", "content": "Done." if answered else "Writing it."}
-                if not answered:
-                    command = f"cat > solution.py <<'EOF'\n{answer}EOF"
-                    message["tool_calls"] = [{"id": "call_w", "type": "function",
-                                              "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]  # fmt: skip
-                reply = {"id": "cmpl-1", "object": "chat.completion", "model": body["model"], "prompt_token_ids": [7, 8, 9],
-                         "choices": [{"index": 0, "message": message, "token_ids": [11, 12, 13],
-                                      "logprobs": {"content": [{"token": "a", "logprob": -0.5}, {"token": "b", "logprob": -0.25},
-                                                               {"token": "c", "logprob": -0.125}]},
-                                      "finish_reason": "tool_calls" if not answered else "stop"}],
-                         "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}}  # fmt: skip
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.bodies: list[dict] = []
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    return script
 
 
 def test_pass_through_records_the_servers_token_ids(tools: str) -> None:
     spec = HarnessSpec(tiny("agent"), tools=tools)
     answer = gym.make("codegym/PythonFunction-v0").unwrapped.tasks.get(TASK).reference  # type: ignore[attr-defined]
-    stub = StubServer(answer)
+    stub = StubServer(answer_with(answer))
     try:
         results = rollout("codegym/PythonFunction-v0", harness=spec, model=stub.url, tasks=[TASK, TASK], concurrency=2)
     finally:
@@ -227,13 +194,13 @@ def test_pass_through_records_the_servers_token_ids(tools: str) -> None:
     assert [(r.reward, r.status, r.harness_status, r.error) for r in results] == [(1.0, "OK", "exited", None)] * 2
     calls = results[0].model_calls
     assert len(calls) == 2 and calls[0]["reply"]["token_ids"] == [11, 12, 13]
-    assert calls[0]["reply"]["prompt_token_ids"] == [7, 8, 9] and calls[0]["reply"]["logprobs"] == [-0.5, -0.25, -0.125]
+    assert calls[0]["reply"]["prompt_token_ids"] == [7, 8, 9] and calls[0]["reply"]["logprobs"] == [-0.5] * 3
     assert calls[1]["body"]["messages"][-1]["role"] == "tool"  # the program ran the server's call
     assert all(body.get("logprobs") and body.get("return_token_ids") for body in stub.bodies)
 
 
 def test_pass_through_with_a_wrong_answer_scores_zero(tools: str) -> None:
-    stub = StubServer("def digital_root(n):\n    return 5\n")
+    stub = StubServer(answer_with("def digital_root(n):\n    return 5\n"))
     try:
         (result,) = rollout("codegym/PythonFunction-v0", harness=HarnessSpec(tiny("agent"), tools=tools),
                             model=stub.url, tasks=[TASK])  # fmt: skip
