@@ -191,6 +191,14 @@ class ModelReply:
         return cls(content=_text(message.get("content")), tool_calls=calls, reasoning=str(reasoning))
 
     @classmethod
+    def from_fields(cls, fields: Mapping[str, Any]) -> ModelReply:
+        """The reply `dataclasses.asdict` made ``fields`` from (a record's, the wire's)."""
+        calls = tuple(ReplyToolCall(**call) for call in fields.get("tool_calls") or ())
+        tuples = {name: tuple(fields[name]) for name in ("token_ids", "logprobs", "prompt_token_ids")
+                  if fields.get(name) is not None}  # fmt: skip
+        return cls(**{**fields, "tool_calls": calls, **tuples})
+
+    @classmethod
     def from_chat_response(cls, response: Mapping[str, Any]) -> ModelReply:
         """The reply a ``chat.completion`` JSON holds, with vLLM's token ids and logprobs if present."""
         choices = response.get("choices") if isinstance(response, Mapping) else None

@@ -28,9 +28,10 @@ import numpy as np
 from gymnasium import spaces
 
 from codegym.grade import Diagnostic, Grade, Status, TestOutcome
+from codegym.harness.wire import ModelReply
 from codegym.spaces import UnicodeText
 
-TAGS = ("__ndarray__", "__npscalar__", "__tuple__", "__grade__", "__bytes__", "__float__")
+TAGS = ("__ndarray__", "__npscalar__", "__tuple__", "__grade__", "__bytes__", "__model_reply__", "__float__")
 
 
 class WireError(ValueError):
@@ -55,6 +56,8 @@ def encode(value: Any) -> Any:
         return {"__npscalar__": _b64(np.asarray(value).tobytes()), "dtype": value.dtype.str}
     if isinstance(value, Grade):
         return {"__grade__": grade_to_dict(value)}
+    if isinstance(value, ModelReply):  # (a harness step's action)
+        return {"__model_reply__": encode(dataclasses.asdict(value))}
     if isinstance(value, (bytes, bytearray)):
         return {"__bytes__": _b64(bytes(value))}
     if isinstance(value, tuple):
@@ -95,6 +98,8 @@ def _untag(tag: str, value: dict[str, Any]) -> Any:
         return grade_from_dict(value["__grade__"])
     if tag == "__bytes__":
         return base64.b64decode(value["__bytes__"])
+    if tag == "__model_reply__":
+        return ModelReply.from_fields(decode(value["__model_reply__"]))
     return float(value["__float__"])
 
 

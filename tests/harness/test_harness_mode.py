@@ -10,6 +10,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,42 @@ def test_pass_through_with_a_wrong_answer_scores_zero(tools: str) -> None:
     finally:
         stub.close()
     assert (result.reward, result.status, result.harness_status) == (0.0, "WA", "exited")
+
+
+def test_a_recorded_harness_episode_holds_every_request_and_reply(tools: str, tmp_path: Path) -> None:
+    from codegym.episodes import RecordEpisodes, read_episodes
+
+    env = RecordEpisodes(make(tools, "agent"), tmp_path / "episodes.jsonl")
+    try:
+        env.reset(options={"task_id": TASK})
+        env.step(write_call("solution.py", reference(env)))
+        _, reward, terminated, _, _ = env.step({"role": "assistant", "content": "All done."})
+    finally:
+        env.close()
+    assert terminated and reward == 1.0
+    (episode,) = read_episodes(tmp_path / "episodes.jsonl")
+    assert episode["mode"] == "harness" and episode["reset"]["info"]["request"]["messages"][1]["role"] == "user"
+    first, last = episode["steps"]
+    assert first["action"] == write_call("solution.py", reference(env))  # (a ModelReply, as it was)
+    assert first["info"]["request"]["messages"][-1]["role"] == "tool"
+    calls = last["info"]["model_calls"]
+    assert [call["reply"]["content"] for call in calls] == ["I will write it.", "All done."]
+
+
+def test_sixteen_concurrent_episodes_get_their_own_verdicts(tools: str) -> None:
+    answer = "def digital_root(n):\n    n = abs(n)\n    return 0 if n == 0 else 1 + (n - 1) % 9\n"
+    wrong = "def digital_root(n):\n    return n\n"
+
+    def one(index: int) -> tuple[float, str]:
+        env = make(tools, "agent")
+        try:
+            env.reset(options={"task_id": TASK})
+            env.step(write_call("solution.py", answer if index % 2 == 0 else wrong))
+            _, reward, _, _, info = env.step("done")
+            return float(reward), info["status"]
+        finally:
+            env.close()
+
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(one, range(16)))
+    assert results == [(1.0, "OK") if i % 2 == 0 else (0.0, "WA") for i in range(16)]
