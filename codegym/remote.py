@@ -41,7 +41,7 @@ from tqdm import tqdm
 
 from codegym import error
 from codegym.grade import Grade
-from codegym.serve.wire import decode, grade_from_dict, space_from_dict
+from codegym.serve.wire import decode, encode, grade_from_dict, space_from_dict
 
 TOKEN_VARIABLE = "CODEGYM_SERVER_TOKEN"
 TOKEN_HELP = f"pass token=, set ${TOKEN_VARIABLE}, or put the token in the URL as its password"
@@ -154,7 +154,7 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Step the server's env with ``action`` (code; in agent mode text or tool calls)."""
-        return _step_result(self._call("step", {"action": action}, expect="observation"))
+        return _step_result(self._call("step", {"action": encode(action)}, expect="observation"))
 
     def snapshot_state(self) -> dict[str, Any]:
         """A snapshot of the server's env, kept there (`codegym.episodes.snapshot`)."""
@@ -214,9 +214,10 @@ class RemoteEnv(gym.Env[dict[str, Any], Any]):
     def _exchange(self, kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
         if self._ws is None:
             raise error.RemoteError("this RemoteEnv is closed; make another")
+        message = json.dumps({"type": kind, "data": data})  # (a value JSON cannot carry fails here, clearly)
         try:
             with contextlib.suppress(Exception):  # (closed by the server: its last message says why, read below)
-                self._ws.send(json.dumps({"type": kind, "data": data}))
+                self._ws.send(message)
             while True:
                 reply = json.loads(self._ws.recv(timeout=self.timeout_s))
                 if reply.get("type") != "tool_result":  # (streamed tool results are for /stream clients)

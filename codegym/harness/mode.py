@@ -75,11 +75,18 @@ class HarnessSpec:
         return ((self.tools_folder(), MOUNT, True),)
 
 
-def harness_spec(harness: HarnessSpec | Recipe | str | None, model: str | None) -> HarnessSpec:
+def harness_spec(harness: HarnessSpec | Recipe | str | Mapping[str, Any] | None, model: str | None) -> HarnessSpec:
     """``harness=`` and ``model=`` of an env, as one spec (a `ValueError` where they do not fit)."""
     if harness is None:
         raise ValueError("mode='harness' needs harness=: a program's name (mini-swe-agent, opencode, codex, "
                          "claude-code), a Recipe or a HarnessSpec")  # fmt: skip
+    if isinstance(harness, Mapping):  # (JSON: over the wire, from a config file)
+        fields = dict(harness)
+        limits = fields.pop("limits", None) or {}
+        try:
+            harness = HarnessSpec(**fields, limits=HarnessLimits(**limits))
+        except TypeError as e:
+            raise ValueError(f"harness= as a mapping takes program, model, limits and tools: {e}") from e
     spec = harness if isinstance(harness, HarnessSpec) else HarnessSpec(harness)
     if model is not None:
         spec = HarnessSpec(spec.program, model, spec.limits, spec.tools)

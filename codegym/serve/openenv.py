@@ -53,7 +53,7 @@ from codegym.core import CodeEnv
 from codegym.episodes import RecordEpisodes, branch
 from codegym.error import Error
 from codegym.serve.sessions import ApiError, Fork, Session, busy, check_env_id, env_kwargs, kwargs_key, make_env
-from codegym.serve.wire import encode, space_to_dict
+from codegym.serve.wire import decode, encode, space_to_dict
 
 if TYPE_CHECKING:
     from codegym.serve.app import Server
@@ -427,7 +427,7 @@ def _action(data: Mapping[str, Any]) -> Any:
     if len(given) != 1:
         raise ApiError(400, "InvalidRequest", 'a step carries {"code": str} (the submission) or {"action": ...} (an '
                        f"agent's text or tool calls); got the fields {sorted(data)}")  # fmt: skip
-    return data[given[0]]
+    return decode(data[given[0]])  # (a harness reply travels tagged: `codegym.serve.wire.encode`)
 
 
 def _stepped(result: tuple[Any, ...]) -> dict[str, Any]:

@@ -198,3 +198,32 @@ def test_a_snapshot_moves_between_servers_as_json(servers: list[str]) -> None:
     finally:
         here.close()
         there.close()
+
+
+def test_a_harness_episode_over_the_server(server_url: str) -> None:
+    """A real program (mini-swe-agent) in the server's machine: its requests come over the wire as
+    observations, the replies go back as OpenAI assistant messages."""
+    from codegym.harness.install import installed
+    from codegym.harness.recipe import recipe
+    from codegym.harness.scripted import scripted_reply
+
+    if installed(recipe("mini-swe-agent")) is None:
+        pytest.skip("mini-swe-agent is not installed: python -m codegym.harness.install mini-swe-agent")
+    task = "codegym-py/004-digital-root"
+    code = gym.make(ENV).unwrapped.tasks.get(task).reference  # type: ignore[attr-defined]
+    harness = {"program": "mini-swe-agent", "limits": {"turn_s": 120.0}}
+    env = gym.make(ENV, server=server_url, mode="harness", harness=harness)
+    try:
+        _, info = env.reset(options={"task_id": task})
+        reply = scripted_reply("mini-swe-agent", info["request"], "solution.py", code)
+        message = {"role": "assistant", "content": reply.content,
+                   "tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                                  for c in reply.tool_calls]}  # fmt: skip
+        _, reward, terminated, _, info = env.step(message)  # (an OpenAI assistant message)
+        assert not terminated and info["request"]["messages"][-1]["role"] == "tool"
+        reply = scripted_reply("mini-swe-agent", info["request"], "solution.py", code)
+        _, reward, terminated, _, info = env.step(reply)  # (a ModelReply, as the wire carries it)
+        assert terminated and reward == 1.0 and info["harness_status"] == "exited"
+        assert len(info["model_calls"]) == 2
+    finally:
+        env.close()
