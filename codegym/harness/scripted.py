@@ -40,7 +40,41 @@ def mini_swe_agent(request: Mapping[str, Any], path: str, content: str) -> Model
     return ModelReply("Done.", (_call("call_2", "bash", {"command": f"echo {END}"}),))
 
 
-SCRIPTS: dict[str, Script] = {"mini-swe-agent": mini_swe_agent}
+def shell_then_done(tool: str) -> Script:
+    """A call of the program's shell tool ``tool`` that writes the file (its command argument
+    named as the request's schema names it, with any other required string argument filled),
+    then a reply without tool calls: how Codex, OpenCode and Claude Code end a run."""
+
+    def script(request: Mapping[str, Any], path: str, content: str) -> ModelReply:
+        if replies_so_far(request) > 0:
+            return ModelReply("done")
+        parameters = _parameters(request, tool)
+        names = parameters.get("properties", {})
+        command = "cmd" if "cmd" in names and "command" not in names else "command"
+        arguments: dict[str, Any] = {command: _heredoc(path, content)}
+        for name in parameters.get("required", ()):
+            if name not in arguments and names.get(name, {}).get("type") == "string":
+                arguments[name] = "Write the file"
+        return ModelReply("I will write the file.", (_call("call_1", tool, arguments),))
+
+    return script
+
+
+def _parameters(request: Mapping[str, Any], tool: str) -> Mapping[str, Any]:
+    for schema in request.get("tools", ()):
+        function = schema.get("function", schema)
+        if function.get("name") == tool:
+            return function.get("parameters") or {}
+    offered = [schema.get("function", schema).get("name") for schema in request.get("tools", ())]
+    raise KeyError(f"the request offers no {tool!r} tool; it offers {offered}")
+
+
+SCRIPTS: dict[str, Script] = {
+    "mini-swe-agent": mini_swe_agent,
+    "codex": shell_then_done("exec_command"),
+    "opencode": shell_then_done("bash"),
+    "claude-code": shell_then_done("Bash"),
+}
 
 
 def scripted_reply(program: str, request: Mapping[str, Any], path: str, content: str) -> ModelReply:

@@ -425,9 +425,12 @@ def _parse_messages(data: Json) -> Json:
     if system:
         messages.append({"role": "system", "content": _text(system)})
     for message in raw:
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
+        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant", "system"):
             raise WireError(f"a message is an object with role user or assistant; found {str(message)[:200]}")
         content = message.get("content")
+        if message["role"] == "system":  # (Claude Code sends its environment notes so, among the turns)
+            messages.append({"role": "system", "content": _text(content)})
+            continue
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list):
             raise WireError(f"a message's content is a string or a list of blocks; found {type(content).__name__}")

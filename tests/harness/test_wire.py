@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -373,7 +374,7 @@ def test_api_for_path() -> None:
         ("/v1/responses", b'{"input": [{"type": "message", "role": "robot"}]}', "role is user, system, developer"),
         ("/v1/responses", b'{"input": [{"type": "function_call"}]}', "not a valid responses request: KeyError"),
         ("/v1/responses", b'{"input": "x", "previous_response_id": "r"}', "previous_response_id is not supported"),
-        ("/v1/messages", b'{"messages": [{"role": "system", "content": "x"}]}', "role user or assistant"),
+        ("/v1/messages", b'{"messages": [{"role": "tool", "content": "x"}]}', "role user or assistant"),
         ("/v1/messages", b'{"messages": [{"role": "user", "content": 5}]}', "content is a string or a list of blocks"),
         ("/v1/embeddings", b"{}", "no model API at '/v1/embeddings'"),
     ],
@@ -538,3 +539,18 @@ def test_error_bodies_take_each_api_shape() -> None:
     openai_shape = json.loads(error_body("responses", 400, "bad"))
     assert openai_shape == {"error": {"message": "bad", "type": "invalid_request_error", "param": None, "code": None}}
     assert json.loads(error_body("chat", 503, "x"))["error"]["type"] == "server_error"
+
+
+@pytest.mark.parametrize(
+    ("program", "path", "api"),
+    [("codex", "/v1/responses", "responses"), ("opencode", "/v1/chat/completions", "chat"),
+     ("claude-code", "/v1/messages", "messages")],
+)  # fmt: skip
+def test_each_programs_captured_first_request_translates(program: str, path: str, api: str) -> None:
+    """The first request each program really sent (captured, long texts trimmed) reads whole:
+    Claude Code's environment notes come as a system message among the turns."""
+    body = (Path(__file__).parent / "fixtures" / f"{program}_first_request.json").read_bytes()
+    request = parse_request(path, body)
+    assert request.api == api and request.stream
+    assert request.messages[0]["role"] == "system" and any(m["role"] == "user" for m in request.messages)
+    assert request.tools and all(tool["type"] == "function" for tool in request.tools)
