@@ -130,6 +130,9 @@ def test_a_faulty_program_ends_with_a_clear_status(env_of, behaviour: str, statu
     assert info["harness_status"] == status, info["harness_detail"]
     assert "grade" in info and reward == 0.0  # (the stub as it stands: graded, wrong)
     assert terminated != truncated
+    assert env.unwrapped._run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]  (all closed)
+    _, fresh = env.reset(options={"task_id": TASK})  # the next episode starts clean
+    assert fresh.get("request") is not None or behaviour in ("hang", "flood", "nocall", "malformed")
     if behaviour == "flood":
         assert info["harness_output_elided"] > 1 << 20
     if behaviour == "malformed":
@@ -247,3 +250,16 @@ def test_sixteen_concurrent_episodes_get_their_own_verdicts(tools: str) -> None:
     with ThreadPoolExecutor(16) as pool:
         results = list(pool.map(one, range(16)))
     assert results == [(1.0, "OK") if i % 2 == 0 else (0.0, "WA") for i in range(16)]
+
+
+def test_a_malformed_reply_crashes_the_program_not_the_env(env_of) -> None:
+    """The policy's tool call carries arguments that are not JSON: the tiny agent dies on them,
+    the episode ends ``crashed`` with the machine graded and nothing of the run left."""
+    env = env_of("agent")
+    env.reset(options={"task_id": TASK})
+    broken = ModelReply("Here.", (ReplyToolCall("call_1", "bash", "{not json"),))
+    _, reward, terminated, truncated, info = env.step(broken)
+    assert info["harness_status"] == "crashed" and info["harness_exit_code"] == 1
+    assert "JSONDecodeError" in info["harness_output"]
+    assert terminated and not truncated and info["status"] == "WA" and reward == 0.0
+    assert env.unwrapped._run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]
