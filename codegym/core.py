@@ -773,7 +773,15 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def snapshot_state(self) -> dict[str, Any]:
         """The episode as it stands between two steps: `episode_state`, the RNG's state and,
-        in ``mode="agent"``, the agent episode's snapshot (its workspace frozen)."""
+        in ``mode="agent"``, the agent episode's snapshot (its workspace frozen). A harness
+        episode cannot be taken (`NotImplementedError`): its program is a running process, whose
+        memory a snapshot of files would not hold."""
+        if self.mode == "harness" and self._run is not None:
+            raise NotImplementedError(
+                "a harness episode cannot be snapshot, restored or forked: its agent program is a running process "
+                "(its conversation and state live in its memory, not in the machine's files). Record it instead "
+                "(codegym.episodes.RecordEpisodes), or branch an agent-mode episode."
+            )
         state: dict[str, Any] = {name: getattr(self, name) for name in self.episode_state}
         state["rng"] = copy.deepcopy(self.np_random.bit_generator.state)
         state["agent"] = (self._episode, self._episode.snapshot()) if self._episode is not None else None

@@ -263,3 +263,15 @@ def test_a_malformed_reply_crashes_the_program_not_the_env(env_of) -> None:
     assert "JSONDecodeError" in info["harness_output"]
     assert terminated and not truncated and info["status"] == "WA" and reward == 0.0
     assert env.unwrapped._run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]
+
+
+def test_a_harness_episode_refuses_a_snapshot_and_goes_on(env_of) -> None:
+    from codegym.episodes import snapshot
+
+    env = env_of("agent")
+    env.reset(options={"task_id": TASK})
+    with pytest.raises(NotImplementedError, match="running process"):
+        snapshot(env)
+    _, reward, terminated, _, _ = env.step(write_call("solution.py", reference(env)))
+    _, reward, terminated, _, _ = env.step("done")
+    assert terminated and reward == 1.0
