@@ -592,14 +592,18 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
 
     def _harness_step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Answer the program's request with ``action`` (pass-through: ignored, the program runs
-        to its end); the next request, or the grade once the program has ended."""
+        to its end); the next request, or the grade once the program has ended. ``None`` while a
+        request waits means the policy is done: the program is stopped (``"stopped"``) and the
+        machine graded as it stands."""
         from codegym.harness.mode import calls_record, end_info, to_reply
         from codegym.harness.wire import ModelRequest
 
         assert self.task is not None and self._episode is not None and self._run is not None
         run, event = self._run, self._harness_event
         info: dict[str, Any] = {"task_id": self.task.id}
-        if isinstance(event, ModelRequest):
+        if isinstance(event, ModelRequest) and action is None:
+            run.stop()
+        elif isinstance(event, ModelRequest):
             try:
                 reply, errors = to_reply(action, event)
             except TypeError as e:

@@ -24,6 +24,10 @@ Each rollout gets a `CodegymAgentEnvironment`: TRL offers its ``bash``, ``str_re
 ``search`` and ``submit`` methods (and the family's own tools, such as a visual env's
 ``render``) to the model as tools, runs the calls the model writes, and
 scores the rollout with its ``get_reward``.
+
+Real agent programs (harness mode, `codegym.harness`) train the same way:
+``environment_factory=harness_environment_factory("codegym/Terminal-v0", harness="codex")``
+gives each rollout a `CodegymHarnessEnvironment` whose methods are the program's own tools.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import itertools
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import gymnasium as gym
@@ -459,6 +463,171 @@ def environment_factory(
         return with_family_tools(tools)(made, seed=seeded, record=record)
 
     return factory
+
+
+class CodegymHarnessEnvironment:
+    """One rollout's harness episode (``mode="harness"``: a real agent program in the episode's
+    machine), in the shape TRL's ``environment_factory`` wants. Made by
+    `harness_environment_factory`, whose class has one method per tool the program offers.
+
+    ``reset(**row)`` starts the program on the row's task and returns its first request's
+    messages as text (its system prompt and instruction: TRL appends them to the row's prompt).
+    Each tool method answers the program's waiting request with that one call and returns what
+    the program's next request adds (the tool's result, as the program reports it); when the
+    program ends, the machine is graded and every later call returns `EPISODE_OVER`.
+    ``get_reward`` stops a program still waiting (the model stopped calling tools: the machine
+    is graded as it stands) and returns the grade's reward; None (left out) where the sandbox
+    failed.
+
+    Args:
+        env: An env made with ``mode="harness"``, owned by this object.
+        record: Append every episode to this JSON-lines file (`codegym.episodes.RecordEpisodes`).
+
+    Attributes:
+        env: The wrapped env.
+        info: The ``info`` of the episode's last step.
+    """
+
+    def __init__(self, env: gym.Env, *, record: str | os.PathLike[str] | None = None) -> None:
+        core = env.unwrapped
+        if not isinstance(core, CodeEnv) or core.mode != "harness":
+            found = f"mode={core.mode!r}" if isinstance(core, CodeEnv) else type(core).__name__
+            raise ValueError(f"CodegymHarnessEnvironment needs a codegym env made with mode='harness', got {found}")
+        self.env: gym.Env = RecordEpisodes(env, record) if record is not None else env
+        self.info: dict[str, Any] = {}
+        self._return = 0.0
+        self._over = True
+        self._infra = False
+        self._calls = itertools.count()
+
+    def reset(self, task_id: str | None = None, **row: Any) -> str:
+        """Start the program on ``task_id`` (other dataset columns are ignored); return its
+        first request's messages."""
+        self.info, self._return, self._over, self._infra = {}, 0.0, False, False
+        try:
+            _, info = self.env.reset(options=None if task_id is None else {"task_id": task_id})
+        except SandboxError as e:
+            self._lost(e)
+            return _ending_text(self.info)
+        self.info = info
+        if "request" not in info:  # (it ended without asking: its end comes with the first call)
+            return "[the program ended before asking the model anything]"
+        return "\n\n".join(_content_text(m.get("content")) for m in info["request"]["messages"])
+
+    def get_reward(self) -> float | None:
+        """The grade's reward (the program stopped first if it still waits); None when the
+        sandbox failed or the task could not be graded, never the model's doing."""
+        if not self._over:
+            self._step(None)
+        return None if self._infra else self._return
+
+    def _call(self, name: str, **arguments: Any) -> str:
+        from codegym.harness.wire import ModelReply, ReplyToolCall
+
+        if self._over:
+            return EPISODE_OVER
+        given = {key: value for key, value in arguments.items() if value is not None}
+        call = ReplyToolCall(f"call_{next(self._calls)}", name, json.dumps(given))
+        return self._step(ModelReply(tool_calls=(call,)))
+
+    def _step(self, action: Any) -> str:
+        try:
+            observation, reward, terminated, truncated, info = self.env.step(action)
+        except SandboxError as e:
+            self._lost(e)
+            return _ending_text(self.info)
+        self.info = info
+        self._return += float(reward)
+        if terminated or truncated:
+            self._over = True
+            self._infra = "infra_error" in info or "task_error" in info
+            return f"[episode over] the program ended ({info.get('harness_status')}): {observation['feedback']}"
+        return observation["feedback"]
+
+    def _lost(self, error: SandboxError) -> None:
+        logger.warning("harness episode lost to an infrastructure failure: %s", error)
+        self.info = {"infra_error": str(error)}
+        self._over = self._infra = True
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return str(content or "")
+
+
+def harness_environment_factory(
+    env: str,
+    *,
+    harness: Any,
+    task_id: str | None = None,
+    record: str | os.PathLike[str] | None = None,
+    **env_kwargs: Any,
+) -> Callable[[], CodegymHarnessEnvironment]:
+    """What to pass as ``GRPOTrainer(environment_factory=...)`` for harness episodes: each call
+    makes a `CodegymHarnessEnvironment` around a fresh ``mode="harness"`` env of ``env`` (an id).
+
+    TRL reads the tools from the class, so the program's tools are learnt once, here: a first
+    episode (of ``task_id``, else the task set's first) starts the program and reads the tools
+    its first request offers; the class gets a method for each (a name that is no Python
+    identifier, or one of ``reset``/``get_reward``, is left out and logged).
+
+    Args:
+        env: A registered id.
+        harness: The program (``"codex"``, a `codegym.harness.HarnessSpec`, its JSON form).
+        task_id: The task the tools are learnt on.
+        record: Append every rollout's episode to this JSON-lines file.
+        **env_kwargs: Passed to ``gym.make`` (``tasks``...).
+    """
+    kwargs = {"mode": "harness", "harness": harness, **env_kwargs}
+    probe = gym.make(env, **kwargs)
+    try:
+        core = probe.unwrapped
+        assert isinstance(core, CodeEnv)
+        _, info = probe.reset(options={"task_id": task_id or core.tasks.ids[0]})
+        if "request" not in info:
+            raise RuntimeError(f"{env}'s program ended before its first model request: {info}")
+        tools = [tool["function"] for tool in info["request"]["tools"]]
+    finally:
+        probe.close()
+    cls = _harness_class(tools)
+
+    def factory() -> CodegymHarnessEnvironment:
+        return cls(gym.make(env, **kwargs), record=record)
+
+    return factory
+
+
+def _harness_class(functions: Sequence[Mapping[str, Any]]) -> type[CodegymHarnessEnvironment]:
+    """`CodegymHarnessEnvironment` with a method per function schema (TRL's tools)."""
+    key = json.dumps(list(functions), sort_keys=True)
+    if key not in _HARNESS_CLASSES:
+        methods: dict[str, Any] = {}
+        for function in functions:
+            name = str(function.get("name", ""))
+            if not name.isidentifier() or name in ("reset", "get_reward") or name.startswith("_"):
+                logger.warning("the program's tool %r cannot be a method: TRL will not offer it", name)
+                continue
+            parameters = function.get("parameters") or {}
+            tool = FamilyTool(name, str(function.get("description") or name), lambda *_: ("", 0),
+                              parameters.get("properties") or {}, tuple(parameters.get("required") or ()))  # fmt: skip
+            methods[name] = _harness_method(tool)
+        _HARNESS_CLASSES[key] = type("CodegymHarnessEnvironmentOf", (CodegymHarnessEnvironment,), methods)
+    return _HARNESS_CLASSES[key]
+
+
+def _harness_method(tool: FamilyTool) -> Callable[..., str]:
+    method = _tool_method(tool)
+
+    def call(self: CodegymHarnessEnvironment, **arguments: Any) -> str:
+        return self._call(tool.name, **arguments)
+
+    for name in ("__name__", "__qualname__", "__doc__", "__signature__", "__annotations__"):
+        setattr(call, name, getattr(method, name))
+    return call
+
+
+_HARNESS_CLASSES: dict[str, type[CodegymHarnessEnvironment]] = {}
 
 
 def agent_dataset(env: str | gym.Env, *, system: str | None = None, **env_kwargs: Any) -> Any:

@@ -145,6 +145,7 @@ def write_parquet(env: str, path: str | Path, *, agent_name: str | None = None, 
 
 
 AGENT_LOOP = "codegym.integrations.verl_agent.CodegymAgentLoop"
+HARNESS_LOOP = "codegym.integrations.verl_agent.CodegymHarnessLoop"  # (env_kwargs with harness=: a real agent program)
 
 
 def write_agent_loop_config(
@@ -170,7 +171,8 @@ def write_agent_loop_config(
             `codegym.integrations.verl_agent.CodegymAgentLoop`): a path every rollout
             worker reaches.
     """
-    entry: dict[str, Any] = {"name": name, "_target_": AGENT_LOOP}
+    harness = bool(env_kwargs) and "harness" in env_kwargs  # type: ignore[operator]
+    entry: dict[str, Any] = {"name": name, "_target_": HARNESS_LOOP if harness else AGENT_LOOP}
     if env_kwargs:
         entry["env_kwargs"] = dict(env_kwargs)
     if record is not None:

@@ -48,11 +48,12 @@ except ModuleNotFoundError as e:
         f"codegym's verl agent loop needs verl (pip install verl); importing it failed: {e}"
     ) from e
 
-__all__ = ["AGENT_NAME", "CodegymAgentLoop", "register"]
+__all__ = ["AGENT_NAME", "HARNESS_NAME", "CodegymAgentLoop", "CodegymHarnessLoop", "register"]
 
 _T = TypeVar("_T")
 
 AGENT_NAME = "codegym_agent"
+HARNESS_NAME = "codegym_harness"
 ENV_THREADS = 256  # env calls at once, in a process (each waits on a sandbox, not on the CPU)
 _env_threads = ThreadPoolExecutor(ENV_THREADS, thread_name_prefix="codegym-env")
 
@@ -80,7 +81,6 @@ class _Rollout:
     generation: dict[str, Any] = field(default_factory=dict)  # the last turn's tokens (and logprobs), for a recorder
 
 
-@register(AGENT_NAME)
 class CodegymAgentLoop(AgentLoopBase):
     """A verl agent loop whose rollouts are episodes of a codegym env in ``mode="agent"``.
 
@@ -222,7 +222,7 @@ class CodegymAgentLoop(AgentLoopBase):
                 "reward_score with its reward function), so the step fails; fix the sandbox and rerun"
             )
         if terminated or truncated:
-            rollout.ended_by = "submit" if terminated else str(info.get("truncated_by", "truncated"))
+            rollout.ended_by = self.ending(info, terminated)
         elif len(rollout.mask) >= self.response_length:
             rollout.ended_by = "response_length"
         elif _reached(rollout.model_turns, self.max_model_turns) or _reached(
@@ -230,7 +230,15 @@ class CodegymAgentLoop(AgentLoopBase):
         ):
             rollout.ended_by = "max_turns"
         else:
-            await self._append_feedback(rollout, _feedback_messages(info))
+            await self._append_feedback(rollout, self.feedback(info))
+
+    def ending(self, info: Mapping[str, Any], terminated: bool) -> str:
+        """``codegym_ended_by`` of an episode the env ended."""
+        return "submit" if terminated else str(info.get("truncated_by", "truncated"))
+
+    def feedback(self, info: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The step's feedback, as the messages the chat template renders after the model's turn."""
+        return _feedback_messages(info)
 
     async def _append_feedback(self, rollout: _Rollout, feedback: list[dict[str, Any]]) -> None:
         merged, mask, logprobs = await self.ct_merge_context_msg(
@@ -271,6 +279,62 @@ class CodegymAgentLoop(AgentLoopBase):
             metrics=AgentLoopMetrics(**rollout.metrics),
             extra_fields=extra,
         )
+
+
+class CodegymHarnessLoop(CodegymAgentLoop):
+    """A verl agent loop whose rollouts are harness episodes (``mode="harness"``): a real agent
+    program (``harness=`` in the loop's or the row's env kwargs: ``{"program": "codex"}``) runs
+    in the episode's machine, and the model being trained answers its requests.
+
+    The prompt is the program's first request (its messages and tools, as the program sent them,
+    through the chat template). Each turn, as in `CodegymAgentLoop`, the server's tokens are
+    kept as they are (mask 1); their text is the reply (the tool calls in it, in the template's
+    format, are checked against the program's tools); the messages the program's next request
+    adds after the model's turn (its tool results, its notes) are appended (mask 0). The rollout
+    ends when the program does (``codegym_ended_by``: its `ProgramEnd` status; ``reward_score``:
+    the grade's reward) or at one of verl's limits (the program is then stopped, ungraded: 0, as
+    an agent-mode rollout that never submitted). A program that ends before asking anything is
+    a rollout of one turn whose answer goes nowhere: its grade is the machine's, untouched.
+    """
+
+    mode = "harness"
+
+    def make_env(self, row: Mapping[str, Any]) -> gym.Env:
+        extra = row.get("extra_info") or {}
+        kwargs = {**self.env_kwargs, **_json_object(extra.get("env_kwargs")), "mode": "harness"}
+        env = gym.make(str(row["data_source"]), **kwargs)
+        if not isinstance(env.unwrapped, CodeEnv):
+            env.close()
+            raise TypeError(f"{row['data_source']} is not a codegym env")
+        return RecordEpisodes(env, self.record) if self.record is not None else env
+
+    async def _episode(self, env: gym.Env, sampling_params: dict[str, Any], row: Mapping[str, Any]) -> AgentLoopOutput:
+        task_id = str(row["reward_model"]["ground_truth"])
+        observation, info = await _in_thread(env.reset, options={"task_id": task_id})
+        request = info.get("request") or {"messages": [{"role": "user", "content": observation["prompt"]}], "tools": []}
+        messages, tools = [dict(m) for m in request["messages"]], [dict(t) for t in request["tools"]]
+        prompt_ids = await self.ct_build_initial_tokens(messages, tools=tools)
+        rollout = _Rollout(tools=tools, messages=messages, token_ids=list(prompt_ids))
+        priority = int(row.get("priority", 0))
+        request_id = uuid4().hex
+        while not rollout.ended_by:
+            text = await self._generate(rollout, sampling_params, request_id, priority)
+            await self._step(env, rollout, text, task_id)
+        return self._output(rollout, task_id)
+
+    def ending(self, info: Mapping[str, Any], terminated: bool) -> str:
+        return str(info.get("harness_status") or ("exited" if terminated else "truncated"))
+
+    def feedback(self, info: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """What the program's new request holds after the model's last turn."""
+        messages = list((info.get("request") or {}).get("messages") or ())
+        last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+        return [dict(message) for message in messages[last + 1 :]]
+
+
+# (registered here, not with @register: a decorator verl leaves untyped would hide the classes from pyright)
+register(AGENT_NAME)(CodegymAgentLoop)
+register(HARNESS_NAME)(CodegymHarnessLoop)
 
 
 def _feedback_messages(info: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -275,3 +275,13 @@ def test_a_harness_episode_refuses_a_snapshot_and_goes_on(env_of) -> None:
     _, reward, terminated, _, _ = env.step(write_call("solution.py", reference(env)))
     _, reward, terminated, _, _ = env.step("done")
     assert terminated and reward == 1.0
+
+
+def test_none_while_a_request_waits_stops_the_program_and_grades_the_machine(env_of) -> None:
+    env = env_of("agent")
+    env.reset(options={"task_id": TASK})
+    env.step(write_call("solution.py", reference(env)))
+    _, reward, terminated, truncated, info = env.step(None)  # (the policy is done)
+    assert info["harness_status"] == "stopped" and truncated and not terminated
+    assert info["status"] == "OK" and reward == 1.0 and len(info["model_calls"]) == 2
+    assert info["model_calls"][-1]["status"] == 503  # (its last request got no reply)

@@ -238,3 +238,80 @@ def test_grpo_trainer_runs_agent_episodes_and_logs_get_reward(executor, tmp_path
     assert all(calls == 2 and names == ["bash"] for _, _, calls, names in scored)
     for environment in trainer._environment_pool[None]:
         environment.env.close()
+
+
+def test_a_harness_environment_offers_the_programs_tools_and_scores_its_machine() -> None:
+    """`harness_environment_factory`: mini-swe-agent's ``bash`` becomes a method TRL reads; a call
+    runs through the program; ``get_reward`` stops the waiting program and grades the machine."""
+    from transformers.utils import get_json_schema
+
+    from codegym.harness.install import installed
+    from codegym.harness.recipe import recipe
+    from codegym.integrations.trl import harness_environment_factory
+
+    if installed(recipe("mini-swe-agent")) is None:
+        pytest.skip("mini-swe-agent is not installed: python -m codegym.harness.install mini-swe-agent")
+    task = "codegym-py/004-digital-root"
+    factory = harness_environment_factory("codegym/PythonFunction-v0", harness="mini-swe-agent", task_id=task)
+    environment = factory()
+    try:
+        schema = get_json_schema(type(environment).bash)["function"]  # type: ignore[attr-defined]
+        assert schema["name"] == "bash" and schema["parameters"]["required"] == ["command"]
+        prompt = environment.reset(task_id=task)
+        assert "digital_root" in prompt and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in prompt
+        reference = gym.make("codegym/PythonFunction-v0").unwrapped.tasks.get(task).reference  # type: ignore[attr-defined]
+        text = environment.bash(command=f"cat > solution.py <<'EOF'\n{reference}EOF")  # type: ignore[attr-defined]
+        assert '"returncode": 0' in text
+        assert environment.get_reward() == 1.0 and environment.info["harness_status"] == "stopped"
+        assert environment.bash(command="ls") == EPISODE_OVER  # type: ignore[attr-defined]
+    finally:
+        environment.env.close()
+
+
+def test_grpo_trainer_runs_harness_episodes(tmp_path, monkeypatch) -> None:
+    """GRPOTrainer with `harness_environment_factory`: the tests' tiny agent program runs each
+    rollout's episode, the model's ``bash`` calls go through it, and get_reward scores its machine."""
+    import shutil
+    from pathlib import Path
+
+    from codegym.harness import HarnessSpec, Recipe
+    from codegym.integrations.trl import CodegymHarnessEnvironment, harness_environment_factory
+
+    trl = pytest.importorskip("trl", reason="the trl extra is not installed")
+    from .tiny_tool_lm import tiny_tool_model_and_tokenizer, tool_call_text
+
+    tools = tmp_path / "tools"
+    tools.mkdir(mode=0o755)
+    shutil.copy(Path(__file__).parents[1] / "harness" / "programs" / "tiny_agent.py", tools / "tiny_agent.py")
+    os.chmod(tools, 0o755)
+    program = Recipe(name="tiny-agent", api="chat", package="pypi:none",
+                     argv=("python3", "{tools}/tiny_agent.py", "agent", "{instruction_file}"),
+                     env=(("AGENT_BASE_URL", "{base_url}"), ("AGENT_MODEL", "{model}")))  # fmt: skip
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    scored: list[tuple[str, float | None, str]] = []
+    get_reward = CodegymHarnessEnvironment.get_reward
+
+    def recording(self: CodegymHarnessEnvironment) -> float | None:
+        reward = get_reward(self)
+        scored.append((self.env.unwrapped.task.id, reward, self.info.get("harness_status")))  # type: ignore[attr-defined]
+        return reward
+
+    monkeypatch.setattr(CodegymHarnessEnvironment, "get_reward", recording)
+    model, tokenizer = tiny_tool_model_and_tokenizer([tool_call_text("bash", {"command": SOLVE_F1})])
+    config = trl.GRPOConfig(
+        output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=1024, max_tool_calling_iterations=1, logging_steps=1, report_to="none",
+        use_cpu=True, learning_rate=1e-3, save_strategy="no", seed=0,
+    )  # fmt: skip
+    factory = harness_environment_factory(
+        "codegym/PythonFunction-v0", harness=HarnessSpec(program, tools=str(tools)), tasks=TINY, task_id="tiny/0"
+    )
+    trainer = trl.GRPOTrainer(model=model, processing_class=tokenizer, args=config, environment_factory=factory,
+                              train_dataset=agent_dataset("codegym/PythonFunction-v0", tasks=TINY))  # fmt: skip
+    trainer.train()
+    assert trainer.state.global_step == 2 and len(scored) == 8
+    assert {(task, reward, status) for task, reward, status in scored} == {
+        ("tiny/0", 0.0, "stopped"), ("tiny/1", 1.0, "stopped")
+    }  # fmt: skip
+    for environment in trainer._environment_pool[None]:
+        environment.env.close()

@@ -398,3 +398,45 @@ def test_the_loop_without_verl_names_what_to_install(monkeypatch) -> None:
 
     with pytest.raises(DependencyNotInstalled, match=r"needs verl \(pip install verl\)"):
         register_agent_loop()
+
+
+def test_a_harness_rollout_drives_a_real_agent_program(verl, tmp_path) -> None:
+    """`CodegymHarnessLoop`: mini-swe-agent runs in the episode's machine and the (scripted) model
+    answers its requests: the prompt is the program's first request through the chat template, the
+    model's tokens are kept (mask 1) and the program's tool results follow (mask 0)."""
+    from codegym.harness.install import installed
+    from codegym.harness.recipe import recipe
+    from codegym.integrations.verl_agent import CodegymHarnessLoop
+
+    from .tiny_tool_lm import tiny_tool_model_and_tokenizer
+
+    if installed(recipe("mini-swe-agent")) is None:
+        pytest.skip("mini-swe-agent is not installed: python -m codegym.harness.install mini-swe-agent")
+    reference = gym.make(ENV).unwrapped.tasks.get(TASK).reference  # type: ignore[attr-defined]
+    turns = [
+        call("bash", {"command": f"cat > solution.py <<'EOF'\n{reference}EOF"}),
+        call("bash", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}),
+    ]
+    model, tokenizer = tiny_tool_model_and_tokenizer(turns, max_length=32768)
+    config = trainer_config()
+    item = next(i for i in dataset(tmp_path, tokenizer, config) if i["reward_model"]["ground_truth"] == TASK)
+    server = TinyServer(model, tokenizer, turns)
+
+    async def main() -> Any:
+        loop = CodegymHarnessLoop(
+            **loop_arguments(config, server), env_kwargs={"harness": {"program": "mini-swe-agent"}}
+        )
+        return await loop.run(dict(SAMPLING), **run_fields(item))
+
+    output = asyncio.run(main())
+    assert output.reward_score == 1.0
+    assert {k: output.extra_fields[k] for k in ("codegym_status", "codegym_ended_by")} == {
+        "codegym_status": "OK", "codegym_ended_by": "exited"
+    }  # fmt: skip
+    assert "Please solve this issue" in tokenizer.decode(output.prompt_ids)  # (mini-swe-agent's own prompt)
+    response, mask = output.response_ids, output.response_mask
+    assert [(value, response[start:end]) for value, start, end in runs(mask) if value] == [
+        (1, o.token_ids) for o in server.outputs
+    ]
+    gaps = [tokenizer.decode(response[start:end]) for value, start, end in runs(mask) if not value]
+    assert len(gaps) == 1 and '"returncode": 0' in gaps[0]  # (the program's tool result of the first turn)
