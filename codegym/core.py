@@ -192,7 +192,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         self._episode: AgentEpisode | None = None
         self.harness = None
         self.box_binds: tuple[tuple[str, str, bool], ...] = ()  # (what a machine episode's box mounts)
-        self._run: Any = None  # (a harness episode's `ProgramRun`, and its request waiting for the action)
+        self._harness_run: Any = None  # (a harness episode's `ProgramRun`, and its request waiting for the action)
         self._harness_event: Any = None
         if mode == "harness":
             from codegym.harness.mode import harness_spec
@@ -435,8 +435,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         )
 
     def _close_episode(self) -> None:
-        if self._run is not None:
-            run, self._run = self._run, None
+        if self._harness_run is not None:
+            run, self._harness_run = self._harness_run, None
             run.stop()
         if self._episode is not None:
             self._episode.close()
@@ -567,14 +567,14 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         place = episode.place()  # type: ignore[attr-defined]
         answer = Forwarder(spec.model) if spec.model else None
         try:
-            self._run = ProgramRun(episode.box, spec.recipe, instruction=instruction_of(self, task, episode),  # type: ignore[attr-defined]
+            self._harness_run = ProgramRun(episode.box, spec.recipe, instruction=instruction_of(self, task, episode),  # type: ignore[attr-defined]
                                    workdir=place.cwd, user=place.user, env=place.env, limits=spec.limits,
                                    answer=answer)  # fmt: skip
         except BaseException:
             self._close_episode_quietly()
             raise
         info.update(workdir=place.cwd, harness=spec.recipe.name, api=spec.recipe.api)
-        self._harness_event = None if answer is not None else self._run.next()
+        self._harness_event = None if answer is not None else self._harness_run.next()
         observation = self._observation(None)
         observation["feedback"] = self._harness_feedback(info)
         return observation, info
@@ -598,8 +598,8 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         from codegym.harness.mode import calls_record, end_info, to_reply
         from codegym.harness.wire import ModelRequest
 
-        assert self.task is not None and self._episode is not None and self._run is not None
-        run, event = self._run, self._harness_event
+        assert self.task is not None and self._episode is not None and self._harness_run is not None
+        run, event = self._harness_run, self._harness_event
         info: dict[str, Any] = {"task_id": self.task.id}
         if isinstance(event, ModelRequest) and action is None:
             run.stop()
@@ -780,7 +780,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         in ``mode="agent"``, the agent episode's snapshot (its workspace frozen). A harness
         episode cannot be taken (`NotImplementedError`): its program is a running process, whose
         memory a snapshot of files would not hold."""
-        if self.mode == "harness" and self._run is not None:
+        if self.mode == "harness" and self._harness_run is not None:
             raise NotImplementedError(
                 "a harness episode cannot be snapshot, restored or forked: its agent program is a running process "
                 "(its conversation and state live in its memory, not in the machine's files). Record it instead "

@@ -130,7 +130,7 @@ def test_a_faulty_program_ends_with_a_clear_status(env_of, behaviour: str, statu
     assert info["harness_status"] == status, info["harness_detail"]
     assert "grade" in info and reward == 0.0  # (the stub as it stands: graded, wrong)
     assert terminated != truncated
-    assert env.unwrapped._run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]  (all closed)
+    assert env.unwrapped._harness_run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]  (all closed)
     _, fresh = env.reset(options={"task_id": TASK})  # the next episode starts clean
     assert fresh.get("request") is not None or behaviour in ("hang", "flood", "nocall", "malformed")
     if behaviour == "flood":
@@ -262,7 +262,7 @@ def test_a_malformed_reply_crashes_the_program_not_the_env(env_of) -> None:
     assert info["harness_status"] == "crashed" and info["harness_exit_code"] == 1
     assert "JSONDecodeError" in info["harness_output"]
     assert terminated and not truncated and info["status"] == "WA" and reward == 0.0
-    assert env.unwrapped._run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]
+    assert env.unwrapped._harness_run is None and env.unwrapped._episode is None  # type: ignore[attr-defined]
 
 
 def test_a_harness_episode_refuses_a_snapshot_and_goes_on(env_of) -> None:
