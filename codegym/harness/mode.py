@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from codegym.agent import AgentSetup
+from codegym.executor import RunResult, StepResult
 from codegym.executor.rootbox import BoxSpec, RootBox
 from codegym.harness.install import MOUNT, installed
 from codegym.harness.proxy import Exchange
@@ -113,6 +114,15 @@ class FilesEpisode(MachineEpisode):
 
     def place(self) -> Place:
         return Place(cwd=WORKDIR, env=dict(self.setup.env), background="kill")
+
+    def run(self, argv: tuple[str, ...]) -> RunResult:
+        """Run a command of the family's own in `WORKDIR` (not a tool call): its output (stdout
+        and stderr together) as its step's stdout, as `AgentEpisode.run` gives a family."""
+        result = self.box.run(argv, cwd=WORKDIR, env=dict(self.setup.env), timeout_s=120.0,
+                              output_bytes=16 << 20, background="kill")  # fmt: skip
+        step = StepResult(argv=argv, exit_code=result.exit_code, signal=result.signal,
+                          stdout=result.output.encode(), wall_s=result.elapsed_s)  # fmt: skip
+        return RunResult(steps=(step,))
 
     def read_submission(self) -> str:
         content = self.read_files((self.setup.submission,)).get(self.setup.submission, b"")
