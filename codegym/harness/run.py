@@ -40,7 +40,7 @@ from codegym.harness.wire import ModelReply, ModelRequest
 
 API_KEY = "codegym-local-key"  # the dummy credential programs are given (the proxy takes any)
 HOME = "/tmp/codegym-home"  # the program's home in the box, fresh each episode
-Ending = Literal["exited", "crashed", "no_model_call", "hung", "time", "turns", "stopped", "lost"]
+Ending = Literal["exited", "crashed", "no_model_call", "hung", "time", "turns", "tokens", "stopped", "lost"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,9 @@ class HarnessLimits:
         program_s: Seconds it may run in all, its waits for replies aside.
         max_turns: Model requests it may make; the next one ends it.
         max_s: Wall-clock seconds of the whole run, waits for replies included.
+        max_tokens: Tokens the replies may hold in all (a reply's ``completion_tokens``, else
+            its token ids, else its text's characters / 4); a reply past it is not delivered
+            and the program is stopped. None: no budget.
         output_bytes: Its output kept (head and tail) for the end's report.
     """
 
@@ -60,12 +63,15 @@ class HarnessLimits:
     program_s: float = 1800.0
     max_turns: int = 100
     max_s: float = 4 * 3600.0
+    max_tokens: int | None = None
     output_bytes: int = 64_000
 
     def __post_init__(self) -> None:
         for name in ("turn_s", "program_s", "max_turns", "max_s", "output_bytes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"HarnessLimits.{name} must be positive, got {getattr(self, name)!r}")
+        if self.max_tokens is not None and self.max_tokens <= 0:
+            raise ValueError(f"HarnessLimits.max_tokens must be positive or None, got {self.max_tokens!r}")
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,7 @@ class ProgramEnd:
     Attributes:
         status: ``"exited"`` (it exited 0 after at least one model call), ``"crashed"``
             (another exit status, or a signal it did not get from us), ``"no_model_call"``
-            (it ended without one), ``"hung"``/``"time"``/``"turns"`` (a budget of
+            (it ended without one), ``"hung"``/``"time"``/``"turns"``/``"tokens"`` (a budget of
             `HarnessLimits` ran out and it was killed), ``"stopped"`` (the caller stopped
             it), ``"lost"`` (the box failed: an infrastructure failure, never the program's).
         exit_code: Its exit status, when it exited.
@@ -134,6 +140,7 @@ class ProgramRun:
     ) -> None:
         self.box, self.recipe, self.limits = box, recipe, limits or HarnessLimits()
         self.turns = 0
+        self.tokens = 0  # in the replies delivered
         self.program_s = 0.0
         self._events: queue.Queue[_Pending | CommandResult | BaseException] = queue.Queue()
         self._pending: _Pending | None = None
@@ -193,10 +200,13 @@ class ProgramRun:
                 raise Withdrawn("the episode's model-request budget is spent")
         if self._answer is not None:
             try:
-                return self._answer(request)
+                reply = self._answer(request)
             finally:
                 with self._lock:
                     self._turn_started = time.monotonic()
+            if not self._within_tokens(reply):
+                raise Withdrawn("the episode's token budget is spent")
+            return reply
         pending = _Pending(request)
         self._events.put(pending)
         return pending.answer.result()
@@ -224,7 +234,19 @@ class ProgramRun:
             raise RuntimeError("no model request is waiting for a reply: call next() first")
         with self._lock:
             self._turn_started = time.monotonic()
+        if not self._within_tokens(reply):
+            self._refuse(pending)
+            return
         pending.answer.set_result(reply)
+
+    def _within_tokens(self, reply: ModelReply) -> bool:
+        """Count ``reply``'s tokens; past ``max_tokens``, stop the program (False)."""
+        self.tokens += _tokens_of(reply)
+        budget = self.limits.max_tokens
+        if budget is None or self.tokens <= budget:
+            return True
+        self._stop_soon("tokens", f"the replies held more than {budget} tokens")
+        return False
 
     def stop(self) -> ProgramEnd:
         """End the run now (killed where it still runs) and say how it ended."""
@@ -296,6 +318,15 @@ class ProgramRun:
         self._end = ProgramEnd(status, event.exit_code, event.signal, event.output, event.elided_bytes, self.turns,
                                self.program_s, elapsed, self._detail or _why(event))  # fmt: skip
         return self._end
+
+
+def _tokens_of(reply: ModelReply) -> int:
+    if reply.completion_tokens is not None:
+        return reply.completion_tokens
+    if reply.token_ids is not None:
+        return len(reply.token_ids)
+    text = reply.content + reply.reasoning + "".join(call.name + call.arguments for call in reply.tool_calls)
+    return max(1, len(text) // 4)
 
 
 def _why(result: CommandResult) -> str:

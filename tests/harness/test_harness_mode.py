@@ -285,3 +285,14 @@ def test_none_while_a_request_waits_stops_the_program_and_grades_the_machine(env
     assert info["harness_status"] == "stopped" and truncated and not terminated
     assert info["status"] == "OK" and reward == 1.0 and len(info["model_calls"]) == 2
     assert info["model_calls"][-1]["status"] == 503  # (its last request got no reply)
+
+
+def test_a_reply_past_the_token_budget_is_not_delivered(env_of) -> None:
+    env = env_of("agent", max_tokens=50)
+    env.reset(options={"task_id": TASK})
+    _, _, _, _, info = env.step("short")  # (about 1 token: delivered, the tiny agent ends)
+    assert info["harness_status"] == "exited"
+    env.reset(options={"task_id": TASK})
+    _, reward, terminated, truncated, info = env.step("x" * 400)  # (about 100 tokens)
+    assert info["harness_status"] == "tokens" and truncated and not terminated
+    assert "grade" in info and info["model_calls"][-1]["status"] == 503
