@@ -3,7 +3,9 @@
 Reads ``{"tasks": DIR, "cases": [[label, task_id, script or null (the oracle)], ...]}`` on
 stdin; prints ``{label: {"reward", "status"}, "isolation": ..., "agent": reward}`` as JSON:
 each case in single mode, then one episode in agent mode (a tool call, an edit, submit) and a
-fork of it, taken before submit, that submits on its own (``"fork"``)."""
+fork of it, taken before submit, that submits on its own (``"fork"``), and one in harness mode
+(Codex CLI answering, its model calls served over the box's loopback: ``"harness"``, None
+where Codex is not installed)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,28 @@ def main() -> None:
         branch.close()
     finally:
         agent.close()
+    results["harness"] = _harness(request["tasks"])
     print(json.dumps(results))
+
+
+def _harness(tasks: str) -> dict[str, object] | None:
+    from codegym.harness.install import installed
+    from codegym.harness.recipe import recipe
+    from codegym.harness.wire import ModelReply, ReplyToolCall
+
+    if installed(recipe("codex")) is None:
+        return None
+    env = TerminalEnv(tasks, mode="harness", harness="codex")
+    try:
+        _, info = env.reset(options={"task_id": "sum"})
+        write = ReplyToolCall("call_1", "exec_command", json.dumps({"cmd": "echo 12 > /app/answer.txt"}))
+        replies = [ModelReply("Writing it.", (write,)), ModelReply("done")]
+        reward = 0.0
+        while "request" in info and replies:
+            _, reward, _, _, info = env.step(replies.pop(0))
+        return {"reward": reward, "status": info.get("harness_status")}
+    finally:
+        env.close()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,9 @@ import pytest
 
 from codegym.executor import rootbox
 from codegym.executor.layers import default_root
+from codegym.harness.install import default_root as harness_root
+from codegym.harness.install import installed
+from codegym.harness.recipe import recipe
 
 from .conftest import IMPORTED
 from .test_cheats import CHEATS, _evil_library
@@ -46,7 +49,7 @@ def plain_user() -> Iterator[tuple[int, int]]:
         subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
     subprocess.run(["usermod", "--add-subuids", IDS, "--add-subgids", IDS, USER], check=True)
     opened: list[tuple[Path, int]] = []
-    for path in (REPO, Path(os.path.realpath(sys.executable)), Path(default_root())):
+    for path in (REPO, Path(os.path.realpath(sys.executable)), Path(default_root()), Path(harness_root())):
         for parent in (path, *path.parents):
             mode = parent.stat().st_mode
             if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
@@ -63,7 +66,7 @@ def _run_as(user: tuple[int, int], request: dict[str, object]) -> dict[str, dict
     cache = tempfile.mkdtemp(prefix="codegym-plain-cache-")
     os.chown(cache, *user)
     environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": cache, "CODEGYM_CACHE": cache,
-                   "CODEGYM_TERMINAL_STORE": default_root()}  # fmt: skip
+                   "CODEGYM_TERMINAL_STORE": default_root(), "CODEGYM_HARNESS_TOOLS": harness_root()}  # fmt: skip
     # (its bounding set kept: newuidmap, setuid root, maps its ids, as for rootless Docker)
     command = ["setpriv", f"--reuid={user[0]}", f"--regid={user[1]}", "--clear-groups", "--inh-caps=-all", "--",
                sys.executable, str(RUNNER)]  # fmt: skip
@@ -94,6 +97,8 @@ def test_a_plain_user_runs_oracles_and_cheats_score_zero(plain_user, imported_ta
     agent = results.pop("agent")
     assert agent["reward"] == 1.0 and agent["terminated"], agent
     assert results.pop("fork") == {"reward": 1.0, "terminated": True}
+    codex = installed(recipe("codex")) is not None
+    assert results.pop("harness") == ({"reward": 1.0, "status": "exited"} if codex else None)
     assert agent["seen"].split("\n")[1:3] == ["0", "3"], agent  # (root inside its machine; the task's files)
     rewards = {label: outcome["reward"] for label, outcome in results.items()}
     assert rewards == {label: (1.0 if label.startswith("oracle") else 0.0) for label, _, _ in cases}, results
