@@ -192,9 +192,12 @@ def test_pass_through_records_the_servers_token_ids(tools: str) -> None:
     answer = gym.make("codegym/PythonFunction-v0").unwrapped.tasks.get(TASK).reference  # type: ignore[attr-defined]
     stub = StubServer(answer_with(answer))
     try:
-        results = rollout("codegym/PythonFunction-v0", harness=spec, model=stub.url, tasks=[TASK, TASK], concurrency=2)
+        tasks = [TASK, "codegym-py/no-such-task", TASK]  # (a broken one among them costs only itself)
+        results = rollout("codegym/PythonFunction-v0", harness=spec, model=stub.url, tasks=tasks, concurrency=2)
     finally:
         stub.close()
+    broken = results.pop(1)
+    assert broken.reward == 0.0 and broken.status is None and "no-such-task" in (broken.error or "")
     assert [(r.reward, r.status, r.harness_status, r.error) for r in results] == [(1.0, "OK", "exited", None)] * 2
     calls = results[0].model_calls
     assert len(calls) == 2 and calls[0]["reply"]["token_ids"] == [11, 12, 13]
