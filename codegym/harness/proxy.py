@@ -162,6 +162,8 @@ class ModelProxy:
         max_header_bytes: Larger request heads are refused with 431.
         timeout_s: How long a connection may stay silent (mid-request, or idle between
             requests) before it is dropped.
+        max_connections: Connections served at once (a thread each); one more is closed as
+            soon as it is accepted: a program that opens thousands holds no more threads here.
         close_timeout_s: How long `close` waits for calls in flight.
     """
 
@@ -178,6 +180,7 @@ class ModelProxy:
         max_header_bytes: int = 64 * 1024,
         timeout_s: float = 120.0,
         close_timeout_s: float = 10.0,
+        max_connections: int = 32,
     ) -> None:
         if sum(where is not None for where in (path, port, sock)) != 1:
             raise ValueError("ModelProxy listens on path= (a unix socket), port= (TCP) or sock= (a listening socket), "
@@ -194,6 +197,7 @@ class ModelProxy:
         self.max_header_bytes = max_header_bytes
         self.timeout_s = timeout_s
         self.close_timeout_s = close_timeout_s
+        self.max_connections = max_connections
         self._lock = threading.Lock()
         self._calls: list[Exchange] = []
         self._counter = itertools.count()
@@ -331,6 +335,11 @@ class ModelProxy:
                     logger.warning("ModelProxy: accept failed: %s", e)
                     if e.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
                         time.sleep(0.1)  # out of descriptors or memory: let connections finish
+                    continue
+                with self._lock:
+                    full = len(self._connections) >= self.max_connections
+                if full:
+                    conn.close()
                     continue
                 thread = threading.Thread(target=self._serve, args=(conn,), name="model-proxy-conn", daemon=True)
                 with self._lock:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -299,3 +300,14 @@ def test_a_reply_past_the_token_budget_is_not_delivered(env_of) -> None:
     _, reward, terminated, truncated, info = env.step("x" * 400)  # (about 100 tokens)
     assert info["harness_status"] == "tokens" and truncated and not terminated
     assert "grade" in info and info["model_calls"][-1]["status"] == 503
+
+
+def test_a_flood_of_connections_holds_few_threads_here(env_of) -> None:
+    env = env_of("connections")
+    before = threading.active_count()
+    _, info = env.reset(options={"task_id": TASK})
+    assert threading.active_count() - before <= 40  # (the proxy's cap, 32, and its own few)
+    _, _, _, _, info = env.step("ignored")
+    assert info["harness_status"] == "no_model_call"
+    closed = int(info["harness_output"].split("closed", 1)[1].split()[0])
+    assert closed >= 160, info["harness_output"]

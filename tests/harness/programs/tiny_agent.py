@@ -80,6 +80,21 @@ def main():
             except OSError as e:
                 print("refused", address, e.errno)
         return agent(instruction)
+    if how == "connections":  # (hundreds held open: the proxy serves a few, closes the rest)
+        held = [
+            socket.create_connection(("127.0.0.1", int(os.environ["AGENT_BASE_URL"].rsplit(":", 1)[1])))
+            for _ in range(200)
+        ]
+        time.sleep(1)
+        closed = 0
+        for conn in held:
+            conn.settimeout(0.01)
+            try:
+                closed += conn.recv(1) == b""
+            except OSError:
+                continue
+        print("closed", closed)
+        return 0
     if how == "daemon":
         subprocess.Popen(["sleep", "10000"], start_new_session=True)
         open("/tmp/daemon-started", "w").close()
