@@ -129,6 +129,8 @@ class CodegymAgentLoop(AgentLoopBase):
             in the agent-loop config file.
     """
 
+    mode = "agent"  # (the envs' mode: a subclass drives harness episodes)
+
     def __init__(
         self, *args: Any, env_kwargs: Mapping[str, Any] | None = None, record: str | None = None, **kwargs: Any
     ) -> None:
@@ -143,9 +145,9 @@ class CodegymAgentLoop(AgentLoopBase):
         self.max_feedback_turns: int | None = multi_turn.get("max_user_turns") or None
 
     def make_env(self, row: Mapping[str, Any]) -> gym.Env:
-        """The agent-mode env of ``row`` (`rows` conventions)."""
+        """The env of ``row`` (`rows` conventions), in the loop's `mode`."""
         extra = row.get("extra_info") or {}
-        kwargs = {**self.env_kwargs, **_json_object(extra.get("env_kwargs")), "mode": "agent"}
+        kwargs = {**self.env_kwargs, **_json_object(extra.get("env_kwargs")), "mode": self.mode}
         env = gym.make(str(row["data_source"]), **kwargs)
         if not isinstance(env.unwrapped, CodeEnv):
             env.close()
@@ -298,15 +300,6 @@ class CodegymHarnessLoop(CodegymAgentLoop):
     """
 
     mode = "harness"
-
-    def make_env(self, row: Mapping[str, Any]) -> gym.Env:
-        extra = row.get("extra_info") or {}
-        kwargs = {**self.env_kwargs, **_json_object(extra.get("env_kwargs")), "mode": "harness"}
-        env = gym.make(str(row["data_source"]), **kwargs)
-        if not isinstance(env.unwrapped, CodeEnv):
-            env.close()
-            raise TypeError(f"{row['data_source']} is not a codegym env")
-        return RecordEpisodes(env, self.record) if self.record is not None else env
 
     async def _episode(self, env: gym.Env, sampling_params: dict[str, Any], row: Mapping[str, Any]) -> AgentLoopOutput:
         task_id = str(row["reward_model"]["ground_truth"])
