@@ -28,6 +28,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -82,7 +84,7 @@ def _version(argv: Sequence[str]) -> str:
 def tools_folder(recipe: Recipe, root: str | None = None) -> str:
     """Where ``recipe``'s tool folder is (or would be) on this host: named for the program
     and a hash of its package, Node's and Python's versions and this layout."""
-    parts = [LAYOUT_VERSION, recipe.package, _version([node_binary(), "--version"]), sys.version, BOOT]
+    parts = [LAYOUT_VERSION, recipe.package, recipe.extras, _version([node_binary(), "--version"]), sys.version, BOOT]
     key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
     return os.path.join(root or default_root(), f"{recipe.name}-{key}")
 
@@ -116,6 +118,8 @@ def install(recipe: Recipe, root: str | None = None, *, log: bool = False) -> st
                   "--no-warn-conflicts", "--target", site, package], log=log)  # fmt: skip
         else:
             raise ValueError(f"Recipe.package must start with 'npm:' or 'pypi:', got {recipe.package!r}")
+        for spec, member, destination in recipe.extras:
+            _install_extra(building, spec, member, destination, log=log)
         Path(building, "boot.py").write_text(BOOT)
         _readable(building)
         manifest = {"program": recipe.name, "package": recipe.package,
@@ -134,6 +138,26 @@ def _run(argv: list[str], *, log: bool) -> None:
     result = subprocess.run(argv, env=env, capture_output=not log, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[:4])} ... failed ({result.returncode}):\n{result.stderr or ''}")
+
+
+def _install_extra(folder: str, spec: str, member: str, destination: str, *, log: bool) -> None:
+    """``member`` of npm package ``spec`` (fetched with ``npm pack``), at ``destination`` in ``folder``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        packed = subprocess.run(["npm", "pack", "--silent", spec], cwd=scratch, capture_output=True, text=True,
+                                check=False)  # fmt: skip
+        if packed.returncode != 0:
+            raise RuntimeError(f"npm pack {spec} failed ({packed.returncode}):\n{packed.stderr}")
+        tarball = os.path.join(scratch, packed.stdout.strip().splitlines()[-1])
+        with tarfile.open(tarball) as archive:
+            source = archive.extractfile(f"package/{member}")
+            if source is None:
+                raise RuntimeError(f"{spec} holds no file {member}")
+            target = Path(folder, destination)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read())
+            target.chmod(0o755)
+    if log:
+        print(f"{destination} from {spec}")
 
 
 def _install_node(folder: str) -> None:

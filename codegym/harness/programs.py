@@ -89,8 +89,8 @@ goals = false
 # Completions, streamed, through its bundled @ai-sdk/openai-compatible. The instruction goes
 # in on stdin: as an argument, `opencode run` would send it wrapped in double quotes. --title
 # skips the title request. The package files stop it installing @opencode-ai/plugin from
-# registry.npmjs.org at start. Its grep and glob tools fetch ripgrep from github.com unless
-# ``rg`` is on PATH.
+# registry.npmjs.org at start. Its grep and glob tools need ``rg`` on PATH (else they try to
+# fetch it from github.com): Codex's static ripgrep is put in {tools}/bin, after the task's PATH.
 OPENCODE = Recipe(
     name="opencode",
     api="chat",
@@ -105,7 +105,8 @@ OPENCODE = Recipe(
          # (its file finder unpacks a 5.5 MB library into $TMPDIR at each start, never removed)
          ("OPENCODE_DISABLE_FFF", "1"), ("XDG_CONFIG_HOME", "{home}/.config"),
          ("XDG_DATA_HOME", "{home}/.local/share"), ("XDG_CACHE_HOME", "{home}/.cache"),
-         ("XDG_STATE_HOME", "{home}/.local/state"), ("NO_COLOR", "1")),
+         ("XDG_STATE_HOME", "{home}/.local/state"), ("NO_COLOR", "1"), ("PATH", "{path}:{tools}/bin")),
+    extras=(("@openai/codex@0.171.0-linux-x64", "vendor/x86_64-unknown-linux-musl/codex-path/rg", "bin/rg"),),
     files=((".config/opencode/opencode.json", """{
   "$schema": "https://opencode.ai/config.json",
   "model": "codegym/{model}",

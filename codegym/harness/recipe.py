@@ -14,7 +14,8 @@ Templates in ``argv``, ``env`` and ``files`` name these fields, filled in at eac
 - ``{model}``: the model name the program is told to use;
 - ``{tools}``: the read-only tool folder (where set-up installed the programs);
 - ``{home}``: the program's home folder (writable, fresh each episode);
-- ``{workdir}``: the folder the task's files are in (the program's current directory).
+- ``{workdir}``: the folder the task's files are in (the program's current directory);
+- ``{path}``: the task's ``PATH`` (a program that needs a tool on it appends its own folder).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Recipe:
         env: Its variables (templates filled in).
         files: Files written before it starts: path (absolute, or relative to ``{home}``) and
             content (templates filled in).
+        extras: Files set-up takes from other npm packages into the tool folder: ``(package
+            spec, the file's path in the package, where it goes in the tool folder)``.
         model: The model name it is told to use.
         done: What in its output says it finished on its own (informational; the episode ends
             when it exits).
@@ -50,6 +53,7 @@ class Recipe:
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
     files: tuple[tuple[str, str], ...] = ()
+    extras: tuple[tuple[str, str, str], ...] = ()
     model: str = "codegym-policy"
     done: str = ""
 

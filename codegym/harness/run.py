@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from codegym.error import SandboxError
-from codegym.executor.rootbox import CommandResult, RootBox
+from codegym.executor.rootbox import DEFAULT_PATH, CommandResult, RootBox
 from codegym.harness.install import MOUNT
 from codegym.harness.proxy import Exchange, ModelProxy, Withdrawn
 from codegym.harness.recipe import Recipe
@@ -154,7 +154,8 @@ class ProgramRun:
         self.proxy = ModelProxy(self._serve, sock=listener)
         values = {"instruction": instruction, "instruction_file": f"{HOME}/instruction.md",
                   "base_url": f"http://127.0.0.1:{port}", "api_key": API_KEY, "model": recipe.model,
-                  "tools": MOUNT, "home": HOME, "workdir": workdir}  # fmt: skip
+                  "tools": MOUNT, "home": HOME, "workdir": workdir,
+                  "path": (env or {}).get("PATH") or DEFAULT_PATH}  # fmt: skip
         self.argv = tuple(_fill(part, values) for part in recipe.argv)
         self.env = {**(env or {}), "HOME": HOME, **{name: _fill(value, values) for name, value in recipe.env}}
         files = {_home_path(path): _fill(content, values) for path, content in recipe.files}

@@ -4,6 +4,7 @@ requests) and pass-through (a vLLM-shaped stub server answers, its token ids rec
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ from codegym.harness.recipe import recipe
 from codegym.harness.rollout import rollout
 from codegym.harness.run import HarnessLimits
 from codegym.harness.scripted import SCRIPTS, scripted_reply
-from codegym.harness.wire import ModelReply
+from codegym.harness.wire import ModelReply, ReplyToolCall
 from tests.harness.stub_server import StubServer
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no boxes here: {available()}")
@@ -71,3 +72,21 @@ def test_pass_through(name: str) -> None:
     for result, stub in zip(results, stubs, strict=True):
         assert len(result.model_calls) == len(stub.bodies) >= 2
         assert all(call["reply"]["token_ids"] == list(StubServer.TOKEN_IDS) for call in result.model_calls)
+
+
+def test_opencodes_grep_and_glob_find_files_with_the_tool_folders_ripgrep() -> None:
+    """OpenCode's grep and glob tools run ripgrep: the tool folder's (Codex's static build, after
+    the task's PATH) answers, where they would otherwise try to fetch one from github.com."""
+    env = gym.make("codegym/PythonFunction-v0", mode="harness", harness=spec_of("opencode"))
+    try:
+        _, info = env.reset(options={"task_id": TASK})
+        calls = (ReplyToolCall("call_1", "grep", json.dumps({"pattern": "def digital_root"})),
+                 ReplyToolCall("call_2", "glob", json.dumps({"pattern": "**/*.py"})))  # fmt: skip
+        _, _, _, _, info = env.step(ModelReply("Looking.", calls))
+        results = [m["content"] for m in info["request"]["messages"] if m["role"] == "tool"]
+        assert len(results) == 2 and "solution.py" in results[0] and "test_public.py" in results[1], results
+        assert not any("ripgrep" in text.lower() for text in results), results
+        _, _, terminated, _, info = env.step("done")
+        assert terminated and info["harness_status"] == "exited"
+    finally:
+        env.close()
