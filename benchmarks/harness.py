@@ -25,7 +25,6 @@ import socket
 import statistics
 import threading
 import time
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -34,11 +33,11 @@ import gymnasium as gym
 import codegym  # noqa: F401
 from codegym.executor.layers import LayerStore
 from codegym.executor.rootbox import BoxSpec, RootBox
-from codegym.harness.install import MOUNT, installed
+from codegym.harness.install import installed
 from codegym.harness.mode import BASE_PACKAGES, HarnessSpec
 from codegym.harness.proxy import ModelProxy
 from codegym.harness.recipe import Recipe, recipe, recipes
-from codegym.harness.run import API_KEY, HOME, HarnessLimits
+from codegym.harness.run import HarnessLimits, launch_of
 from codegym.harness.scripted import SCRIPTS, scripted_reply
 from codegym.harness.wire import ModelReply, ReplyToolCall, parse_request, render
 
@@ -166,15 +165,9 @@ def startup(program: Recipe, rounds: int) -> tuple[float, float]:
 
             with ModelProxy(answer, sock=box.listen()) as proxy:
                 port = proxy.address[1]  # type: ignore[index]
-                values = {"instruction": "Write hello.txt.", "instruction_file": f"{HOME}/instruction.md",
-                          "base_url": f"http://127.0.0.1:{port}", "api_key": API_KEY, "model": program.model,
-                          "tools": MOUNT, "home": HOME, "workdir": "/tmp"}  # fmt: skip
-                files = {
-                    (p if p.startswith("/") else f"{HOME}/{p}"): _fill(c, values).encode() for p, c in program.files
-                }
-                box.write_files({**files, f"{HOME}/instruction.md": b"Write hello.txt."})
-                env_vars = {"HOME": HOME, **{k: _fill(v, values) for k, v in program.env}}
-                argv = tuple(_fill(part, values) for part in program.argv)
+                launch = launch_of(program, instruction="Write hello.txt.", port=port, workdir="/tmp")
+                box.write_files({path: content.encode() for path, content in launch.files.items()})
+                argv, env_vars = launch.argv, launch.env
                 started = time.perf_counter()
                 options = {"cwd": "/tmp", "env": env_vars, "timeout_s": 120, "background": "kill"}
                 thread = threading.Thread(target=box.run, args=(argv,), kwargs=options, daemon=True)
@@ -184,16 +177,6 @@ def startup(program: Recipe, rounds: int) -> tuple[float, float]:
                 box.interrupt()
                 thread.join(30)
     return statistics.median(harness), statistics.median(bare)
-
-
-def _home(path: str) -> str:
-    return path if path.startswith("/") else f"{HOME}/{path}"
-
-
-def _fill(template: str, values: Mapping[str, str]) -> str:
-    for name, value in values.items():
-        template = template.replace("{" + name + "}", value)
-    return template
 
 
 def concurrent(program: Recipe, count: int) -> tuple[int, float]:

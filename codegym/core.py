@@ -553,6 +553,7 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         from codegym.harness.mode import FilesEpisode, instruction_of
         from codegym.harness.proxy import Forwarder
         from codegym.harness.run import ProgramRun
+        from codegym.machine_episode import MachineEpisode
 
         spec = self.harness
         assert spec is not None
@@ -563,13 +564,13 @@ class CodeEnv(gym.Env[dict[str, Any], str]):
         else:
             self._episode = FilesEpisode(self, task, self.box_binds)
         episode = self._episode
-        assert isinstance(episode, FilesEpisode) or hasattr(episode, "box")
-        place = episode.place()  # type: ignore[attr-defined]
+        assert isinstance(episode, MachineEpisode)
+        place = episode.place()
         answer = Forwarder(spec.model) if spec.model else None
         try:
-            self._harness_run = ProgramRun(episode.box, spec.recipe, instruction=instruction_of(self, task, episode),  # type: ignore[attr-defined]
-                                   workdir=place.cwd, user=place.user, env=place.env, limits=spec.limits,
-                                   answer=answer)  # fmt: skip
+            self._harness_run = ProgramRun(episode.box, spec.recipe, instruction=instruction_of(self, task, episode),
+                                           workdir=place.cwd, user=place.user, env=place.env, limits=spec.limits,
+                                           answer=answer)  # fmt: skip
         except BaseException:
             self._close_episode_quietly()
             raise

@@ -11,9 +11,10 @@ agent mode's ``submit`` would grade it.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from codegym.harness.install import MOUNT, installed
 from codegym.harness.proxy import Exchange
 from codegym.harness.recipe import Recipe
 from codegym.harness.run import HarnessLimits, ProgramEnd, ProgramRun
-from codegym.harness.wire import ModelReply, ModelRequest, ReplyToolCall
+from codegym.harness.wire import ModelReply, ModelRequest, ReplyToolCall, content_text
 from codegym.machine_episode import MachineEpisode, Place
 from codegym.tools.calls import parse_tool_calls
 
@@ -181,29 +182,26 @@ def to_reply(action: object, request: ModelRequest) -> tuple[ModelReply, list[st
     if opener is None:
         return ModelReply(content=action), []
     parsed = parse_tool_calls(action, list(request.tools))
-    calls = tuple(ReplyToolCall(call.id, call.name, _json(call.arguments)) for call in parsed.calls)
+    calls = tuple(
+        ReplyToolCall(call.id, call.name, json.dumps(call.arguments, ensure_ascii=False)) for call in parsed.calls
+    )
     return ModelReply(content=action[: opener.start()].rstrip(), tool_calls=calls), list(parsed.errors)
 
 
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
+def since_last_reply(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The messages after the model's last one (all of them, where it has not spoken yet)."""
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+    return list(messages[last + 1 :])
 
 
 def request_feedback(request: ModelRequest) -> str:
     """The observation's ``feedback``: what is new in ``request`` since the model last spoke
     (the messages after its last one: tool results, the program's notes)."""
-    messages = list(request.messages)
-    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    return "\n\n".join(_message_text(message) for message in messages[last + 1 :])
+    return "\n\n".join(_message_text(message) for message in since_last_reply(request.messages))
 
 
 def _message_text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return f"[{message.get('role', '?')}]\n{content or ''}"
+    return f"[{message.get('role', '?')}]\n{content_text(message.get('content'))}"
 
 
 def end_info(end: ProgramEnd) -> dict[str, Any]:

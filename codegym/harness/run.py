@@ -150,17 +150,10 @@ class ProgramRun:
         self._detail = ""
         self._lock = threading.Lock()
         listener = box.listen()
-        port = listener.getsockname()[1]
         self.proxy = ModelProxy(self._serve, sock=listener)
-        values = {"instruction": instruction, "instruction_file": f"{HOME}/instruction.md",
-                  "base_url": f"http://127.0.0.1:{port}", "api_key": API_KEY, "model": recipe.model,
-                  "tools": MOUNT, "home": HOME, "workdir": workdir,
-                  "path": (env or {}).get("PATH") or DEFAULT_PATH}  # fmt: skip
-        self.argv = tuple(_fill(part, values) for part in recipe.argv)
-        self.env = {**(env or {}), "HOME": HOME, **{name: _fill(value, values) for name, value in recipe.env}}
-        files = {_home_path(path): _fill(content, values) for path, content in recipe.files}
-        files[f"{HOME}/instruction.md"] = instruction
-        self._prepare(files, user)
+        launch = launch_of(recipe, instruction=instruction, port=listener.getsockname()[1], workdir=workdir, env=env)
+        self.argv, self.env = launch.argv, launch.env
+        self._prepare(launch.files, user)
         self.proxy.start()
         self.started = time.monotonic()
         self._turn_started = self.started
@@ -336,6 +329,36 @@ def _why(result: CommandResult) -> str:
     if result.signal is not None:
         return f"killed by signal {result.signal}"
     return f"exit status {result.exit_code}"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A program's start in a box, its recipe's templates filled in (`launch_of`).
+
+    Attributes:
+        argv: Its command line.
+        env: Its variables (the task's, then ``HOME``, then the recipe's).
+        files: The files to write first, by absolute path in the box (its config, the instruction).
+    """
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    files: dict[str, str]
+
+
+def launch_of(
+    recipe: Recipe, *, instruction: str, port: int, workdir: str, env: Mapping[str, str] | None = None
+) -> Launch:
+    """How ``recipe``'s program starts for ``instruction``, its proxy on the box's loopback
+    ``port``, in ``workdir``, under the task's variables ``env``."""
+    values = {"instruction": instruction, "instruction_file": f"{HOME}/instruction.md",
+              "base_url": f"http://127.0.0.1:{port}", "api_key": API_KEY, "model": recipe.model,
+              "tools": MOUNT, "home": HOME, "workdir": workdir,
+              "path": (env or {}).get("PATH") or DEFAULT_PATH}  # fmt: skip
+    variables = {**(env or {}), "HOME": HOME, **{name: _fill(value, values) for name, value in recipe.env}}
+    files = {_home_path(path): _fill(content, values) for path, content in recipe.files}
+    files[f"{HOME}/instruction.md"] = instruction
+    return Launch(tuple(_fill(part, values) for part in recipe.argv), variables, files)
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str:

@@ -188,7 +188,7 @@ class ModelReply:
             raise WireError(f"an assistant message is a JSON object, found {type(message).__name__}")
         calls = tuple(_reply_tool_call(call) for call in message.get("tool_calls") or ())
         reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
-        return cls(content=_text(message.get("content")), tool_calls=calls, reasoning=str(reasoning))
+        return cls(content=content_text(message.get("content")), tool_calls=calls, reasoning=str(reasoning))
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> ModelReply:
@@ -362,7 +362,7 @@ def _responses_items(items: list[Any]) -> list[Json]:
             if role not in ("user", "system", "developer", "assistant"):
                 raise WireError(f"a message item's role is user, system, developer or assistant; found {role!r}")
             if role == "assistant":
-                _new_assistant(out, reasoning)["content"] = _text(item.get("content"))
+                _new_assistant(out, reasoning)["content"] = content_text(item.get("content"))
             else:
                 out.append({"role": "user" if role == "user" else "system", "content": _content(item.get("content"))})
         elif kind == "reasoning":
@@ -423,13 +423,13 @@ def _parse_messages(data: Json) -> Json:
     messages: list[Json] = []
     system = data.get("system")
     if system:
-        messages.append({"role": "system", "content": _text(system)})
+        messages.append({"role": "system", "content": content_text(system)})
     for message in raw:
         if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant", "system"):
             raise WireError(f"a message is an object with role user or assistant; found {str(message)[:200]}")
         content = message.get("content")
         if message["role"] == "system":  # (Claude Code sends its environment notes so, among the turns)
-            messages.append({"role": "system", "content": _text(content)})
+            messages.append({"role": "system", "content": content_text(content)})
             continue
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list):
@@ -570,7 +570,7 @@ def _image_part(part: Mapping[str, Any]) -> Json | None:
     return None
 
 
-def _text(content: Any) -> str:
+def content_text(content: Any) -> str:
     """Only the text of some content: a string, or a list of text parts/blocks."""
     if content is None:
         return ""

@@ -48,6 +48,7 @@ from codegym.core import CodeEnv
 from codegym.episodes.record import RecordEpisodes
 from codegym.error import DependencyNotInstalled, SandboxError
 from codegym.grade import Grade, Status
+from codegym.harness.wire import content_text
 from codegym.tools.schemas import tool_schemas
 
 logger = logging.getLogger(__name__)
@@ -512,7 +513,7 @@ class CodegymHarnessEnvironment:
         self.info = info
         if "request" not in info:  # (it ended without asking: its end comes with the first call)
             return "[the program ended before asking the model anything]"
-        return "\n\n".join(_content_text(m.get("content")) for m in info["request"]["messages"])
+        return "\n\n".join(content_text(m.get("content")) for m in info["request"]["messages"])
 
     def get_reward(self) -> float | None:
         """The grade's reward (the program stopped first if it still waits); None when the
@@ -548,12 +549,6 @@ class CodegymHarnessEnvironment:
         logger.warning("harness episode lost to an infrastructure failure: %s", error)
         self.info = {"infra_error": str(error)}
         self._over = self._infra = True
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return str(content or "")
 
 
 def harness_environment_factory(
@@ -611,20 +606,9 @@ def _harness_class(functions: Sequence[Mapping[str, Any]]) -> type[CodegymHarnes
             parameters = function.get("parameters") or {}
             tool = FamilyTool(name, str(function.get("description") or name), lambda *_: ("", 0),
                               parameters.get("properties") or {}, tuple(parameters.get("required") or ()))  # fmt: skip
-            methods[name] = _harness_method(tool)
+            methods[name] = _tool_method(tool)  # (it calls self._call, which both classes have)
         _HARNESS_CLASSES[key] = type("CodegymHarnessEnvironmentOf", (CodegymHarnessEnvironment,), methods)
     return _HARNESS_CLASSES[key]
-
-
-def _harness_method(tool: FamilyTool) -> Callable[..., str]:
-    method = _tool_method(tool)
-
-    def call(self: CodegymHarnessEnvironment, **arguments: Any) -> str:
-        return self._call(tool.name, **arguments)
-
-    for name in ("__name__", "__qualname__", "__doc__", "__signature__", "__annotations__"):
-        setattr(call, name, getattr(method, name))
-    return call
 
 
 _HARNESS_CLASSES: dict[str, type[CodegymHarnessEnvironment]] = {}

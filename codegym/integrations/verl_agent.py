@@ -165,10 +165,10 @@ class CodegymAgentLoop(AgentLoopBase):
 
     async def _episode(self, env: gym.Env, sampling_params: dict[str, Any], row: Mapping[str, Any]) -> AgentLoopOutput:
         task_id = str(row["reward_model"]["ground_truth"])
-        _, info = await _in_thread(env.reset, options={"task_id": task_id})
-        messages = [dict(message) for message in row["raw_prompt"]]
-        prompt_ids = await self.ct_build_initial_tokens(messages, tools=info["tools"])
-        rollout = _Rollout(tools=info["tools"], messages=messages, token_ids=list(prompt_ids))
+        observation, info = await _in_thread(env.reset, options={"task_id": task_id})
+        messages, tools = self.opening(row, observation, info)
+        prompt_ids = await self.ct_build_initial_tokens(messages, tools=tools)
+        rollout = _Rollout(tools=tools, messages=messages, token_ids=list(prompt_ids))
         priority = int(row.get("priority", 0))
         determinism = bool(self.rollout_config.get("full_determinism", False))
         request_id = f"det-{priority}" if determinism else uuid4().hex  # (one per rollout: prefix caching)
@@ -233,6 +233,12 @@ class CodegymAgentLoop(AgentLoopBase):
             rollout.ended_by = "max_turns"
         else:
             await self._append_feedback(rollout, self.feedback(info))
+
+    def opening(
+        self, row: Mapping[str, Any], observation: Mapping[str, Any], info: Mapping[str, Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The prompt's messages and tools, once the env is reset: the row's prompt, the env's tools."""
+        return [dict(message) for message in row["raw_prompt"]], list(info["tools"])
 
     def ending(self, info: Mapping[str, Any], terminated: bool) -> str:
         """``codegym_ended_by`` of an episode the env ended."""
@@ -301,28 +307,21 @@ class CodegymHarnessLoop(CodegymAgentLoop):
 
     mode = "harness"
 
-    async def _episode(self, env: gym.Env, sampling_params: dict[str, Any], row: Mapping[str, Any]) -> AgentLoopOutput:
-        task_id = str(row["reward_model"]["ground_truth"])
-        observation, info = await _in_thread(env.reset, options={"task_id": task_id})
+    def opening(
+        self, row: Mapping[str, Any], observation: Mapping[str, Any], info: Mapping[str, Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The program's first request (or, where it asked nothing, the task as one message)."""
         request = info.get("request") or {"messages": [{"role": "user", "content": observation["prompt"]}], "tools": []}
-        messages, tools = [dict(m) for m in request["messages"]], [dict(t) for t in request["tools"]]
-        prompt_ids = await self.ct_build_initial_tokens(messages, tools=tools)
-        rollout = _Rollout(tools=tools, messages=messages, token_ids=list(prompt_ids))
-        priority = int(row.get("priority", 0))
-        request_id = uuid4().hex
-        while not rollout.ended_by:
-            text = await self._generate(rollout, sampling_params, request_id, priority)
-            await self._step(env, rollout, text, task_id)
-        return self._output(rollout, task_id)
+        return [dict(m) for m in request["messages"]], [dict(t) for t in request["tools"]]
 
     def ending(self, info: Mapping[str, Any], terminated: bool) -> str:
         return str(info.get("harness_status") or ("exited" if terminated else "truncated"))
 
     def feedback(self, info: Mapping[str, Any]) -> list[dict[str, Any]]:
         """What the program's new request holds after the model's last turn."""
-        messages = list((info.get("request") or {}).get("messages") or ())
-        last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-        return [dict(message) for message in messages[last + 1 :]]
+        from codegym.harness.mode import since_last_reply
+
+        return [dict(message) for message in since_last_reply((info.get("request") or {}).get("messages") or ())]
 
 
 # (registered here, not with @register: a decorator verl leaves untyped would hide the classes from pyright)
