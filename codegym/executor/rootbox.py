@@ -504,7 +504,7 @@ class RootBox:
             code = 1
             try:
                 ours.close()
-                if self.isolation == "userns" and os.geteuid() != 0:
+                if self.isolation == "userns":  # (a plain user, or root without CAP_SYS_ADMIN: a container's)
                     with open(f"/proc/{launcher}/ns/user") as user:
                         linux.setns(user.fileno(), linux.CLONE_NEWUSER)
                 with open(f"/proc/{launcher}/ns/net") as net:

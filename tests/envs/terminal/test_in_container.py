@@ -19,6 +19,9 @@ import pytest
 
 from codegym.executor.layers import default_root
 from codegym.executor.rootbox import available
+from codegym.harness.install import default_root as harness_root
+from codegym.harness.install import installed
+from codegym.harness.recipe import recipe
 
 from .test_cheats import CHEATS
 from .test_plain_user import REPO, RUNNER
@@ -33,8 +36,11 @@ UNCONFINED = ("--security-opt", "seccomp=unconfined", "--security-opt", "systemp
 
 def _docker_run(image: str, options: tuple[str, ...], mounts: list[str], argv: list[str], stdin: str = "") -> Any:
     cache = tempfile.mkdtemp(prefix="codegym-container-cache-")  # (a host folder: overlay's upper layers need one)
-    volumes = [f"-v{path}:{path}:ro" for path in ("/usr", "/etc", sys.base_prefix, str(REPO), default_root(), *mounts)]
-    environment = [f"-eCODEGYM_CACHE={cache}", f"-eCODEGYM_TERMINAL_STORE={default_root()}", "-eHOME=/root"]
+    harness = [harness_root()] if os.path.isdir(harness_root()) else []
+    shared = ("/usr", "/etc", sys.base_prefix, str(REPO), default_root(), *harness, *mounts)
+    volumes = [f"-v{path}:{path}:ro" for path in shared]
+    environment = [f"-eCODEGYM_CACHE={cache}", f"-eCODEGYM_TERMINAL_STORE={default_root()}", "-eHOME=/root",
+                   f"-eCODEGYM_HARNESS_TOOLS={harness_root()}"]  # fmt: skip
     command = ["docker", "run", "--rm", "-i", "--network", "none", *options, *volumes, f"-v{cache}:{cache}",
                *environment, "-w", str(REPO), image, *argv]  # fmt: skip
     try:
@@ -54,6 +60,8 @@ def test_a_container_without_seccomp_and_proc_masks_runs_episodes(bare_image: st
     assert results.pop("isolation") == "userns"
     assert results.pop("agent")["reward"] == 1.0
     assert results.pop("fork") == {"reward": 1.0, "terminated": True}  # (a snapshot's fork, graded on its own)
+    codex = installed(recipe("codex")) is not None  # (Codex answering from its machine, its proxy on the loopback)
+    assert results.pop("harness") == ({"reward": 1.0, "status": "exited"} if codex else None)
     rewards = {label: outcome["reward"] for label, outcome in results.items()}
     assert rewards == {label: (1.0 if label.startswith("oracle") else 0.0) for label, _, _ in cases}, results
 
