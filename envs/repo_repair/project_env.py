@@ -158,12 +158,11 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
     for test_id in fail_to_pass:
         folder, name = projects_module.split_id(test_id)
         top = name.split("/")[0]
-        words = [re.escape(top.rsplit("#", 1)[-1].encode())]
-        if re.fullmatch(r"\w+\.\w+", top):  # (a GoogleTest test, Suite.Name: TEST(Suite, Name) in its file)
-            words.append(rb"\s*,\s*".join(re.escape(part.encode()) for part in top.split(".")))
-        pattern = re.compile(rb"(?<!\w)(?:" + b"|".join(words) + rb")(?!\w)")  # (a name may end in "(y)")
+        word = top.rsplit("#", 1)[-1].encode()
+        pair = tuple(part.encode() for part in top.split(".")) if re.fullmatch(r"\w+\.\w+", top) else None
         found = {path for path, text in tests.items()
-                 if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder and pattern.search(text)}  # fmt: skip
+                 if (path.rsplit("/", 1)[0] if "/" in path else ".") == folder
+                 and (_names(text, word) or (pair is not None and pair in _pairs(text)))}  # fmt: skip
         named = (top, top.split("::")[0].rsplit("\\", 1)[-1])  # (PHP's Vendor\\FooTest::testBar in FooTest.php)
         named += (top.split("#")[0].rsplit(".", 1)[-1].split("$")[0],)  # (Java's pkg.FooTest$Inner#m: FooTest.java)
         hidden |= found or {path for path in tests if Path(path).stem in named}
@@ -171,6 +170,38 @@ def hidden_files(tests: Mapping[str, bytes], fail_to_pass: Sequence[str]) -> tup
         if " > " in top:  # (a jest test, TypeScript's: src::is.test.ts > its full name, in src/is.test.ts)
             hidden |= {path for path in tests if path == f"{folder}/{top.split(' > ', 1)[0]}".removeprefix("./")}
     return tuple(sorted(hidden))
+
+
+# What \w matches in a bytes pattern.
+WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
+
+
+def _names(text: bytes, name: bytes) -> bool:
+    """Whether ``text`` holds ``name`` as a word (no word character either side; a name may
+    end in "(y)")."""
+    if re.fullmatch(rb"\w+", name):
+        return name in _words(text)
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or text[start - 1] not in WORD_BYTES) and (end == len(text) or text[end] not in WORD_BYTES):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: bytes) -> frozenset[bytes]:
+    """The words of a test file, read once for all the tasks of a project (a file's bytes keep
+    their hash)."""
+    return frozenset(re.findall(rb"\w+", text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pairs(text: bytes) -> frozenset[tuple[bytes, bytes]]:
+    """Each two words of a test file with a comma between them, as in GoogleTest's
+    ``TEST(Suite, Name)``."""
+    return frozenset(re.findall(rb"(?<!\w)(\w+)\s*,\s*(?=(\w+))", text))
 
 
 def make_task(task_id: str, repair: Repair, prompt: str, reference: str, tags: Sequence[str] = ()) -> Task:

@@ -103,23 +103,40 @@ def parses(grammar: str, source: bytes) -> bool:
 def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KINDS) -> Iterator[Mutant]:
     """Every bug of ``kinds`` in the file ``source`` (at ``path``), in a stable order; only
     those whose file still parses cleanly (a file that did not is offered none)."""
-    syntax = syntax_of(language)
-    tree = _parser(syntax.grammar).parse(source)
-    if tree.root_node.has_error:
-        return
-    nodes = list(_walk(tree.root_node))
-    regions = _test_regions(nodes, syntax)
     for kind in kinds:
-        edits = [edit for edit in _EDITS[kind](nodes, syntax, source) if not _inside(edit[0], regions)]
-        for index, (start, end, replacement) in enumerate(edits):
-            text = source[:start] + replacement + source[end:]
-            if text != source and parses(syntax.grammar, text):
-                yield Mutant(path, kind, index, source.count(b"\n", 0, start) + 1, text)
+        for index, site in enumerate(_sites(source, language, kind)):
+            found = _made(path, source, language, kind, index, site)
+            if found is not None:
+                yield found
 
 
 def mutant(path: str, source: bytes, language: str, kind: str, index: int) -> Mutant | None:
     """The bug at ``(path, kind, index)``, or None where it no longer exists."""
-    return next((m for m in mutants(path, source, language, (kind,)) if m.index == index), None)
+    sites = _sites(source, language, kind)
+    return _made(path, source, language, kind, index, sites[index]) if 0 <= index < len(sites) else None
+
+
+Site = tuple[int, int, bytes]  # (an edit: the bytes from start to end replaced)
+
+
+def _made(path: str, source: bytes, language: str, kind: str, index: int, site: Site) -> Mutant | None:
+    """The mutant an edit makes, or None where it changes nothing or leaves a file that does not parse."""
+    start, end, replacement = site
+    text = source[:start] + replacement + source[end:]
+    if text == source or not parses(syntax_of(language).grammar, text):
+        return None
+    return Mutant(path, kind, index, source.count(b"\n", 0, start) + 1, text)
+
+
+def _sites(source: bytes, language: str, kind: str) -> list[Site]:
+    """The edits of ``kind`` a file offers outside its tests (none where it does not parse)."""
+    syntax = syntax_of(language)
+    tree = _parser(syntax.grammar).parse(source)
+    if tree.root_node.has_error:
+        return []
+    nodes = list(_walk(tree.root_node))
+    regions = _test_regions(nodes, syntax)
+    return [edit for edit in _EDITS[kind](nodes, syntax, source) if not _inside(edit[0], regions)]
 
 
 def test_regions(source: bytes, language: str) -> list[tuple[int, int]]:
