@@ -103,8 +103,8 @@ def parses(grammar: str, source: bytes) -> bool:
 def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KINDS) -> Iterator[Mutant]:
     """Every bug of ``kinds`` in the file ``source`` (at ``path``), in a stable order; only
     those whose file still parses cleanly (a file that did not is offered none)."""
-    for kind in kinds:
-        for index, site in enumerate(_sites(source, language, kind)):
+    for kind, sites in _sites(source, language, kinds).items():
+        for index, site in enumerate(sites):
             found = _made(path, source, language, kind, index, site)
             if found is not None:
                 yield found
@@ -112,7 +112,7 @@ def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KIND
 
 def mutant(path: str, source: bytes, language: str, kind: str, index: int) -> Mutant | None:
     """The bug at ``(path, kind, index)``, or None where it no longer exists."""
-    sites = _sites(source, language, kind)
+    sites = _sites(source, language, (kind,)).get(kind, [])
     return _made(path, source, language, kind, index, sites[index]) if 0 <= index < len(sites) else None
 
 
@@ -128,15 +128,17 @@ def _made(path: str, source: bytes, language: str, kind: str, index: int, site: 
     return Mutant(path, kind, index, source.count(b"\n", 0, start) + 1, text)
 
 
-def _sites(source: bytes, language: str, kind: str) -> list[Site]:
-    """The edits of ``kind`` a file offers outside its tests (none where it does not parse)."""
+def _sites(source: bytes, language: str, kinds: Sequence[str]) -> dict[str, list[Site]]:
+    """The edits of each of ``kinds`` a file offers outside its tests, from one parse (none
+    where it does not parse)."""
     syntax = syntax_of(language)
     tree = _parser(syntax.grammar).parse(source)
     if tree.root_node.has_error:
-        return []
+        return {}
     nodes = list(_walk(tree.root_node))
     regions = _test_regions(nodes, syntax)
-    return [edit for edit in _EDITS[kind](nodes, syntax, source) if not _inside(edit[0], regions)]
+    return {kind: [edit for edit in _EDITS[kind](nodes, syntax, source) if not _inside(edit[0], regions)]
+            for kind in kinds}  # fmt: skip
 
 
 def test_regions(source: bytes, language: str) -> list[tuple[int, int]]:
