@@ -100,6 +100,9 @@ def parses(grammar: str, source: bytes) -> bool:
     return not _parser(grammar).parse(source).root_node.has_error
 
 
+Site = tuple[int, int, bytes]  # (an edit: the bytes from start to end replaced)
+
+
 def mutants(path: str, source: bytes, language: str, kinds: Sequence[str] = KINDS) -> Iterator[Mutant]:
     """Every bug of ``kinds`` in the file ``source`` (at ``path``), in a stable order; only
     those whose file still parses cleanly (a file that did not is offered none)."""
@@ -114,9 +117,6 @@ def mutant(path: str, source: bytes, language: str, kind: str, index: int) -> Mu
     """The bug at ``(path, kind, index)``, or None where it no longer exists."""
     sites = _sites(source, language, (kind,)).get(kind, [])
     return _made(path, source, language, kind, index, sites[index]) if 0 <= index < len(sites) else None
-
-
-Site = tuple[int, int, bytes]  # (an edit: the bytes from start to end replaced)
 
 
 def _made(path: str, source: bytes, language: str, kind: str, index: int, site: Site) -> Mutant | None:
